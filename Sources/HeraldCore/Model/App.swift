@@ -1,0 +1,21 @@
+import struct Foundation.UUID
+
+/// An app whose backend sends pushes with `app_uuid:api_key`.
+public struct App: Sendable, Equatable {
+    public var id: UUID
+    public var tenantID: UUID
+    public var name: String
+    public var description: String
+    /// Milliseconds since 1970.
+    public var createdAt: Int64
+    public var updatedAt: Int64
+
+    public init(id: UUID, tenantID: UUID, name: String, description: String, createdAt: Int64, updatedAt: Int64) {
+        self.id = id
+        self.tenantID = tenantID
+        self.name = name
+        self.description = description
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}

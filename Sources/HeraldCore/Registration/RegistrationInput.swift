@@ -1,0 +1,113 @@
+/// A device registration as `POST`/`PUT /v1/registration` receive it, before validation.
+///
+/// Each field records whether it was present: on a `PUT`, an absent key leaves the stored
+/// value as it is, while an empty string clears it (as the PCF SDKs mean it).
+public struct RegistrationInput: Sendable, Equatable, Decodable {
+    public var os: String?
+    public var osVersion: FieldChange<String>
+    public var deviceAlias: FieldChange<String>
+    public var deviceModel: FieldChange<String>
+    public var deviceManufacturer: FieldChange<String>
+    public var registrationToken: String?
+    public var customUserID: FieldChange<String>
+    public var tags: TagsChange
+
+    enum CodingKeys: String, CodingKey {
+        case os
+        case osVersion = "os_version"
+        case deviceAlias = "device_alias"
+        case deviceModel = "device_model"
+        case deviceManufacturer = "device_manufacturer"
+        case registrationToken = "registration_token"
+        case customUserID = "custom_user_id"
+        case tags
+    }
+
+    public init(
+        os: String? = nil, osVersion: FieldChange<String> = .unchanged, deviceAlias: FieldChange<String> = .unchanged,
+        deviceModel: FieldChange<String> = .unchanged, deviceManufacturer: FieldChange<String> = .unchanged,
+        registrationToken: String? = nil, customUserID: FieldChange<String> = .unchanged, tags: TagsChange = .unchanged
+    ) {
+        self.os = os
+        self.osVersion = osVersion
+        self.deviceAlias = deviceAlias
+        self.deviceModel = deviceModel
+        self.deviceManufacturer = deviceManufacturer
+        self.registrationToken = registrationToken
+        self.customUserID = customUserID
+        self.tags = tags
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func change(_ key: CodingKeys) throws -> FieldChange<String> {
+            guard container.contains(key) else { return .unchanged }
+            guard let value = try container.decodeIfPresent(String.self, forKey: key), !value.isEmpty else { return .clear }
+            return .set(value)
+        }
+        self.os = try container.decodeIfPresent(String.self, forKey: .os)
+        self.osVersion = try change(.osVersion)
+        self.deviceAlias = try change(.deviceAlias)
+        self.deviceModel = try change(.deviceModel)
+        self.deviceManufacturer = try change(.deviceManufacturer)
+        self.registrationToken = try container.decodeIfPresent(String.self, forKey: .registrationToken)
+        self.customUserID = try change(.customUserID)
+        self.tags = try container.decodeIfPresent(TagsChange.self, forKey: .tags) ?? .unchanged
+    }
+}
+
+/// How a registration changes one optional text field.
+public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
+    /// The key was absent: keep what is stored.
+    case unchanged
+    /// `""` or `null`: remove the value.
+    case clear
+    case set(Value)
+
+    /// The value after applying the change to `current`.
+    public func applied(to current: Value?) -> Value? {
+        switch self {
+        case .unchanged: current
+        case .clear: nil
+        case .set(let value): value
+        }
+    }
+}
+
+/// How a registration changes a device's tags: the full list, or a delta.
+public enum TagsChange: Sendable, Equatable, Decodable {
+    case unchanged
+    /// `"tags": ["a","b"]`: the device's tags become exactly these.
+    case replace([String])
+    /// `"tags": {"subscribe":[…],"unsubscribe":[…]}`.
+    case delta(subscribe: [String], unsubscribe: [String])
+
+    enum DeltaKeys: String, CodingKey {
+        case subscribe
+        case unsubscribe
+    }
+
+    public init(from decoder: any Decoder) throws {
+        if let keyed = try? decoder.container(keyedBy: DeltaKeys.self) {
+            self = .delta(
+                subscribe: try keyed.decodeIfPresent([String].self, forKey: .subscribe) ?? [],
+                unsubscribe: try keyed.decodeIfPresent([String].self, forKey: .unsubscribe) ?? [])
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .unchanged
+            return
+        }
+        do {
+            self = .replace(try single.decode([String].self))
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.count > decoder.codingPath.count {
+            throw DecodingError.typeMismatch(String.self, context)
+        } catch {
+            throw DecodingError.typeMismatch(
+                [String].self,
+                .init(codingPath: decoder.codingPath,
+                      debugDescription: "tags must be a list of strings or {\"subscribe\":[…],\"unsubscribe\":[…]}"))
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Crypto
+
+/// Generation, hashing and constant-time comparison of bearer secrets
+/// (api keys, platform secrets, admin tokens).
+///
+/// Secrets are 256 random bits; the store keeps only their SHA-256, which is
+/// enough for values of that entropy (no password stretching is needed).
+public enum Secret {
+    /// A new random secret: 32 bytes from the system CSPRNG, base64url without padding (43 characters).
+    public static func generate() -> String {
+        let key = SymmetricKey(size: .bits256)
+        return key.withUnsafeBytes { Base64URL.encode(Array($0)) }
+    }
+
+    /// The value stored in place of `secret`: lower-case hex SHA-256.
+    public static func hash(_ secret: String) -> String {
+        let digest = SHA256.hash(data: Array(secret.utf8))
+        return Hex.encode(Array(digest))
+    }
+
+    /// Whether `secret` hashes to `storedHash`, comparing in constant time.
+    public static func matches(_ secret: String, storedHash: String) -> Bool {
+        constantTimeEquals(Array(hash(secret).utf8), Array(storedHash.utf8))
+    }
+
+    /// Compares two byte strings in time that depends only on their lengths.
+    public static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for index in lhs.indices {
+            difference |= lhs[index] ^ rhs[index]
+        }
+        return difference == 0
+    }
+}

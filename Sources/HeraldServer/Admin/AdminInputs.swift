@@ -1,0 +1,53 @@
+import HeraldCore
+import struct Foundation.UUID
+
+/// Request bodies of the admin API, with their checks.
+
+struct NameInput: Decodable {
+    var name: String
+
+    func validated(field: String = "name") throws -> String {
+        try AdminValidation.name(name, field: field)
+    }
+}
+
+struct ApplicationInput: Decodable {
+    var name: String?
+    var description: String?
+    var tenantID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, description, tenantID = "tenant_id"
+    }
+}
+
+struct PlatformInput: Decodable {
+    var name: String?
+    var type: String?
+    var credentials: CredentialsInput?
+}
+
+enum AdminValidation {
+    static func name(_ raw: String, field: String) throws -> String {
+        let name = raw.trimmingASCIIWhitespace()
+        guard !name.isEmpty else { throw APIError.badRequest("\(field) must not be empty", field: field) }
+        guard name.count <= Limits.nameLength else {
+            throw APIError.badRequest("\(field) is at most \(Limits.nameLength) characters", field: field)
+        }
+        return name
+    }
+
+    static func description(_ raw: String?) throws -> String? {
+        guard let raw else { return nil }
+        guard raw.count <= Limits.descriptionLength else {
+            throw APIError.badRequest("description is at most \(Limits.descriptionLength) characters", field: "description")
+        }
+        return raw
+    }
+
+    static func uuid(_ raw: String?, field: String) throws -> UUID? {
+        guard let raw else { return nil }
+        guard let id = UUID(uuidString: raw) else { throw APIError.badRequest("\(field) must be a UUID", field: field) }
+        return id
+    }
+}

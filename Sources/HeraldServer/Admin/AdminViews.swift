@@ -1,0 +1,130 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+
+/// JSON shapes of the admin API. Clear secrets appear only in the answer that created them.
+
+struct TenantView: ResponseEncodable {
+    var id: String
+    var name: String
+    var createdAt: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, createdAt = "created_at"
+    }
+
+    init(_ tenant: Tenant) {
+        id = tenant.id.uuidString.lowercased()
+        name = tenant.name
+        createdAt = tenant.createdAt
+    }
+}
+
+struct AdminTokenView: ResponseEncodable {
+    var id: String
+    var tenantID: String?
+    var name: String
+    var createdAt: Int64
+    /// Only when just created.
+    var token: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, tenantID = "tenant_id", name, createdAt = "created_at", token
+    }
+
+    init(_ record: AdminToken, token: String? = nil) {
+        id = record.id.uuidString.lowercased()
+        tenantID = record.tenantID?.uuidString.lowercased()
+        name = record.name
+        createdAt = record.createdAt
+        self.token = token
+    }
+}
+
+struct ApplicationView: ResponseEncodable {
+    var uuid: String
+    var tenantID: String
+    var name: String
+    var description: String
+    var createdAt: Int64
+    var updatedAt: Int64
+    /// Only when just created or regenerated.
+    var apiKey: String?
+
+    enum CodingKeys: String, CodingKey {
+        case uuid, tenantID = "tenant_id", name, description, createdAt = "created_at", updatedAt = "updated_at"
+        case apiKey = "api_key"
+    }
+
+    init(_ app: App, apiKey: String? = nil) {
+        uuid = app.id.uuidString.lowercased()
+        tenantID = app.tenantID.uuidString.lowercased()
+        name = app.name
+        description = app.description
+        createdAt = app.createdAt
+        updatedAt = app.updatedAt
+        self.apiKey = apiKey
+    }
+}
+
+struct PlatformView: ResponseEncodable {
+    var uuid: String
+    var appUUID: String
+    var name: String
+    var type: String
+    var credentials: CredentialsView?
+    var credentialsStatus: String
+    var createdAt: Int64
+    var updatedAt: Int64
+    /// Only when just created or regenerated.
+    var secret: String?
+
+    struct CredentialsView: Encodable {
+        var kind: String
+        var fields: [String: String]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnyCodingKey.self)
+            try container.encode(kind, forKey: AnyCodingKey("kind"))
+            for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+                try container.encode(value, forKey: AnyCodingKey(key))
+            }
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case uuid, appUUID = "app_uuid", name, type, credentials, credentialsStatus = "credentials_status"
+        case createdAt = "created_at", updatedAt = "updated_at", secret
+    }
+
+    init(_ platform: Platform, secret: String? = nil) {
+        uuid = platform.id.uuidString.lowercased()
+        appUUID = platform.applicationID.uuidString.lowercased()
+        name = platform.name
+        type = platform.type.rawValue
+        credentials = platform.credentialsSummary.map { CredentialsView(kind: $0.kind, fields: $0.fields) }
+        credentialsStatus = platform.credentialsStatus.rawValue
+        createdAt = platform.createdAt
+        updatedAt = platform.updatedAt
+        self.secret = secret
+    }
+}
+
+struct AnyCodingKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+struct ListView<Item: Encodable & Sendable>: ResponseEncodable {
+    var items: [Item]
+}
+
+struct DevicePageView: ResponseEncodable {
+    var devices: [RegistrationResponse]
+    var total: Int
+    var page: Int
+    var size: Int
+}

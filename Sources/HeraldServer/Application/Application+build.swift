@@ -1,0 +1,47 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import Logging
+
+/// The version of this build.
+public let heraldVersion = "0.1.0"
+
+/// Builds the Herald server: opens the store (migrating it) and wires the routes.
+///
+/// `herald serve` and the tests both call this.
+public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "herald")
+    logger.logLevel = configuration.logLevel
+    let opened = try await Bootstrap.open(configuration, logger: logger)
+    if let token = opened.generatedAdminToken {
+        // Printed once, on the first start, so that the operator can use the admin API.
+        print("""
+            Herald generated a root admin token (shown once; also saved to \(opened.adminTokenPath), mode 0600):
+              \(token)
+            """)
+    }
+    return buildApplication(configuration, store: opened.store, logger: logger)
+}
+
+/// Builds the server around an open store.
+public func buildApplication(_ configuration: ServerConfiguration, store: Store, logger: Logger) -> some ApplicationProtocol {
+    let router = buildRouter(store: store)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
+        services: [DatabaseService(database: store.database)],
+        logger: logger)
+}
+
+/// The routes of the Pivotal-compatible API and the admin API.
+public func buildRouter(store: Store) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: PathNormalizingMiddleware())
+    router.add(middleware: ErrorMiddleware())
+    let auth = Authenticator(store: store)
+    VersionController(heraldVersion: heraldVersion).addRoutes(to: router)
+    RegistrationController(store: store, auth: auth).addRoutes(to: router)
+    RegistrationsController(store: store, auth: auth).addRoutes(to: router)
+    AdminController(store: store, auth: auth).addRoutes(to: router)
+    return router
+}

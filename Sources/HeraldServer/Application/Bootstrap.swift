@@ -1,0 +1,105 @@
+import HeraldCore
+import HeraldStore
+import Logging
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import class Foundation.FileManager
+import struct Foundation.Data
+import struct Foundation.URL
+
+/// Opens the database and the secrets a server needs, creating them on first start.
+public enum Bootstrap {
+    /// The tenant a fresh installation creates, where applications go when no tenant is named.
+    public static let defaultTenantName = "default"
+
+    /// What `open` prepared.
+    public struct Opened: Sendable {
+        public var store: Store
+        /// Set when this start generated the root admin token (first start).
+        public var generatedAdminToken: String?
+        /// Where the generated token was written.
+        public var adminTokenPath: String
+    }
+
+    /// Opens the configured database and applies pending migrations.
+    public static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> any SQLDatabase {
+        if let url = configuration.databaseURL, !url.isEmpty {
+            return try PostgresStoreDatabase(url: url, logger: logger)
+        }
+        try createDirectory(configuration.dataDirectory)
+        return try await SQLiteStoreDatabase.open(path: configuration.dataDirectory + "/herald.sqlite", logger: logger)
+    }
+
+    /// Opens the store, migrates it, and makes sure a default tenant and a root admin token exist.
+    public static func open(_ configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Int64 = systemMillis) async throws -> Opened {
+        let database = try await openDatabase(configuration, logger: logger)
+        do {
+            let secretBox = try loadSecretBox(configuration, logger: logger)
+            let store = Store(database: database, secretBox: secretBox, now: now, logger: logger)
+            try await store.migrator.migrate()
+            if try await store.tenants.find(name: defaultTenantName) == nil {
+                _ = try await store.tenants.create(name: defaultTenantName)
+            }
+            let tokenPath = configuration.dataDirectory + "/admin-token"
+            var generated: String?
+            if let token = configuration.adminToken, !token.isEmpty {
+                if try await store.adminTokens.authenticate(token) == nil {
+                    _ = try await store.adminTokens.create(tenantID: nil, name: "root (from configuration)", token: token)
+                }
+            } else if try await !store.adminTokens.hasRootToken() {
+                let (_, token) = try await store.adminTokens.create(tenantID: nil, name: "root")
+                try createDirectory(configuration.dataDirectory)
+                try writePrivateFile(tokenPath, contents: token + "\n")
+                generated = token
+            }
+            return Opened(store: store, generatedAdminToken: generated, adminTokenPath: tokenPath)
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
+    /// The encryption key from the configuration, or from `encryption.key` in the data
+    /// directory, generated there (mode 0600) on first use.
+    public static func loadSecretBox(_ configuration: ServerConfiguration, logger: Logger) throws -> SecretBox {
+        if let key = configuration.encryptionKey, !key.isEmpty {
+            return try SecretBox(encodedKey: key)
+        }
+        try createDirectory(configuration.dataDirectory)
+        let path = configuration.dataDirectory + "/encryption.key"
+        if let data = FileManager.default.contents(atPath: path) {
+            return try SecretBox(encodedKey: String(decoding: data, as: UTF8.self))
+        }
+        let key = SecretBox.generateEncodedKey()
+        try writePrivateFile(path, contents: key + "\n")
+        logger.notice("generated the encryption key for credentials at rest", metadata: ["path": "\(path)"])
+        return try SecretBox(encodedKey: key)
+    }
+
+    static func createDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    /// Writes a file readable by its owner only, failing rather than replacing an existing one.
+    static func writePrivateFile(_ path: String, contents: String) throws {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else {
+            throw BootstrapError(message: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { _ = Glibc.close(fd) }
+        let bytes = Array(contents.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fsync(fd) == 0 else {
+            throw BootstrapError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// A start-up step failed.
+public struct BootstrapError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,29 @@
+import Logging
+
+/// Everything `herald serve` can be told; defaults give the zero-configuration server.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// Where the SQLite database, the generated encryption key and the admin token live.
+    public var dataDirectory: String
+    /// `postgres://…` to use PostgreSQL; nil for the embedded SQLite database.
+    public var databaseURL: String?
+    /// base64 or hex of 32 bytes; nil to use (or create) `encryption.key` in the data directory.
+    public var encryptionKey: String?
+    /// The root admin token to install instead of generating one.
+    public var adminToken: String?
+    public var logLevel: Logger.Level
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "herald-data", databaseURL: String? = nil,
+        encryptionKey: String? = nil, adminToken: String? = nil, logLevel: Logger.Level = .info
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.databaseURL = databaseURL
+        self.encryptionKey = encryptionKey
+        self.adminToken = adminToken
+        self.logLevel = logLevel
+    }
+}

@@ -1,0 +1,76 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import NIOCore
+import struct Foundation.UUID
+
+/// `/v1/registration`: devices register, update, read and delete themselves with platform credentials.
+struct RegistrationController<Context: RequestContext>: Sendable {
+    let store: Store
+    let auth: Authenticator
+
+    func addRoutes(to router: Router<Context>) {
+        let group = router.group("v1/registration")
+        group.post(use: register)
+        group.get("count", use: count)
+        group.get(":device_uuid", use: find)
+        group.put(":device_uuid", use: update)
+        group.delete(":device_uuid", use: delete)
+    }
+
+    @Sendable func register(_ request: Request, context: Context) async throws -> RegistrationResponse {
+        var request = request
+        let platform = try await auth.platform(request)
+        let input = try await request.decodeJSON(RegistrationInput.self)
+        let registration = try input.validated(for: platform.type, requireToken: true)
+        let device = try await store.devices.register(on: platform, registration)
+        return RegistrationResponse(device: device)
+    }
+
+    @Sendable func update(_ request: Request, context: Context) async throws -> RegistrationResponse {
+        var request = request
+        let platform = try await auth.platform(request)
+        let uuid = try deviceUUID(context)
+        let input = try await request.decodeJSON(RegistrationInput.self)
+        let registration = try input.validated(for: platform.type, requireToken: false)
+        guard let device = try await store.devices.update(on: platform, uuid: uuid, registration) else {
+            throw APIError.notFound("device")
+        }
+        return RegistrationResponse(device: device)
+    }
+
+    @Sendable func find(_ request: Request, context: Context) async throws -> RegistrationResponse {
+        let platform = try await auth.platform(request)
+        let uuid = try deviceUUID(context)
+        guard let device = try await store.devices.find(platformID: platform.id, uuid: uuid) else {
+            throw APIError.notFound("device")
+        }
+        return RegistrationResponse(device: device)
+    }
+
+    @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
+        let platform = try await auth.platform(request)
+        let uuid = try deviceUUID(context)
+        guard try await store.devices.delete(platformID: platform.id, uuid: uuid) else {
+            throw APIError.notFound("device")
+        }
+        return Response(status: .noContent)
+    }
+
+    /// The number of devices on the platform, as a bare JSON integer.
+    @Sendable func count(_ request: Request, context: Context) async throws -> Response {
+        let platform = try await auth.platform(request)
+        let count = try await store.devices.count(platformID: platform.id)
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: String(count))))
+    }
+
+    private func deviceUUID(_ context: Context) throws -> UUID {
+        guard let raw = context.parameters.get("device_uuid"), let uuid = UUID(uuidString: raw) else {
+            // An id that cannot exist is simply not found.
+            throw APIError.notFound("device")
+        }
+        return uuid
+    }
+}

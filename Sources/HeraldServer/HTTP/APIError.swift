@@ -1,0 +1,73 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import NIOCore
+import struct Foundation.Data
+import class Foundation.JSONEncoder
+
+/// An error answer: `{"error":{"code":…,"message":…,"field":…}}` with its status.
+public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var field: String?
+    /// Extra headers, such as `WWW-Authenticate` on a 401.
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, code: String, message: String, field: String? = nil, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.headers = headers
+    }
+
+    public var description: String { "\(status.code) \(code): \(message)" }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(ErrorBody(error: .init(code: code, message: message, field: field)))
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    // MARK: Common errors
+
+    static func notFound(_ what: String) -> APIError {
+        APIError(.notFound, code: "not_found", message: "\(what) not found")
+    }
+
+    static func conflict(_ message: String) -> APIError {
+        APIError(.conflict, code: "conflict", message: message)
+    }
+
+    static func badRequest(_ message: String, field: String? = nil, code: String = "invalid_field") -> APIError {
+        APIError(.badRequest, code: code, message: message, field: field)
+    }
+
+    static func unauthorized(_ message: String, scheme: String) -> APIError {
+        var headers = HTTPFields()
+        headers[.wwwAuthenticate] = "\(scheme) realm=\"herald\""
+        return APIError(.unauthorized, code: "unauthorized", message: message, headers: headers)
+    }
+
+    static func forbidden(_ message: String) -> APIError {
+        APIError(.forbidden, code: "forbidden", message: message)
+    }
+
+    init(_ error: ValidationError) {
+        self.init(.badRequest, code: error.code, message: error.message, field: error.field)
+    }
+}
+
+/// The JSON body of an error answer.
+struct ErrorBody: Codable {
+    struct Detail: Codable {
+        var code: String
+        var message: String
+        var field: String?
+    }
+    var error: Detail
+}

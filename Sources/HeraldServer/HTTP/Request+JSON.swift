@@ -1,0 +1,69 @@
+import HeraldCore
+import Hummingbird
+import NIOCore
+import struct Foundation.Data
+import class Foundation.JSONDecoder
+
+extension Request {
+    /// Reads the body (at most `Limits.requestBodyBytes`, chunked or not) and decodes it as JSON,
+    /// naming the field at fault when it does not fit `T`.
+    mutating func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
+        let buffer = try await collectBody(upTo: Limits.requestBodyBytes)
+        guard buffer.readableBytes > 0 else {
+            throw APIError.badRequest("the request body is empty; a JSON object is expected", code: "invalid_json")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw APIError(Self.validationError(error))
+        }
+    }
+
+    /// Collects and discards the body, so that a too-large body answers 413 on any route.
+    static func validationError(_ error: DecodingError) -> ValidationError {
+        func path(_ codingPath: [any CodingKey]) -> String? {
+            var out = ""
+            for key in codingPath {
+                if let index = key.intValue {
+                    out += "[\(index)]"
+                } else {
+                    out += out.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                }
+            }
+            return out.isEmpty ? nil : out
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            let field = path(context.codingPath)
+            let expected = Self.typeName(type)
+            return ValidationError(
+                code: "invalid_type", message: "\(field ?? "the body") must be \(expected)", field: field)
+        case .valueNotFound(let type, let context):
+            let field = path(context.codingPath)
+            return ValidationError(
+                code: "invalid_type", message: "\(field ?? "the body") must be \(Self.typeName(type)), not null", field: field)
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath + [key])
+            return ValidationError(code: "missing_field", message: "\(field ?? key.stringValue) is required", field: field)
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return ValidationError(code: "invalid_json", message: "the body is not valid JSON")
+            }
+            let field = path(context.codingPath)
+            return ValidationError(code: "invalid_field", message: context.debugDescription, field: field)
+        @unknown default:
+            return ValidationError(code: "invalid_json", message: "the body could not be decoded")
+        }
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "a boolean"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Double.Type: "a number"
+        case is [String].Type: "a list of strings"
+        default: type is any Collection.Type ? "a list" : "an object"
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import struct Foundation.URLComponents
+
+/// The shared backend: a PostgreSQL server reached through postgres-nio's connection pool.
+public final class PostgresStoreDatabase: SQLDatabase {
+    public var dialect: SQLDialect { .postgres }
+
+    private let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    private let logger: Logger
+
+    /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
+    public init(url: String, maximumConnections: Int = 20, logger: Logger) throws {
+        var configuration = try Self.configuration(url: url)
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.minimumConnections = 0
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        // The pool lives as long as this object: `shutdown()` ends it.
+        self.runTask = Task { await client.run() }
+    }
+
+    @discardableResult
+    public func query(_ sql: SQL) async throws -> [SQLRow] {
+        do {
+            let rows = try await client.query(Self.postgresQuery(sql), logger: logger)
+            return try await Self.collect(rows)
+        } catch let error as PSQLError {
+            throw Self.storeError(error)
+        }
+    }
+
+    public func transaction<Result: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(Connection(connection: connection, logger: logger))
+            }
+        } catch let error as PSQLError {
+            throw Self.storeError(error)
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError { throw closureError }
+            throw StoreError(reason: .unknown("transaction"), message: "\(error)")
+        }
+    }
+
+    public func shutdown() async {
+        runTask.cancel()
+        await runTask.value
+    }
+
+    // MARK: Helpers
+
+    private struct Connection: SQLExecutor {
+        let connection: PostgresConnection
+        let logger: Logger
+
+        func query(_ sql: SQL) async throws -> [SQLRow] {
+            do {
+                let rows = try await connection.query(PostgresStoreDatabase.postgresQuery(sql), logger: logger)
+                return try await PostgresStoreDatabase.collect(rows)
+            } catch let error as PSQLError {
+                throw PostgresStoreDatabase.storeError(error)
+            }
+        }
+    }
+
+    static func configuration(url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url), components.scheme == "postgres" || components.scheme == "postgresql",
+            let host = components.host, !host.isEmpty
+        else {
+            throw StoreError(reason: .unknown("configuration"), message: "the database URL must look like postgres://user:password@host:5432/database")
+        }
+        let sslmode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS
+        switch sslmode {
+        case "disable": tls = .disable
+        case "require", "verify-full", "verify-ca": tls = .require(.makeClientConfiguration())
+        default: tls = host == "127.0.0.1" || host == "localhost" ? .disable : .prefer(.makeClientConfiguration())
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        return PostgresClient.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: components.percentEncodedUser.flatMap { $0.removingPercentEncoding } ?? "postgres",
+            password: components.percentEncodedPassword.flatMap { $0.removingPercentEncoding },
+            database: database.isEmpty ? nil : database,
+            tls: tls)
+    }
+
+    static func postgresQuery(_ sql: SQL) -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: sql.binds.count)
+        for value in sql.binds {
+            switch value {
+            case .null: bindings.appendNull()
+            case .int(let int): bindings.append(int)
+            case .double(let double): bindings.append(double)
+            case .text(let text): bindings.append(text)
+            case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            }
+        }
+        return PostgresQuery(unsafeSQL: sql.text, binds: bindings)
+    }
+
+    static func collect(_ rows: PostgresRowSequence) async throws -> [SQLRow] {
+        var result: [SQLRow] = []
+        var names: [String]?
+        for try await row in rows {
+            var values: [SQLValue] = []
+            values.reserveCapacity(row.count)
+            if names == nil { names = row.map(\.columnName) }
+            for cell in row {
+                values.append(try value(cell))
+            }
+            result.append(SQLRow(columns: names ?? [], values: values))
+        }
+        return result
+    }
+
+    static func value(_ cell: PostgresCell) throws -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8, .oid: return .int(try cell.decode(Int64.self))
+        case .bool: return .int(try cell.decode(Bool.self) ? 1 : 0)
+        case .float4, .float8: return .double(try cell.decode(Double.self))
+        case .numeric: return .double(Double(try cell.decode(String.self)) ?? 0)
+        case .bytea: return .blob(Array(try cell.decode(ByteBuffer.self).readableBytesView))
+        default: return .text(try cell.decode(String.self))
+        }
+    }
+
+    static func storeError(_ error: PSQLError) -> StoreError {
+        let state = error.serverInfo?[.sqlState]
+        let message = error.serverInfo?[.message] ?? "\(error.code)"
+        switch state {
+        case "23505": return StoreError(reason: .uniqueViolation, message: message)
+        case "23503": return StoreError(reason: .foreignKeyViolation, message: message)
+        case nil: return StoreError(reason: .unavailable, message: "\(error.code)")
+        case let state?: return StoreError(reason: .unknown(state), message: message)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// A statement with its bound values; interpolated values become placeholders, never text.
+///
+/// ```swift
+/// let sql: SQL = "SELECT name FROM tenants WHERE id = \(id)"
+/// ```
+/// Placeholders are written `$1, $2, …` in order (PostgreSQL's form); the SQLite
+/// backend rewrites them to `?1, ?2, …`.
+public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    public var text: String
+    public var binds: [SQLValue]
+
+    public init(unsafeText text: String, binds: [SQLValue] = []) {
+        self.text = text
+        self.binds = binds
+    }
+
+    public init(stringLiteral value: String) {
+        self.text = value
+        self.binds = []
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        self.text = stringInterpolation.text
+        self.binds = stringInterpolation.binds
+    }
+
+    public var description: String { text }
+
+    /// Appends another statement fragment, renumbering its placeholders.
+    public mutating func append(_ other: SQL) {
+        var interpolation = StringInterpolation(literalCapacity: other.text.count, interpolationCount: other.binds.count)
+        interpolation.text = text
+        interpolation.binds = binds
+        interpolation.appendInterpolation(other)
+        text = interpolation.text
+        binds = interpolation.binds
+    }
+
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var text = ""
+        var binds: [SQLValue] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            text.reserveCapacity(literalCapacity + interpolationCount * 3)
+            binds.reserveCapacity(interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            text += literal
+        }
+
+        /// Binds a value.
+        public mutating func appendInterpolation(_ value: some SQLBindable) {
+            binds.append(value.sqlValue)
+            text += "$\(binds.count)"
+        }
+
+        /// Binds each value, comma-separated: `IN (\(list: ids))`.
+        public mutating func appendInterpolation(list values: [some SQLBindable]) {
+            for (index, value) in values.enumerated() {
+                if index > 0 { text += ", " }
+                appendInterpolation(value)
+            }
+        }
+
+        /// Inserts a fragment with its own binds, renumbered.
+        public mutating func appendInterpolation(_ fragment: SQL) {
+            let offset = binds.count
+            var index = fragment.text.startIndex
+            let source = fragment.text
+            while index < source.endIndex {
+                let char = source[index]
+                if char == "$" {
+                    var end = source.index(after: index)
+                    while end < source.endIndex, source[end].isASCII, source[end].isNumber { end = source.index(after: end) }
+                    if let number = Int(source[source.index(after: index)..<end]) {
+                        text += "$\(number + offset)"
+                        index = end
+                        continue
+                    }
+                }
+                text.append(char)
+                index = source.index(after: index)
+            }
+            binds.append(contentsOf: fragment.binds)
+        }
+
+        /// Inserts trusted text as is (identifiers, keywords chosen by code, never user input).
+        public mutating func appendInterpolation(unsafeRaw raw: String) {
+            text += raw
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import struct Foundation.UUID
+
+/// A value bound to or read from a statement, in the few types both backends share.
+///
+/// Booleans are stored as 0/1 integers and times as epoch milliseconds, so that one
+/// schema means the same on SQLite and PostgreSQL.
+public enum SQLValue: Sendable, Hashable {
+    case null
+    case int(Int64)
+    case double(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// A Swift value that can be bound to a statement.
+public protocol SQLBindable: Sendable {
+    var sqlValue: SQLValue { get }
+}
+
+extension Int64: SQLBindable {
+    public var sqlValue: SQLValue { .int(self) }
+}
+
+extension Int: SQLBindable {
+    public var sqlValue: SQLValue { .int(Int64(self)) }
+}
+
+extension String: SQLBindable {
+    public var sqlValue: SQLValue { .text(self) }
+}
+
+extension Bool: SQLBindable {
+    public var sqlValue: SQLValue { .int(self ? 1 : 0) }
+}
+
+extension UUID: SQLBindable {
+    /// UUIDs are stored as lower-case text.
+    public var sqlValue: SQLValue { .text(uuidString.lowercased()) }
+}
+
+extension Array: SQLBindable where Element == UInt8 {
+    public var sqlValue: SQLValue { .blob(self) }
+}
+
+extension Optional: SQLBindable where Wrapped: SQLBindable {
+    public var sqlValue: SQLValue {
+        switch self {
+        case .none: .null
+        case .some(let value): value.sqlValue
+        }
+    }
+}
+
+extension SQLValue: SQLBindable {
+    public var sqlValue: SQLValue { self }
+}

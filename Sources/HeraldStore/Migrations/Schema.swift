@@ -1,0 +1,82 @@
+/// Herald's schema, in order. Append new migrations; never edit one that has shipped.
+public enum Schema {
+    public static let migrations: [Migration] = [
+        Migration(version: 1, name: "tenants, applications, platforms, devices", statements: [
+            """
+            CREATE TABLE tenants (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                created_at {int} NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE admin_tokens (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT REFERENCES tenants(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                token_hash TEXT NOT NULL UNIQUE,
+                created_at {int} NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE applications (
+                id TEXT PRIMARY KEY,
+                tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                name TEXT NOT NULL,
+                description TEXT NOT NULL,
+                api_key_hash TEXT NOT NULL,
+                created_at {int} NOT NULL,
+                updated_at {int} NOT NULL
+            )
+            """,
+            "CREATE INDEX applications_tenant ON applications (tenant_id, created_at)",
+            """
+            CREATE TABLE platforms (
+                id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES applications(id),
+                name TEXT NOT NULL,
+                type TEXT NOT NULL,
+                secret_hash TEXT NOT NULL,
+                secret_sealed {blob} NOT NULL,
+                credentials_sealed {blob},
+                credentials_summary TEXT,
+                credentials_status TEXT NOT NULL,
+                created_at {int} NOT NULL,
+                updated_at {int} NOT NULL
+            )
+            """,
+            "CREATE INDEX platforms_app ON platforms (app_id, created_at)",
+            """
+            CREATE TABLE devices (
+                id {id},
+                uuid TEXT NOT NULL UNIQUE,
+                app_id TEXT NOT NULL REFERENCES applications(id),
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                platform_type TEXT NOT NULL,
+                token TEXT NOT NULL,
+                os TEXT NOT NULL,
+                os_version TEXT,
+                device_alias TEXT,
+                device_model TEXT,
+                device_manufacturer TEXT,
+                custom_user_id TEXT,
+                active {int} NOT NULL,
+                created_at {int} NOT NULL,
+                updated_at {int} NOT NULL,
+                UNIQUE (platform_id, token)
+            )
+            """,
+            "CREATE INDEX devices_app ON devices (app_id, id)",
+            "CREATE INDEX devices_app_custom_user ON devices (app_id, custom_user_id)",
+            """
+            CREATE TABLE device_tags (
+                device_id {int} NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                app_id TEXT NOT NULL,
+                tag TEXT NOT NULL,
+                PRIMARY KEY (device_id, tag)
+            )
+            """,
+            "CREATE INDEX device_tags_app_tag ON device_tags (app_id, tag, device_id)",
+        ]),
+    ]
+}

@@ -1,0 +1,92 @@
+import HeraldCore
+import struct Foundation.UUID
+
+/// Applications and their api keys (stored as hashes).
+public struct ApplicationRepository: Sendable {
+    let database: any SQLDatabase
+    let now: @Sendable () -> Int64
+
+    private static let columns = "id, tenant_id, name, description, created_at, updated_at"
+
+    /// Creates an application and returns it with its clear api key.
+    public func create(tenantID: UUID, name: String, description: String) async throws -> (App, String) {
+        let time = now()
+        let app = App(id: UUID(), tenantID: tenantID, name: name, description: description, createdAt: time, updatedAt: time)
+        let apiKey = Secret.generate()
+        try await database.query("""
+            INSERT INTO applications (id, tenant_id, name, description, api_key_hash, created_at, updated_at)
+            VALUES (\(app.id), \(app.tenantID), \(app.name), \(app.description), \(Secret.hash(apiKey)), \(time), \(time))
+            """)
+        return (app, apiKey)
+    }
+
+    /// The application, if it exists (and belongs to `tenantID` when given).
+    public func find(id: UUID, tenantID: UUID? = nil) async throws -> App? {
+        let rows = try await database.query(
+            "SELECT \(unsafeRaw: Self.columns) FROM applications WHERE id = \(id)")
+        guard let app = try rows.first.map(Self.application) else { return nil }
+        if let tenantID, app.tenantID != tenantID { return nil }
+        return app
+    }
+
+    /// The application whose id and api key these are; nil for any mismatch.
+    public func authenticate(id: UUID, apiKey: String) async throws -> App? {
+        let rows = try await database.query(
+            "SELECT \(unsafeRaw: Self.columns), api_key_hash FROM applications WHERE id = \(id)")
+        guard let row = rows.first else {
+            // Spend the same work as a real check, so that timing does not tell which ids exist.
+            _ = Secret.matches(apiKey, storedHash: String(repeating: "0", count: 64))
+            return nil
+        }
+        guard Secret.matches(apiKey, storedHash: try row.string("api_key_hash")) else { return nil }
+        return try Self.application(row)
+    }
+
+    public func list(tenantID: UUID?) async throws -> [App] {
+        let rows: [SQLRow]
+        if let tenantID {
+            rows = try await database.query(
+                "SELECT \(unsafeRaw: Self.columns) FROM applications WHERE tenant_id = \(tenantID) ORDER BY created_at, id")
+        } else {
+            rows = try await database.query("SELECT \(unsafeRaw: Self.columns) FROM applications ORDER BY created_at, id")
+        }
+        return try rows.map(Self.application)
+    }
+
+    /// Changes name and description; the id never changes.
+    public func update(id: UUID, name: String?, description: String?) async throws -> App? {
+        guard var app = try await find(id: id) else { return nil }
+        if let name { app.name = name }
+        if let description { app.description = description }
+        app.updatedAt = now()
+        try await database.query("""
+            UPDATE applications SET name = \(app.name), description = \(app.description), updated_at = \(app.updatedAt)
+            WHERE id = \(id)
+            """)
+        return app
+    }
+
+    /// Replaces the api key; the old one stops working at once. Returns the new clear key.
+    public func regenerateAPIKey(id: UUID) async throws -> String? {
+        let apiKey = Secret.generate()
+        let rows = try await database.query(
+            "UPDATE applications SET api_key_hash = \(Secret.hash(apiKey)), updated_at = \(now()) WHERE id = \(id) RETURNING id")
+        return rows.isEmpty ? nil : apiKey
+    }
+
+    /// Deletes an application that has no platforms.
+    public func delete(id: UUID) async throws -> DeleteOutcome {
+        try await database.transaction { connection in
+            let platforms = try await connection.query("SELECT COUNT(*) AS n FROM platforms WHERE app_id = \(id)")
+            if try platforms.first?.int("n") ?? 0 > 0 { return .inUse }
+            let deleted = try await connection.query("DELETE FROM applications WHERE id = \(id) RETURNING id")
+            return deleted.isEmpty ? .notFound : .deleted
+        }
+    }
+
+    static func application(_ row: SQLRow) throws -> App {
+        App(
+            id: try row.uuid("id"), tenantID: try row.uuid("tenant_id"), name: try row.string("name"),
+            description: try row.string("description"), createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"))
+    }
+}

@@ -1,0 +1,154 @@
+import HeraldCore
+import struct Foundation.Data
+import struct Foundation.UUID
+import class Foundation.JSONDecoder
+import class Foundation.JSONEncoder
+
+/// Platforms, their secrets (hashed for authentication, sealed for signing) and their sealed credentials.
+public struct PlatformRepository: Sendable {
+    let database: any SQLDatabase
+    let secretBox: SecretBox
+    let now: @Sendable () -> Int64
+
+    private static let columns =
+        "id, app_id, name, type, credentials_summary, credentials_status, created_at, updated_at"
+
+    /// Creates a platform and returns it with its clear secret.
+    public func create(applicationID: UUID, name: String, type: PlatformType, credentials: PlatformCredentials?) async throws -> (Platform, String) {
+        let time = now()
+        let id = UUID()
+        let secret = Secret.generate()
+        let platform = Platform(
+            id: id, applicationID: applicationID, name: name, type: type,
+            credentialsSummary: credentials?.summary, credentialsStatus: credentials == nil ? .missing : .ok,
+            createdAt: time, updatedAt: time)
+        let sealedSecret = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
+        let sealedCredentials = try credentials.map { try seal($0, id: id) }
+        try await database.query("""
+            INSERT INTO platforms (id, app_id, name, type, secret_hash, secret_sealed, credentials_sealed,
+                credentials_summary, credentials_status, created_at, updated_at)
+            VALUES (\(id), \(applicationID), \(name), \(type.rawValue), \(Secret.hash(secret)), \(sealedSecret),
+                \(sealedCredentials), \(try Self.summaryJSON(platform.credentialsSummary)), \(platform.credentialsStatus.rawValue),
+                \(time), \(time))
+            """)
+        return (platform, secret)
+    }
+
+    /// The platform, if it exists (and belongs to `applicationID` when given).
+    public func find(id: UUID, applicationID: UUID? = nil) async throws -> Platform? {
+        let rows = try await database.query("SELECT \(unsafeRaw: Self.columns) FROM platforms WHERE id = \(id)")
+        guard let platform = try rows.first.map(Self.platform) else { return nil }
+        if let applicationID, platform.applicationID != applicationID { return nil }
+        return platform
+    }
+
+    /// The platform whose id and secret these are; nil for any mismatch.
+    public func authenticate(id: UUID, secret: String) async throws -> Platform? {
+        let rows = try await database.query("SELECT \(unsafeRaw: Self.columns), secret_hash FROM platforms WHERE id = \(id)")
+        guard let row = rows.first else {
+            _ = Secret.matches(secret, storedHash: String(repeating: "0", count: 64))
+            return nil
+        }
+        guard Secret.matches(secret, storedHash: try row.string("secret_hash")) else { return nil }
+        return try Self.platform(row)
+    }
+
+    public func list(applicationID: UUID) async throws -> [Platform] {
+        try await database.query(
+            "SELECT \(unsafeRaw: Self.columns) FROM platforms WHERE app_id = \(applicationID) ORDER BY created_at, id"
+        ).map(Self.platform)
+    }
+
+    /// Renames the platform and/or replaces its credentials (validated by the caller for its type).
+    public func update(id: UUID, name: String?, credentials: PlatformCredentials?) async throws -> Platform? {
+        guard var platform = try await find(id: id) else { return nil }
+        if let name { platform.name = name }
+        platform.updatedAt = now()
+        if let credentials {
+            platform.credentialsSummary = credentials.summary
+            platform.credentialsStatus = .ok
+            try await database.query("""
+                UPDATE platforms SET name = \(platform.name), credentials_sealed = \(try seal(credentials, id: id)),
+                    credentials_summary = \(try Self.summaryJSON(platform.credentialsSummary)),
+                    credentials_status = \(platform.credentialsStatus.rawValue), updated_at = \(platform.updatedAt)
+                WHERE id = \(id)
+                """)
+        } else {
+            try await database.query(
+                "UPDATE platforms SET name = \(platform.name), updated_at = \(platform.updatedAt) WHERE id = \(id)")
+        }
+        return platform
+    }
+
+    /// Records whether the provider accepts the credentials.
+    public func setCredentialsStatus(id: UUID, _ status: CredentialsStatus) async throws {
+        try await database.query(
+            "UPDATE platforms SET credentials_status = \(status.rawValue), updated_at = \(now()) WHERE id = \(id)")
+    }
+
+    /// The decrypted credentials, nil if none were uploaded.
+    public func credentials(id: UUID) async throws -> PlatformCredentials? {
+        let rows = try await database.query("SELECT credentials_sealed FROM platforms WHERE id = \(id)")
+        guard let sealed = try rows.first?.optionalBlob("credentials_sealed") else { return nil }
+        let json = try secretBox.open(sealed, context: Self.credentialsContext(id))
+        return try JSONDecoder().decode(PlatformCredentials.self, from: Data(json))
+    }
+
+    /// The platform's clear secret (the HMAC key of signed custom user ids).
+    public func secret(id: UUID) async throws -> String? {
+        let rows = try await database.query("SELECT secret_sealed FROM platforms WHERE id = \(id)")
+        guard let sealed = try rows.first?.blob("secret_sealed") else { return nil }
+        return String(decoding: try secretBox.open(sealed, context: Self.secretContext(id)), as: UTF8.self)
+    }
+
+    /// Replaces the secret; the old one stops working at once. Returns the new clear secret.
+    public func regenerateSecret(id: UUID) async throws -> String? {
+        let secret = Secret.generate()
+        let sealed = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
+        let rows = try await database.query("""
+            UPDATE platforms SET secret_hash = \(Secret.hash(secret)), secret_sealed = \(sealed), updated_at = \(now())
+            WHERE id = \(id) RETURNING id
+            """)
+        return rows.isEmpty ? nil : secret
+    }
+
+    /// Deletes a platform that has no devices.
+    public func delete(id: UUID) async throws -> DeleteOutcome {
+        try await database.transaction { connection in
+            let devices = try await connection.query("SELECT id FROM devices WHERE platform_id = \(id) LIMIT 1")
+            if !devices.isEmpty { return .inUse }
+            let deleted = try await connection.query("DELETE FROM platforms WHERE id = \(id) RETURNING id")
+            return deleted.isEmpty ? .notFound : .deleted
+        }
+    }
+
+    // MARK: Helpers
+
+    private func seal(_ credentials: PlatformCredentials, id: UUID) throws -> [UInt8] {
+        try secretBox.seal(Array(try JSONEncoder().encode(credentials)), context: Self.credentialsContext(id))
+    }
+
+    static func secretContext(_ id: UUID) -> String { "platform-secret:\(id.uuidString.lowercased())" }
+    static func credentialsContext(_ id: UUID) -> String { "platform-credentials:\(id.uuidString.lowercased())" }
+
+    static func summaryJSON(_ summary: CredentialsSummary?) throws -> String? {
+        guard let summary else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(summary), as: UTF8.self)
+    }
+
+    static func platform(_ row: SQLRow) throws -> Platform {
+        guard let type = PlatformType(rawValue: try row.string("type")) else {
+            throw StoreError.decoding(column: "type", expected: "a platform type")
+        }
+        let summary = try row.optionalString("credentials_summary").map {
+            try JSONDecoder().decode(CredentialsSummary.self, from: Data($0.utf8))
+        }
+        return Platform(
+            id: try row.uuid("id"), applicationID: try row.uuid("app_id"), name: try row.string("name"), type: type,
+            credentialsSummary: summary,
+            credentialsStatus: CredentialsStatus(rawValue: try row.string("credentials_status")) ?? .failing,
+            createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"))
+    }
+}

@@ -1,0 +1,65 @@
+import HeraldCore
+import struct Foundation.UUID
+
+/// Tenants: the top of the ownership tree.
+public struct TenantRepository: Sendable {
+    let database: any SQLDatabase
+    let now: @Sendable () -> Int64
+
+    /// Creates a tenant; nil if the name is taken.
+    public func create(name: String) async throws -> Tenant? {
+        let tenant = Tenant(id: UUID(), name: name, createdAt: now())
+        do {
+            try await database.query(
+                "INSERT INTO tenants (id, name, created_at) VALUES (\(tenant.id), \(tenant.name), \(tenant.createdAt))")
+        } catch let error as StoreError where error.reason == .uniqueViolation {
+            return nil
+        }
+        return tenant
+    }
+
+    public func find(id: UUID) async throws -> Tenant? {
+        try await database.query("SELECT id, name, created_at FROM tenants WHERE id = \(id)").first.map(Self.tenant)
+    }
+
+    public func find(name: String) async throws -> Tenant? {
+        try await database.query("SELECT id, name, created_at FROM tenants WHERE name = \(name)").first.map(Self.tenant)
+    }
+
+    public func list() async throws -> [Tenant] {
+        try await database.query("SELECT id, name, created_at FROM tenants ORDER BY created_at, id").map(Self.tenant)
+    }
+
+    /// Renames a tenant; false if the name is taken.
+    public func rename(id: UUID, to name: String) async throws -> Bool {
+        do {
+            try await database.query("UPDATE tenants SET name = \(name) WHERE id = \(id)")
+            return true
+        } catch let error as StoreError where error.reason == .uniqueViolation {
+            return false
+        }
+    }
+
+    /// Deletes a tenant that owns no application.
+    public func delete(id: UUID) async throws -> DeleteOutcome {
+        try await database.transaction { connection in
+            let apps = try await connection.query("SELECT COUNT(*) AS n FROM applications WHERE tenant_id = \(id)")
+            if try apps.first?.int("n") ?? 0 > 0 { return .inUse }
+            try await connection.query("DELETE FROM admin_tokens WHERE tenant_id = \(id)")
+            let deleted = try await connection.query("DELETE FROM tenants WHERE id = \(id) RETURNING id")
+            return deleted.isEmpty ? .notFound : .deleted
+        }
+    }
+
+    static func tenant(_ row: SQLRow) throws -> Tenant {
+        Tenant(id: try row.uuid("id"), name: try row.string("name"), createdAt: try row.int("created_at"))
+    }
+}
+
+/// What a guarded delete did.
+public enum DeleteOutcome: Sendable, Equatable {
+    case deleted
+    case notFound
+    /// Refused: something still depends on the row.
+    case inUse
+}

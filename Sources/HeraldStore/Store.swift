@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HeraldCore
+import Logging
+
+/// Everything Herald keeps, behind one database: the repositories share it and its clock.
+public struct Store: Sendable {
+    public let database: any SQLDatabase
+    public let tenants: TenantRepository
+    public let adminTokens: AdminTokenRepository
+    public let applications: ApplicationRepository
+    public let platforms: PlatformRepository
+    public let devices: DeviceRepository
+    public let migrator: Migrator
+
+    /// - Parameters:
+    ///   - secretBox: seals credentials and platform secrets at rest.
+    ///   - now: milliseconds since 1970; tests pass a fixed clock.
+    public init(database: any SQLDatabase, secretBox: SecretBox, now: @escaping @Sendable () -> Int64, logger: Logger) {
+        self.database = database
+        self.tenants = TenantRepository(database: database, now: now)
+        self.adminTokens = AdminTokenRepository(database: database, now: now)
+        self.applications = ApplicationRepository(database: database, now: now)
+        self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now)
+        self.devices = DeviceRepository(database: database, now: now)
+        self.migrator = Migrator(database: database, now: now, logger: logger)
+    }
+}
+
+/// The wall clock in epoch milliseconds.
+public func systemMillis() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+}

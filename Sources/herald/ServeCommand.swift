@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import HeraldServer
+import Hummingbird
+import Logging
+
+/// `herald serve`: runs the API (and, later, the delivery workers).
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Herald server.",
+        discussion: """
+            With no options: SQLite in ./herald-data/, 127.0.0.1:8080. Environment: HERALD_DATABASE_URL,
+            HERALD_ENCRYPTION_KEY (base64 or hex of 32 bytes), HERALD_ADMIN_TOKEN (install this root token).
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "Address to listen on.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port: Int = 8080
+
+    func run() async throws {
+        var configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
+        configuration.host = host
+        configuration.port = port
+        let app = try await buildApplication(configuration)
+        try await app.runService()
+    }
+}
+
+/// `herald migrate`: applies pending schema migrations and exits.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply pending database migrations (serve also does this at start).")
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
+        let logger = Logger(label: "herald")
+        let opened = try await Bootstrap.open(configuration, logger: logger)
+        let versions = try await opened.store.migrator.appliedVersions()
+        await opened.store.database.shutdown()
+        print("schema is at version \(versions.max() ?? 0)")
+        if let token = opened.generatedAdminToken {
+            print("generated a root admin token (saved to \(opened.adminTokenPath)): \(token)")
+        }
+    }
+}

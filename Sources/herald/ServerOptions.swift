@@ -1,0 +1,27 @@
+import ArgumentParser
+import HeraldServer
+import Logging
+
+/// Options shared by the commands that open the database.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: "Directory for the SQLite database, encryption key and admin token.")
+    var dataDirectory: String = "herald-data"
+
+    @Option(name: .customLong("database-url"), help: "postgres://user:password@host:port/database to use PostgreSQL instead of SQLite. (env: HERALD_DATABASE_URL)")
+    var databaseURL: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func configuration(environment: [String: String]) throws -> ServerConfiguration {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        return ServerConfiguration(
+            dataDirectory: dataDirectory,
+            databaseURL: databaseURL ?? environment["HERALD_DATABASE_URL"],
+            encryptionKey: environment["HERALD_ENCRYPTION_KEY"],
+            adminToken: environment["HERALD_ADMIN_TOKEN"],
+            logLevel: level)
+    }
+}
