@@ -77,14 +77,24 @@ let package = Package(
         ),
 
         // MARK: Tests
+        .target(
+            name: "HeraldTestSupport",
+            dependencies: [
+                "HeraldCore", "HeraldStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HeraldCoreTests",
-            dependencies: ["HeraldCore"],
+            dependencies: ["HeraldCore", "HeraldTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldCore"],
+            dependencies: ["HeraldStore", "HeraldCore", "HeraldTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -93,6 +103,7 @@ let package = Package(
                 "HeraldServer",
                 "HeraldStore",
                 "HeraldCore",
+                "HeraldTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -1,0 +1,73 @@
+import HeraldCore
+import Testing
+
+@Suite struct SecretTests {
+    @Test func generatedSecretsAreLongRandomAndURLSafe() {
+        let secrets = (0..<100).map { _ in Secret.generate() }
+        #expect(Set(secrets).count == 100)
+        for secret in secrets {
+            #expect(secret.count == 43)
+            #expect(Base64URL.decode(secret)?.count == 32)
+            #expect(!secret.contains("+") && !secret.contains("/") && !secret.contains("=") && !secret.contains(":"))
+        }
+    }
+
+    @Test func hashMatchesOnlyTheSameSecret() {
+        let secret = Secret.generate()
+        let hash = Secret.hash(secret)
+        #expect(hash.count == 64)
+        #expect(hash != secret)
+        #expect(Secret.matches(secret, storedHash: hash))
+        #expect(!Secret.matches(secret + "x", storedHash: hash))
+        #expect(!Secret.matches("", storedHash: hash))
+    }
+
+    @Test func constantTimeEqualsComparesWholeValues() {
+        #expect(Secret.constantTimeEquals([1, 2, 3], [1, 2, 3]))
+        #expect(!Secret.constantTimeEquals([1, 2, 3], [1, 2, 4]))
+        #expect(!Secret.constantTimeEquals([1, 2, 3], [1, 2]))
+        #expect(Secret.constantTimeEquals([], []))
+    }
+
+    @Test func hexRoundTripsAndRejectsMalformedText() {
+        #expect(Hex.encode([0x00, 0xab, 0xff]) == "00abff")
+        #expect(Hex.decode("00ABff") == [0x00, 0xab, 0xff])
+        #expect(Hex.decode("abc") == nil)
+        #expect(Hex.decode("zz") == nil)
+    }
+
+    @Test func base64URLRoundTripsWithoutPadding() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let text = Base64URL.encode(bytes)
+            #expect(!text.contains("="))
+            #expect(Base64URL.decode(text) == bytes)
+        }
+        #expect(Base64URL.decode("not base64!") == nil)
+    }
+}
+
+@Suite struct SecretBoxTests {
+    @Test func sealsAndOpensInTheSameContext() throws {
+        let box = try SecretBox(encodedKey: SecretBox.generateEncodedKey())
+        let sealed = try box.seal(Array("credentials".utf8), context: "platform:1")
+        #expect(!sealed.isEmpty)
+        #expect(String(decoding: sealed, as: UTF8.self).contains("credentials") == false)
+        #expect(try box.open(sealed, context: "platform:1") == Array("credentials".utf8))
+    }
+
+    @Test func refusesAnotherContextOrKey() throws {
+        let box = try SecretBox(encodedKey: SecretBox.generateEncodedKey())
+        let other = try SecretBox(encodedKey: SecretBox.generateEncodedKey())
+        let sealed = try box.seal(Array("x".utf8), context: "a")
+        #expect(throws: (any Error).self) { try box.open(sealed, context: "b") }
+        #expect(throws: (any Error).self) { try other.open(sealed, context: "a") }
+    }
+
+    @Test func acceptsHexOrBase64KeysOfThirtyTwoBytes() throws {
+        _ = try SecretBox(encodedKey: String(repeating: "ab", count: 32))
+        _ = try SecretBox(encodedKey: SecretBox.generateEncodedKey() + "\n")
+        #expect(throws: ValidationError.self) { try SecretBox(encodedKey: "c2hvcnQ=") }
+        #expect(throws: ValidationError.self) { try SecretBox(encodedKey: "%%%") }
+    }
+}
