@@ -34,7 +34,7 @@ public struct Migrator: Sendable {
             let now = self.now()
             let didApply = try await database.transaction { connection in
                 if dialect == .postgres {
-                    try await connection.query("SELECT pg_advisory_xact_lock(7265726c64)")
+                    try await connection.query("SELECT pg_advisory_xact_lock(72657268)")
                 }
                 let existing = try await connection.query("SELECT version FROM herald_migrations WHERE version = \(migration.version)")
                 guard existing.isEmpty else { return false }
