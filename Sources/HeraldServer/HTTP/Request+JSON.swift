@@ -8,7 +8,13 @@ extension Request {
     /// Reads the body (at most `Limits.requestBodyBytes`, chunked or not) and decodes it as JSON,
     /// naming the field at fault when it does not fit `T`.
     mutating func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
-        let buffer = try await collectBody(upTo: Limits.requestBodyBytes)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await collectBody(upTo: Limits.requestBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw APIError(
+                .contentTooLarge, code: "body_too_large", message: "the request body is larger than \(Limits.requestBodyBytes) bytes")
+        }
         guard buffer.readableBytes > 0 else {
             throw APIError.badRequest("the request body is empty; a JSON object is expected", code: "invalid_json")
         }
@@ -19,7 +25,7 @@ extension Request {
         }
     }
 
-    /// Collects and discards the body, so that a too-large body answers 413 on any route.
+    /// The field and reason of a body that does not fit the expected type.
     static func validationError(_ error: DecodingError) -> ValidationError {
         func path(_ codingPath: [any CodingKey]) -> String? {
             var out = ""
