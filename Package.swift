@@ -104,6 +104,7 @@ let package = Package(
                 "HeraldStore",
                 "HeraldCore",
                 "HeraldTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
