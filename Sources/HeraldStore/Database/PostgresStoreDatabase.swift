@@ -34,7 +34,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
         }
     }
 
-    public func transaction<Result: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
+    public func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 try await body(Connection(connection: connection, logger: logger))

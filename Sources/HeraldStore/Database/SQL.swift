@@ -66,22 +66,35 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         /// Inserts a fragment with its own binds, renumbered.
         public mutating func appendInterpolation(_ fragment: SQL) {
             let offset = binds.count
-            var index = fragment.text.startIndex
-            let source = fragment.text
-            while index < source.endIndex {
-                let char = source[index]
-                if char == "$" {
-                    var end = source.index(after: index)
-                    while end < source.endIndex, source[end].isASCII, source[end].isNumber { end = source.index(after: end) }
-                    if let number = Int(source[source.index(after: index)..<end]) {
-                        text += "$\(number + offset)"
+            guard offset > 0, !fragment.binds.isEmpty else {
+                text += fragment.text
+                binds.append(contentsOf: fragment.binds)
+                return
+            }
+            let source = Array(fragment.text.utf8)
+            var out: [UInt8] = []
+            out.reserveCapacity(source.count + fragment.binds.count * 2)
+            var index = 0
+            while index < source.count {
+                let byte = source[index]
+                if byte == UInt8(ascii: "$") {
+                    var end = index + 1
+                    var number = 0
+                    while end < source.count, source[end] >= UInt8(ascii: "0"), source[end] <= UInt8(ascii: "9") {
+                        number = number * 10 + Int(source[end] - UInt8(ascii: "0"))
+                        end += 1
+                    }
+                    if end > index + 1 {
+                        out.append(UInt8(ascii: "$"))
+                        out.append(contentsOf: String(number + offset).utf8)
                         index = end
                         continue
                     }
                 }
-                text.append(char)
-                index = source.index(after: index)
+                out.append(byte)
+                index += 1
             }
+            text += String(decoding: out, as: UTF8.self)
             binds.append(contentsOf: fragment.binds)
         }
 

@@ -16,7 +16,7 @@ public protocol SQLDatabase: SQLExecutor {
     var dialect: SQLDialect { get }
 
     /// Runs `body` in one transaction, committed if it returns and rolled back if it throws.
-    func transaction<Result: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result
 
     /// Closes connections; the database is unusable afterwards.
     func shutdown() async

@@ -5,16 +5,34 @@ import Synchronization
 
 /// The embedded backend: one SQLite file in WAL mode, one writer connection and a few readers.
 ///
-/// SQLite allows one writer at a time; writes and transactions take turns on the writer
-/// connection (in arrival order), while reads run in parallel on the reader connections.
+/// SQLite allows one writer at a time, and a durable commit costs an fsync. Writes therefore go
+/// through a group commit: transactions that arrive while one batch is being written wait for
+/// the next batch, and each batch is one SQLite transaction with one fsync. A caller's
+/// transaction returns only after the commit that contains it succeeded. If one body in a batch
+/// fails, the batch is rolled back and its transactions are run again one by one, so that a
+/// failure affects only its own transaction. Reads run in parallel on the reader connections.
 public final class SQLiteStoreDatabase: SQLDatabase {
     public var dialect: SQLDialect { .sqlite }
 
+    /// The most transactions one commit groups.
+    static let maximumBatch = 512
+
     private let writer: SQLiteConnection
     private let readers: [SQLiteConnection]
-    private let writeTurn = AsyncSemaphore(permits: 1)
     private let nextReader = Atomic<Int>(0)
+    private let queue = Mutex(WriteQueue())
     private let logger: Logger
+
+    private struct WriteQueue {
+        var pending: [PendingTransaction] = []
+        var draining = false
+    }
+
+    /// A transaction waiting for its turn: `run` executes the body, `complete` answers the caller.
+    private struct PendingTransaction: Sendable {
+        let run: @Sendable (any SQLExecutor) async throws -> Void
+        let complete: @Sendable ((any Error)?) -> Void
+    }
 
     private init(writer: SQLiteConnection, readers: [SQLiteConnection], logger: Logger) {
         self.writer = writer
@@ -46,33 +64,103 @@ public final class SQLiteStoreDatabase: SQLDatabase {
             let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
             return try await Self.run(sql, on: readers[abs(index) % readers.count])
         }
-        return try await writeTurn.withPermit {
-            try await Self.run(sql, on: writer)
-        }
+        return try await transaction { connection in try await connection.query(sql) }
     }
 
-    public func transaction<Result: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
-        try await writeTurn.withPermit {
-            let connection = Connection(connection: writer)
-            try await Self.run("BEGIN IMMEDIATE", on: writer)
-            do {
-                let result = try await body(connection)
-                try await Self.run("COMMIT", on: writer)
-                return result
-            } catch {
-                do {
-                    try await Self.run("ROLLBACK", on: writer)
-                } catch {
-                    logger.error("rollback failed", metadata: ["error": "\(error)"])
-                }
-                throw error
+    public func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
+        let box = ResultBox<Result>()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let pending = PendingTransaction(
+                run: { connection in box.set(try await body(connection)) },
+                complete: { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                })
+            let startDrain = queue.withLock { queue -> Bool in
+                queue.pending.append(pending)
+                guard !queue.draining else { return false }
+                queue.draining = true
+                return true
+            }
+            if startDrain {
+                Task { await self.drain() }
             }
         }
+        return try box.take()
     }
 
     public func shutdown() async {
         for connection in readers + [writer] {
             try? await connection.close()
+        }
+    }
+
+    // MARK: Group commit
+
+    private func drain() async {
+        while true {
+            let batch = queue.withLock { queue -> [PendingTransaction] in
+                let batch = Array(queue.pending.prefix(Self.maximumBatch))
+                queue.pending.removeFirst(batch.count)
+                if batch.isEmpty { queue.draining = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            if batch.count == 1 {
+                await commitAlone(batch[0])
+            } else {
+                await commitTogether(batch)
+            }
+        }
+    }
+
+    /// One transaction, one commit.
+    private func commitAlone(_ pending: PendingTransaction) async {
+        let connection = Connection(connection: writer)
+        do {
+            try await Self.run("BEGIN IMMEDIATE", on: writer)
+        } catch {
+            pending.complete(error)
+            return
+        }
+        do {
+            try await pending.run(connection)
+            try await Self.run("COMMIT", on: writer)
+            pending.complete(nil)
+        } catch {
+            await rollback()
+            pending.complete(error)
+        }
+    }
+
+    /// Several transactions, one commit; if any fails, each runs again alone.
+    private func commitTogether(_ batch: [PendingTransaction]) async {
+        let connection = Connection(connection: writer)
+        do {
+            try await Self.run("BEGIN IMMEDIATE", on: writer)
+        } catch {
+            for pending in batch { pending.complete(error) }
+            return
+        }
+        do {
+            for pending in batch {
+                try await pending.run(connection)
+            }
+            try await Self.run("COMMIT", on: writer)
+        } catch {
+            await rollback()
+            for pending in batch {
+                await commitAlone(pending)
+            }
+            return
+        }
+        for pending in batch { pending.complete(nil) }
+    }
+
+    private func rollback() async {
+        do {
+            try await Self.run("ROLLBACK", on: writer)
+        } catch {
+            logger.error("rollback failed", metadata: ["error": "\(error)"])
         }
     }
 
@@ -145,5 +233,21 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         default:
             StoreError(reason: .unknown("\(error.reason)"), message: error.message)
         }
+    }
+}
+
+/// Carries a transaction's result from the drain task back to its caller.
+private final class ResultBox<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+
+    func set(_ newValue: Value) {
+        value.withLock { $0 = newValue }
+    }
+
+    func take() throws -> Value {
+        guard let result = value.withLock({ $0.take() }) else {
+            throw StoreError(reason: .unknown("transaction"), message: "the transaction finished without a result")
+        }
+        return result
     }
 }

@@ -5,6 +5,13 @@ import struct Foundation.UUID
 public struct DeviceRepository: Sendable {
     let database: any SQLDatabase
     let now: @Sendable () -> Int64
+    private let batcher: RegistrationBatcher
+
+    init(database: any SQLDatabase, now: @escaping @Sendable () -> Int64) {
+        self.database = database
+        self.now = now
+        self.batcher = RegistrationBatcher(database: database)
+    }
 
     static let columns = """
         d.id, d.uuid, d.app_id, d.platform_id, d.platform_type, d.token, d.os, d.os_version, d.device_alias,
@@ -20,17 +27,8 @@ public struct DeviceRepository: Sendable {
         guard let token = registration.registrationToken else {
             throw ValidationError(code: "missing_field", message: "registration_token is required", field: "registration_token")
         }
-        let tags: [String]
-        switch registration.tags {
-        case .unchanged: tags = []
-        case .replace(let list): tags = list
-        case .delta(let subscribe, let unsubscribe): tags = subscribe.filter { !unsubscribe.contains($0) }
-        }
-        let time = now()
-        return try await database.transaction { connection in
-            try await Self.upsert(
-                connection, platform: platform, token: token, registration: registration, tags: tags, time: time)
-        }
+        return try await batcher.register(
+            platform: platform, token: token, registration: registration, tags: Self.initialTags(registration.tags), time: now())
     }
 
     /// Updates a device (`PUT /v1/registration/:uuid`): absent fields keep their values.
@@ -45,14 +43,10 @@ public struct DeviceRepository: Sendable {
             let rows = try await connection.query("SELECT \(unsafeRaw: Self.columns) FROM devices d WHERE d.uuid = \(uuid)")
             guard let row = rows.first else {
                 guard let token = registration.registrationToken else { return nil }
-                let tags: [String]
-                switch registration.tags {
-                case .unchanged: tags = []
-                case .replace(let list): tags = list
-                case .delta(let subscribe, let unsubscribe): tags = subscribe.filter { !unsubscribe.contains($0) }
-                }
-                return try await Self.upsert(
-                    connection, platform: platform, token: token, registration: registration, tags: tags, time: time)
+                let request = RegistrationBatcher.Request(
+                    platform: platform, token: token, registration: registration, tags: Self.initialTags(registration.tags),
+                    time: time, candidate: UUID(), complete: { _ in })
+                return try await RegistrationBatcher.write([request], on: connection).first
             }
             var device = try Self.device(row)
             guard device.platformID == platform.id else { return nil }
@@ -173,34 +167,13 @@ public struct DeviceRepository: Sendable {
 
     // MARK: Helpers
 
-    static func upsert(
-        _ connection: any SQLExecutor, platform: Platform, token: String, registration: Registration, tags: [String], time: Int64
-    ) async throws -> Device {
-        let candidate = UUID()
-        let os = registration.os ?? Self.defaultOS(platform.type)
-        let rows = try await connection.query("""
-            INSERT INTO devices (uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
-                device_manufacturer, custom_user_id, active, created_at, updated_at)
-            VALUES (\(candidate), \(platform.applicationID), \(platform.id), \(platform.type.rawValue), \(token), \(os),
-                \(registration.osVersion.applied(to: nil)), \(registration.deviceAlias.applied(to: nil)),
-                \(registration.deviceModel.applied(to: nil)), \(registration.deviceManufacturer.applied(to: nil)),
-                \(registration.customUserID.applied(to: nil)), 1, \(time), \(time))
-            ON CONFLICT (platform_id, token) DO UPDATE SET
-                os = excluded.os, os_version = excluded.os_version, device_alias = excluded.device_alias,
-                device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
-                custom_user_id = excluded.custom_user_id, active = 1, updated_at = excluded.updated_at
-            RETURNING \(unsafeRaw: Self.columns.replacingOccurrences(of: "d.", with: ""))
-            """)
-        guard let row = rows.first else {
-            throw StoreError(reason: .unknown("upsert"), message: "the device upsert returned no row")
+    /// The tags of a device that is registered anew.
+    static func initialTags(_ change: TagsChange) -> [String] {
+        switch change {
+        case .unchanged: []
+        case .replace(let list): list
+        case .delta(let subscribe, let unsubscribe): subscribe.filter { !unsubscribe.contains($0) }
         }
-        var device = try Self.device(row)
-        if device.uuid != candidate {
-            try await connection.query("DELETE FROM device_tags WHERE device_id = \(device.id)")
-        }
-        try await insertTags(connection, deviceID: device.id, applicationID: platform.applicationID, tags: tags)
-        device.tags = tags.sorted()
-        return device
     }
 
     static func insertTags(_ connection: any SQLExecutor, deviceID: Int64, applicationID: UUID, tags: [String]) async throws {

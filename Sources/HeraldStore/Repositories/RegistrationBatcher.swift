@@ -1,0 +1,153 @@
+import HeraldCore
+import Synchronization
+import struct Foundation.UUID
+
+/// Writes concurrent new registrations together: while one batch is being written, arrivals
+/// wait, and the next batch writes them all with three statements in one transaction (an upsert
+/// of every device, the removal of re-registered devices' old tags, the insertion of all tags).
+///
+/// This is what lets registration keep up with thousands of devices a second: per request it
+/// saves the transaction, the commit (an fsync) and most statement round trips. A registration
+/// returns only after the transaction that holds it committed. If a batch fails, its
+/// registrations are written one by one, so that each caller gets its own outcome.
+final class RegistrationBatcher: Sendable {
+    /// The most registrations one batch writes (14 bound values each).
+    static let maximumBatch = 200
+
+    struct Request: Sendable {
+        let platform: Platform
+        let token: String
+        let registration: Registration
+        let tags: [String]
+        let time: Int64
+        let candidate: UUID
+        let complete: @Sendable (Result<Device, any Error>) -> Void
+    }
+
+    private struct Queue {
+        var pending: [Request] = []
+        var draining = false
+    }
+
+    private let database: any SQLDatabase
+    private let queue = Mutex(Queue())
+
+    init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    /// Registers one device, batched with whatever else arrives meanwhile.
+    func register(platform: Platform, token: String, registration: Registration, tags: [String], time: Int64) async throws -> Device {
+        try await withCheckedThrowingContinuation { continuation in
+            let request = Request(
+                platform: platform, token: token, registration: registration, tags: tags, time: time, candidate: UUID(),
+                complete: { continuation.resume(with: $0) })
+            let startDrain = queue.withLock { queue -> Bool in
+                queue.pending.append(request)
+                guard !queue.draining else { return false }
+                queue.draining = true
+                return true
+            }
+            if startDrain {
+                Task { await self.drain() }
+            }
+        }
+    }
+
+    private func drain() async {
+        while true {
+            let batch = queue.withLock { queue -> [Request] in
+                // One batch may hold a (platform, token) once: an upsert cannot touch a row twice.
+                var seen = Set<String>()
+                var batch: [Request] = []
+                var rest: [Request] = []
+                for request in queue.pending {
+                    if batch.count < Self.maximumBatch, seen.insert(request.platform.id.uuidString + request.token).inserted {
+                        batch.append(request)
+                    } else {
+                        rest.append(request)
+                    }
+                }
+                queue.pending = rest
+                if batch.isEmpty { queue.draining = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            do {
+                let devices = try await database.transaction { connection in
+                    try await Self.write(batch, on: connection)
+                }
+                for (request, device) in zip(batch, devices) { request.complete(.success(device)) }
+            } catch {
+                for request in batch {
+                    do {
+                        let device = try await database.transaction { connection in
+                            try await Self.write([request], on: connection)
+                        }
+                        request.complete(.success(device[0]))
+                    } catch {
+                        request.complete(.failure(error))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes the batch; the devices come back in the batch's order.
+    static func write(_ batch: [Request], on connection: any SQLExecutor) async throws -> [Device] {
+        var insert: SQL = """
+            INSERT INTO devices (uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
+                device_manufacturer, custom_user_id, active, created_at, updated_at) VALUES
+            """
+        for (index, request) in batch.enumerated() {
+            let registration = request.registration
+            let os = registration.os ?? DeviceRepository.defaultOS(request.platform.type)
+            insert.append("""
+                \(unsafeRaw: index == 0 ? "" : ",") (\(request.candidate), \(request.platform.applicationID), \(request.platform.id),
+                \(request.platform.type.rawValue), \(request.token), \(os), \(registration.osVersion.applied(to: nil)),
+                \(registration.deviceAlias.applied(to: nil)), \(registration.deviceModel.applied(to: nil)),
+                \(registration.deviceManufacturer.applied(to: nil)), \(registration.customUserID.applied(to: nil)), 1,
+                \(request.time), \(request.time))
+                """)
+        }
+        insert.append("""
+             ON CONFLICT (platform_id, token) DO UPDATE SET
+                os = excluded.os, os_version = excluded.os_version, device_alias = excluded.device_alias,
+                device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
+                custom_user_id = excluded.custom_user_id, active = 1, updated_at = excluded.updated_at
+            RETURNING \(unsafeRaw: DeviceRepository.columns.replacingOccurrences(of: "d.", with: ""))
+            """)
+        var byKey: [String: Device] = [:]
+        for row in try await connection.query(insert) {
+            let device = try DeviceRepository.device(row)
+            byKey[device.platformID.uuidString + device.registrationToken] = device
+        }
+        var devices: [Device] = []
+        devices.reserveCapacity(batch.count)
+        for request in batch {
+            guard var device = byKey[request.platform.id.uuidString + request.token] else {
+                throw StoreError(reason: .unknown("upsert"), message: "the device upsert returned no row for a registration")
+            }
+            device.tags = request.tags.sorted()
+            devices.append(device)
+        }
+
+        let reRegistered = zip(batch, devices).filter { $0.0.candidate != $0.1.uuid }.map(\.1.id)
+        if !reRegistered.isEmpty {
+            try await connection.query("DELETE FROM device_tags WHERE device_id IN (\(list: reRegistered))")
+        }
+        var rows: [(Int64, UUID, String)] = []
+        for (request, device) in zip(batch, devices) {
+            for tag in request.tags { rows.append((device.id, request.platform.applicationID, tag)) }
+        }
+        for start in stride(from: 0, to: rows.count, by: 300) {
+            var tags: SQL = "INSERT INTO device_tags (device_id, app_id, tag) VALUES "
+            for (index, row) in rows[start..<min(start + 300, rows.count)].enumerated() {
+                tags.append("\(unsafeRaw: index == 0 ? "" : ", ")(\(row.0), \(row.1), \(row.2))")
+            }
+            tags.append(" ON CONFLICT (device_id, tag) DO NOTHING")
+            try await connection.query(tags)
+        }
+        return devices
+    }
+}
