@@ -1,7 +1,7 @@
 -- wrk script: POST /v1/registration with a new APNs token on every request.
 -- Credentials come from the environment: HERALD_PLATFORM_UUID, HERALD_PLATFORM_SECRET.
 local counter = 0
-local thread_id = 0
+
 local threads = {}
 
 function setup(thread)
@@ -10,7 +10,7 @@ function setup(thread)
 end
 
 function init(args)
-  math.randomseed(os.time() * 1000 + thread_id)
+  math.randomseed(os.time() * 1000 + thread_id * 7919)
   local uuid = os.getenv("HERALD_PLATFORM_UUID")
   local secret = os.getenv("HERALD_PLATFORM_SECRET")
   local credentials = uuid .. ":" .. secret

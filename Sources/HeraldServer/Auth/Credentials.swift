@@ -1,5 +1,6 @@
 import HeraldCore
 import HTTPTypes
+import struct Foundation.Data
 
 /// The credentials a request carries in its `Authorization` header.
 enum RequestCredentials {
@@ -11,7 +12,7 @@ enum RequestCredentials {
         guard let value = headers[.authorization] else { return nil }
         let parts = value.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard parts.count == 2, parts[0].lowercased() == "basic",
-            let decoded = Base64URL.decode(String(parts[1])),
+            let decoded = Data(base64Encoded: String(parts[1])),
             let text = String(validating: decoded, as: UTF8.self),
             let colon = text.firstIndex(of: ":")
         else { return nil }

@@ -9,6 +9,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     public var dialect: SQLDialect { .postgres }
 
     private let client: PostgresClient
+    public let writeExecutor = DedicatedExecutor()
     private let runTask: Task<Void, Never>
     private let logger: Logger
 
@@ -50,6 +51,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     public func shutdown() async {
         runTask.cancel()
         await runTask.value
+        await writeExecutor.shutdown()
     }
 
     // MARK: Helpers

@@ -15,6 +15,9 @@ public enum SQLDialect: String, Sendable {
 public protocol SQLDatabase: SQLExecutor {
     var dialect: SQLDialect { get }
 
+    /// Where write loops (batchers, group commit) run, away from the request handlers.
+    var writeExecutor: DedicatedExecutor { get }
+
     /// Runs `body` in one transaction, committed if it returns and rolled back if it throws.
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result
 

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOPosix
 import SQLiteNIO
 import Synchronization
 
@@ -19,6 +20,10 @@ public final class SQLiteStoreDatabase: SQLDatabase {
 
     private let writer: SQLiteConnection
     private let readers: [SQLiteConnection]
+    /// SQLite's calls block (an fsync on every commit): they run on threads of their own, so
+    /// that a commit never holds up the event loops or the readers.
+    private let threadPool: NIOThreadPool
+    public let writeExecutor = DedicatedExecutor()
     private let nextReader = Atomic<Int>(0)
     private let queue = Mutex(WriteQueue())
     private let logger: Logger
@@ -34,15 +39,19 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         let complete: @Sendable ((any Error)?) -> Void
     }
 
-    private init(writer: SQLiteConnection, readers: [SQLiteConnection], logger: Logger) {
+    private init(writer: SQLiteConnection, readers: [SQLiteConnection], threadPool: NIOThreadPool, logger: Logger) {
         self.writer = writer
         self.readers = readers
+        self.threadPool = threadPool
         self.logger = logger
     }
 
     /// Opens (creating if needed) the database file at `path`.
     public static func open(path: String, readerCount: Int = 4, logger: Logger) async throws -> SQLiteStoreDatabase {
-        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let threadPool = NIOThreadPool(numberOfThreads: max(1, readerCount) + 1)
+        threadPool.start()
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+        let writer = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoop)
         // WAL lets readers run while the writer commits; synchronous=FULL makes each commit
         // durable against power loss, not just against a crash of the process.
         _ = try await writer.query("PRAGMA journal_mode=WAL")
@@ -50,12 +59,12 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         _ = try await writer.query("PRAGMA foreign_keys=ON")
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, readerCount) {
-            let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            let reader = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoop)
             _ = try await reader.query("PRAGMA foreign_keys=ON")
             _ = try await reader.query("PRAGMA query_only=ON")
             readers.append(reader)
         }
-        return SQLiteStoreDatabase(writer: writer, readers: readers, logger: logger)
+        return SQLiteStoreDatabase(writer: writer, readers: readers, threadPool: threadPool, logger: logger)
     }
 
     @discardableResult
@@ -82,7 +91,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
                 return true
             }
             if startDrain {
-                Task { await self.drain() }
+                Task(executorPreference: writeExecutor) { await self.drain() }
             }
         }
         return try box.take()
@@ -92,6 +101,8 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         for connection in readers + [writer] {
             try? await connection.close()
         }
+        try? await threadPool.shutdownGracefully()
+        await writeExecutor.shutdown()
     }
 
     // MARK: Group commit
@@ -198,8 +209,13 @@ public final class SQLiteStoreDatabase: SQLDatabase {
 
     /// `$1` → `?1`: SQLite's numbered parameters.
     static func placeholders(_ text: String) -> String {
-        guard text.contains("$") else { return text }
-        return String(text.map { $0 == "$" ? "?" : $0 })
+        var bytes = Array(text.utf8)
+        var changed = false
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "$") {
+            bytes[index] = UInt8(ascii: "?")
+            changed = true
+        }
+        return changed ? String(decoding: bytes, as: UTF8.self) : text
     }
 
     static func sqliteData(_ value: SQLValue) -> SQLiteData {

@@ -5,6 +5,7 @@ import struct Foundation.UUID
 public struct ApplicationRepository: Sendable {
     let database: any SQLDatabase
     let now: @Sendable () -> Int64
+    private let cache = CredentialCache<App>()
 
     private static let columns = "id, tenant_id, name, description, created_at, updated_at"
 
@@ -31,6 +32,10 @@ public struct ApplicationRepository: Sendable {
 
     /// The application whose id and api key these are; nil for any mismatch.
     public func authenticate(id: UUID, apiKey: String) async throws -> App? {
+        let time = now()
+        if let entry = cache.entry(id, now: time) {
+            return Secret.matches(apiKey, storedHash: entry.secretHash) ? entry.value : nil
+        }
         let rows = try await database.query(
             "SELECT \(unsafeRaw: Self.columns), api_key_hash FROM applications WHERE id = \(id)")
         guard let row = rows.first else {
@@ -38,8 +43,10 @@ public struct ApplicationRepository: Sendable {
             _ = Secret.matches(apiKey, storedHash: String(repeating: "0", count: 64))
             return nil
         }
-        guard Secret.matches(apiKey, storedHash: try row.string("api_key_hash")) else { return nil }
-        return try Self.application(row)
+        let hash = try row.string("api_key_hash")
+        let app = try Self.application(row)
+        cache.store(id, secretHash: hash, value: app, now: time)
+        return Secret.matches(apiKey, storedHash: hash) ? app : nil
     }
 
     public func list(tenantID: UUID?) async throws -> [App] {
@@ -59,6 +66,7 @@ public struct ApplicationRepository: Sendable {
         if let name { app.name = name }
         if let description { app.description = description }
         app.updatedAt = now()
+        cache.invalidate(id)
         try await database.query("""
             UPDATE applications SET name = \(app.name), description = \(app.description), updated_at = \(app.updatedAt)
             WHERE id = \(id)
@@ -69,6 +77,7 @@ public struct ApplicationRepository: Sendable {
     /// Replaces the api key; the old one stops working at once. Returns the new clear key.
     public func regenerateAPIKey(id: UUID) async throws -> String? {
         let apiKey = Secret.generate()
+        defer { cache.invalidate(id) }
         let rows = try await database.query(
             "UPDATE applications SET api_key_hash = \(Secret.hash(apiKey)), updated_at = \(now()) WHERE id = \(id) RETURNING id")
         return rows.isEmpty ? nil : apiKey
@@ -76,7 +85,8 @@ public struct ApplicationRepository: Sendable {
 
     /// Deletes an application that has no platforms.
     public func delete(id: UUID) async throws -> DeleteOutcome {
-        try await database.transaction { connection in
+        defer { cache.invalidate(id) }
+        return try await database.transaction { connection in
             let platforms = try await connection.query("SELECT COUNT(*) AS n FROM platforms WHERE app_id = \(id)")
             if try platforms.first?.int("n") ?? 0 > 0 { return .inUse }
             let deleted = try await connection.query("DELETE FROM applications WHERE id = \(id) RETURNING id")

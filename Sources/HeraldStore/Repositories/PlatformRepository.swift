@@ -9,6 +9,7 @@ public struct PlatformRepository: Sendable {
     let database: any SQLDatabase
     let secretBox: SecretBox
     let now: @Sendable () -> Int64
+    private let cache = CredentialCache<Platform>()
 
     private static let columns =
         "id, app_id, name, type, credentials_summary, credentials_status, created_at, updated_at"
@@ -44,13 +45,19 @@ public struct PlatformRepository: Sendable {
 
     /// The platform whose id and secret these are; nil for any mismatch.
     public func authenticate(id: UUID, secret: String) async throws -> Platform? {
+        let time = now()
+        if let entry = cache.entry(id, now: time) {
+            return Secret.matches(secret, storedHash: entry.secretHash) ? entry.value : nil
+        }
         let rows = try await database.query("SELECT \(unsafeRaw: Self.columns), secret_hash FROM platforms WHERE id = \(id)")
         guard let row = rows.first else {
             _ = Secret.matches(secret, storedHash: String(repeating: "0", count: 64))
             return nil
         }
-        guard Secret.matches(secret, storedHash: try row.string("secret_hash")) else { return nil }
-        return try Self.platform(row)
+        let hash = try row.string("secret_hash")
+        let platform = try Self.platform(row)
+        cache.store(id, secretHash: hash, value: platform, now: time)
+        return Secret.matches(secret, storedHash: hash) ? platform : nil
     }
 
     public func list(applicationID: UUID) async throws -> [Platform] {
@@ -62,6 +69,7 @@ public struct PlatformRepository: Sendable {
     /// Renames the platform and/or replaces its credentials (validated by the caller for its type).
     public func update(id: UUID, name: String?, credentials: PlatformCredentials?) async throws -> Platform? {
         guard var platform = try await find(id: id) else { return nil }
+        defer { cache.invalidate(id) }
         if let name { platform.name = name }
         platform.updatedAt = now()
         if let credentials {
@@ -82,6 +90,7 @@ public struct PlatformRepository: Sendable {
 
     /// Records whether the provider accepts the credentials.
     public func setCredentialsStatus(id: UUID, _ status: CredentialsStatus) async throws {
+        defer { cache.invalidate(id) }
         try await database.query(
             "UPDATE platforms SET credentials_status = \(status.rawValue), updated_at = \(now()) WHERE id = \(id)")
     }
@@ -105,6 +114,7 @@ public struct PlatformRepository: Sendable {
     public func regenerateSecret(id: UUID) async throws -> String? {
         let secret = Secret.generate()
         let sealed = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
+        defer { cache.invalidate(id) }
         let rows = try await database.query("""
             UPDATE platforms SET secret_hash = \(Secret.hash(secret)), secret_sealed = \(sealed), updated_at = \(now())
             WHERE id = \(id) RETURNING id
@@ -114,7 +124,8 @@ public struct PlatformRepository: Sendable {
 
     /// Deletes a platform that has no devices.
     public func delete(id: UUID) async throws -> DeleteOutcome {
-        try await database.transaction { connection in
+        defer { cache.invalidate(id) }
+        return try await database.transaction { connection in
             let devices = try await connection.query("SELECT id FROM devices WHERE platform_id = \(id) LIMIT 1")
             if !devices.isEmpty { return .inUse }
             let deleted = try await connection.query("DELETE FROM platforms WHERE id = \(id) RETURNING id")

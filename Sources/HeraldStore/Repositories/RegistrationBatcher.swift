@@ -13,6 +13,10 @@ import struct Foundation.UUID
 final class RegistrationBatcher: Sendable {
     /// The most registrations one batch writes (14 bound values each).
     static let maximumBatch = 200
+    /// How long a small batch waits for more registrations.
+    static let linger = Duration.microseconds(500)
+    /// Batches smaller than this wait `linger` first.
+    static let lingerBelow = 16
 
     struct Request: Sendable {
         let platform: Platform
@@ -49,13 +53,18 @@ final class RegistrationBatcher: Sendable {
                 return true
             }
             if startDrain {
-                Task { await self.drain() }
+                Task(executorPreference: database.writeExecutor) { await self.drain() }
             }
         }
     }
 
     private func drain() async {
         while true {
+            // Under load, give stragglers a moment to join: every commit rewrites the touched
+            // index pages, so ten rows in one commit cost little more than one.
+            if queue.withLock({ $0.pending.count }) < Self.lingerBelow {
+                try? await Task.sleep(for: Self.linger)
+            }
             let batch = queue.withLock { queue -> [Request] in
                 // One batch may hold a (platform, token) once: an upsert cannot touch a row twice.
                 var seen = Set<String>()

@@ -1,0 +1,29 @@
+import NIOCore
+import NIOPosix
+
+/// A task executor with a thread of its own.
+///
+/// The write paths (SQLite's group commit, the registration batcher) run their drain loops here:
+/// on the shared cooperative pool, each resumption after a database round trip would wait behind
+/// every queued request handler, and a batch would take several times longer than its SQL.
+public final class DedicatedExecutor: TaskExecutor {
+    private let group: MultiThreadedEventLoopGroup
+    private let loop: any EventLoop
+
+    public init() {
+        self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        self.loop = group.next()
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+        }
+    }
+
+    /// Stops the thread; work enqueued afterwards is dropped.
+    public func shutdown() async {
+        try? await group.shutdownGracefully()
+    }
+}
