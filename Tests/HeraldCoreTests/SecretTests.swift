@@ -1,4 +1,5 @@
 import HeraldCore
+import struct Foundation.UUID
 import Testing
 
 @Suite struct SecretTests {
@@ -69,5 +70,18 @@ import Testing
         _ = try SecretBox(encodedKey: SecretBox.generateEncodedKey() + "\n")
         #expect(throws: ValidationError.self) { try SecretBox(encodedKey: "c2hvcnQ=") }
         #expect(throws: ValidationError.self) { try SecretBox(encodedKey: "%%%") }
+    }
+}
+
+@Suite struct TimeOrderedUUIDTests {
+    @Test func carriesVersionVariantAndTimeInOrder() {
+        let early = UUID.timeOrdered(milliseconds: 1_700_000_000_000)
+        let late = UUID.timeOrdered(milliseconds: 1_700_000_000_001)
+        let text = early.uuidString.lowercased()
+        #expect(Array(text)[14] == "7")
+        #expect("89ab".contains(Array(text)[19]))
+        #expect(text.hasPrefix("018bcfe5-6800"))
+        #expect(early.uuidString < late.uuidString)
+        #expect(UUID.timeOrdered(milliseconds: 5) != UUID.timeOrdered(milliseconds: 5))
     }
 }

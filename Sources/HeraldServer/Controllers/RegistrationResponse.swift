@@ -1,13 +1,37 @@
 import HeraldCore
 import Hummingbird
+import NIOCore
 
 /// A device as the Pivotal registration API shows it.
-struct RegistrationResponse: ResponseEncodable {
+struct RegistrationResponse: ResponseGenerator, Encodable, Sendable {
+    var device: Device
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: json()))
+    }
+
+    /// The registration as JSON; `encode(to:)` produces the same shape for lists.
+    func json() -> ByteBuffer {
+        var writer = JSONWriter()
+        writer.field("os", device.os)
+        writer.field("os_version", device.osVersion)
+        writer.field("device_model", device.deviceModel)
+        writer.field("device_manufacturer", device.deviceManufacturer)
+        writer.field("device_alias", device.deviceAlias)
+        writer.field("device_uuid", device.uuid.uuidString.lowercased())
+        writer.field("registration_token", device.registrationToken)
+        writer.textObjects("tags", device.tags)
+        writer.field("active", device.active)
+        writer.field("custom_user_id", device.customUserID)
+        writer.field("platform_uuid", device.platformID.uuidString.lowercased())
+        return writer.finish()
+    }
+
     struct Tag: Encodable {
         var text: String
     }
-
-    var device: Device
 
     enum CodingKeys: String, CodingKey {
         case os, osVersion = "os_version", deviceModel = "device_model", deviceManufacturer = "device_manufacturer"

@@ -45,7 +45,7 @@ public struct DeviceRepository: Sendable {
                 guard let token = registration.registrationToken else { return nil }
                 let request = RegistrationBatcher.Request(
                     platform: platform, token: token, registration: registration, tags: Self.initialTags(registration.tags),
-                    time: time, candidate: UUID(), complete: { _ in })
+                    time: time, candidate: .timeOrdered(milliseconds: time), complete: { _ in })
                 return try await RegistrationBatcher.write([request], on: connection).first
             }
             var device = try Self.device(row)

@@ -30,11 +30,14 @@ final class RegistrationBatcher: Sendable {
 
     private struct Queue {
         var pending: [Request] = []
-        var draining = false
+        var drainers = 0
     }
 
     private let database: any SQLDatabase
     private let queue = Mutex(Queue())
+    /// Batches written at once. One keeps batches large, which is what makes them cheap; on
+    /// PostgreSQL four were measured no faster and with a worse p99.
+    private let concurrentBatches = 1
 
     init(database: any SQLDatabase) {
         self.database = database
@@ -44,12 +47,12 @@ final class RegistrationBatcher: Sendable {
     func register(platform: Platform, token: String, registration: Registration, tags: [String], time: Int64) async throws -> Device {
         try await withCheckedThrowingContinuation { continuation in
             let request = Request(
-                platform: platform, token: token, registration: registration, tags: tags, time: time, candidate: UUID(),
+                platform: platform, token: token, registration: registration, tags: tags, time: time, candidate: .timeOrdered(milliseconds: time),
                 complete: { continuation.resume(with: $0) })
             let startDrain = queue.withLock { queue -> Bool in
                 queue.pending.append(request)
-                guard !queue.draining else { return false }
-                queue.draining = true
+                guard queue.drainers < concurrentBatches else { return false }
+                queue.drainers += 1
                 return true
             }
             if startDrain {
@@ -78,7 +81,7 @@ final class RegistrationBatcher: Sendable {
                     }
                 }
                 queue.pending = rest
-                if batch.isEmpty { queue.draining = false }
+                if batch.isEmpty { queue.drainers -= 1 }
                 return batch
             }
             if batch.isEmpty { return }
