@@ -1,0 +1,137 @@
+import struct Foundation.UUID
+
+/// A push that passed validation: what to say, to whom, and until when.
+public struct Push: Sendable, Equatable {
+    /// `message.body`: the text every platform shows unless its custom block overrides it.
+    public var body: String?
+    /// `message.custom`, by platform key (`ios`, `android`, `web`, `windows8`).
+    public var custom: [String: JSONValue]
+    public var audience: Audience
+    /// Epoch milliseconds after which nothing is delivered.
+    public var expiresAt: Int64?
+    /// Epoch milliseconds to send at; nil to send now.
+    public var scheduledAt: Int64?
+    public var validateOnly: Bool
+
+    /// The iOS block of `message.custom`.
+    public var ios: [String: JSONValue]? { custom["ios"]?.objectValue }
+}
+
+/// Which devices a push reaches.
+public enum Audience: Sendable, Equatable {
+    /// Exactly these devices (`target.devices` overrides every other key).
+    case devices([UUID])
+    /// Devices subscribed to any of `topics` or registered under any of `customUserIDs` (the
+    /// union, one copy per device); with neither, every device. Limited to `platforms` when set.
+    case selection(platforms: Set<PlatformType>?, topics: [String], customUserIDs: [String], interactiveOnly: Bool)
+}
+
+extension Limits {
+    /// Devices one push may name.
+    public static let pushDevices = 4096
+    /// Topics one push may name.
+    public static let pushTopics = 1024
+    /// Custom user ids one push may name.
+    public static let pushCustomUserIDs = 4096
+}
+
+extension PushInput {
+    /// Checks the push as the Pivotal API defines it.
+    ///
+    /// - Parameter now: epoch milliseconds, for `scheduleIn`.
+    public func validated(now: Int64) throws(ValidationError) -> Push {
+        let body = message?.body
+        let custom = message?.custom ?? [:]
+        if body == nil && custom.isEmpty {
+            throw ValidationError(code: "missing_field", message: "message.body or message.custom is required", field: "message")
+        }
+        for (key, value) in custom {
+            switch key {
+            case "ios", "android", "web", "windows8", "windows":
+                guard value.objectValue != nil else {
+                    throw ValidationError(code: "invalid_type", message: "must be an object", field: "message.custom.\(key)")
+                }
+            case "windowsPhone", "bb10":
+                _ = try PlatformType.parse(key, field: "message.custom.\(key)")
+            default:
+                break
+            }
+        }
+
+        guard let target else {
+            throw ValidationError(
+                code: "missing_field", message: "target is required: devices, topics, platforms, platform or custom_user_ids",
+                field: "target")
+        }
+        let audience = try Self.audience(target)
+
+        if scheduleAt != nil && scheduleIn != nil {
+            throw ValidationError(code: "conflicting_fields", message: "give scheduleAt or scheduleIn, not both", field: "scheduleIn")
+        }
+        var scheduledAt = scheduleAt
+        if let scheduleIn {
+            guard scheduleIn >= 0 else {
+                throw ValidationError(message: "scheduleIn is a number of seconds from now, not negative", field: "scheduleIn")
+            }
+            scheduledAt = now + scheduleIn * 1000
+        }
+        if let expiryTime, expiryTime < 0 {
+            throw ValidationError(message: "expiryTime is epoch milliseconds", field: "expiryTime")
+        }
+        return Push(
+            body: body, custom: custom, audience: audience, expiresAt: expiryTime, scheduledAt: scheduledAt,
+            validateOnly: validateOnly ?? false)
+    }
+
+    static func audience(_ target: Target) throws(ValidationError) -> Audience {
+        if let devices = target.devices, !devices.isEmpty {
+            guard devices.count <= Limits.pushDevices else {
+                throw ValidationError(
+                    code: "limit_exceeded", message: "at most \(Limits.pushDevices) devices, got \(devices.count)", field: "target.devices")
+            }
+            var seen = Set<UUID>()
+            var ids: [UUID] = []
+            for (index, raw) in devices.enumerated() {
+                guard let id = UUID(uuidString: raw) else {
+                    throw ValidationError(message: "'\(raw)' is not a device uuid", field: "target.devices[\(index)]")
+                }
+                if seen.insert(id).inserted { ids.append(id) }
+            }
+            return .devices(ids)
+        }
+
+        var platforms: Set<PlatformType>?
+        var names = target.platforms ?? []
+        if let single = target.platform { names.append(single) }
+        for (index, name) in names.enumerated() {
+            let field = index < (target.platforms?.count ?? 0) ? "target.platforms[\(index)]" : "target.platform"
+            if name.lowercased() == "all" {
+                platforms = Set(PlatformType.allCases)
+                break
+            }
+            platforms = (platforms ?? []).union([try PlatformType.parse(name, field: field)])
+        }
+
+        let topics = try RegistrationInput.normalizedTags(target.topics ?? [], field: "target.topics")
+        guard topics.count <= Limits.pushTopics else {
+            throw ValidationError(code: "limit_exceeded", message: "at most \(Limits.pushTopics) topics", field: "target.topics")
+        }
+        let customUserIDs = target.customUserIDs ?? []
+        guard customUserIDs.count <= Limits.pushCustomUserIDs else {
+            throw ValidationError(
+                code: "limit_exceeded", message: "at most \(Limits.pushCustomUserIDs) custom user ids, got \(customUserIDs.count)",
+                field: "target.custom_user_ids")
+        }
+        for (index, id) in customUserIDs.enumerated() where id.isEmpty || id.count > Limits.customUserIDLength {
+            throw ValidationError(message: "a custom user id has 1 to \(Limits.customUserIDLength) characters", field: "target.custom_user_ids[\(index)]")
+        }
+        if platforms == nil && topics.isEmpty && customUserIDs.isEmpty {
+            throw ValidationError(
+                code: "missing_field", message: "target needs at least one of devices, topics, platforms, platform or custom_user_ids",
+                field: "target")
+        }
+        return .selection(
+            platforms: platforms, topics: topics, customUserIDs: Array(Set(customUserIDs)).sorted(),
+            interactiveOnly: target.interactiveOnly ?? false)
+    }
+}
