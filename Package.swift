@@ -39,6 +39,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldAPNs",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldStore",
             dependencies: [
                 "HeraldCore",
@@ -90,6 +98,11 @@ let package = Package(
         .testTarget(
             name: "HeraldCoreTests",
             dependencies: ["HeraldCore", "HeraldTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldAPNsTests",
+            dependencies: ["HeraldAPNs", "HeraldCore", "HeraldTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -71,6 +71,14 @@ public struct APNsTokenCredentials: Sendable, Equatable, Codable {
     /// The app's bundle id, sent as `apns-topic`.
     public var topic: String
     public var environment: APNsEnvironment
+
+    public init(privateKeyPEM: String, keyID: String, teamID: String, topic: String, environment: APNsEnvironment) {
+        self.privateKeyPEM = privateKeyPEM
+        self.keyID = keyID
+        self.teamID = teamID
+        self.topic = topic
+        self.environment = environment
+    }
 }
 
 public struct APNsCertificateCredentials: Sendable, Equatable, Codable {
@@ -79,6 +87,13 @@ public struct APNsCertificateCredentials: Sendable, Equatable, Codable {
     public var password: String
     public var topic: String
     public var environment: APNsEnvironment
+
+    public init(pkcs12: [UInt8], password: String, topic: String, environment: APNsEnvironment) {
+        self.pkcs12 = pkcs12
+        self.password = password
+        self.topic = topic
+        self.environment = environment
+    }
 }
 
 public struct FCMCredentials: Sendable, Equatable, Codable {
@@ -89,6 +104,14 @@ public struct FCMCredentials: Sendable, Equatable, Codable {
     public var privateKeyPEM: String
     /// Where the OAuth2 assertion is exchanged for an access token.
     public var tokenURI: String
+
+    public init(serviceAccountJSON: String, projectID: String, clientEmail: String, privateKeyPEM: String, tokenURI: String) {
+        self.serviceAccountJSON = serviceAccountJSON
+        self.projectID = projectID
+        self.clientEmail = clientEmail
+        self.privateKeyPEM = privateKeyPEM
+        self.tokenURI = tokenURI
+    }
 }
 
 public struct VAPIDCredentials: Sendable, Equatable, Codable {
@@ -98,10 +121,21 @@ public struct VAPIDCredentials: Sendable, Equatable, Codable {
     public var publicKey: String
     /// `mailto:` or `https:` contact, sent as the JWT's `sub`.
     public var subject: String
+
+    public init(privateKey: String, publicKey: String, subject: String) {
+        self.privateKey = privateKey
+        self.publicKey = publicKey
+        self.subject = subject
+    }
 }
 
 public struct WNSCredentials: Sendable, Equatable, Codable {
     /// The package SID (`ms-app://…`).
     public var clientID: String
     public var clientSecret: String
+
+    public init(clientID: String, clientSecret: String) {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+    }
 }

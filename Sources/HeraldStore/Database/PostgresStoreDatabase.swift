@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 import PostgresNIO
 import struct Foundation.URLComponents
@@ -9,6 +10,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     public var dialect: SQLDialect { .postgres }
 
     private let client: PostgresClient
+    private let eventLoopGroup: MultiThreadedEventLoopGroup
     public let writeExecutor = DedicatedExecutor()
     private let runTask: Task<Void, Never>
     private let logger: Logger
@@ -18,7 +20,11 @@ public final class PostgresStoreDatabase: SQLDatabase {
         var configuration = try Self.configuration(url: url)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.minimumConnections = 0
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // Connections get an event loop of their own: on the server's loops, each database
+        // round trip would wait behind the HTTP traffic.
+        let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
+        self.eventLoopGroup = eventLoopGroup
         self.client = client
         self.logger = logger
         // The pool lives as long as this object: `shutdown()` ends it.
@@ -52,6 +58,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
         runTask.cancel()
         await runTask.value
         await writeExecutor.shutdown()
+        try? await eventLoopGroup.shutdownGracefully()
     }
 
     // MARK: Helpers
