@@ -1,0 +1,95 @@
+/// Why APNs refused a notification: Apple's documented reasons, with `unknown` for the rest.
+public struct APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
+    private enum Base: Hashable, Sendable {
+        case badCollapseID, badDeviceToken, badExpirationDate, badMessageID, badPriority, badTopic
+        case deviceTokenNotForTopic, duplicateHeaders, idleTimeout, invalidPushType, missingDeviceToken
+        case missingTopic, payloadEmpty, topicDisallowed, badCertificate, badCertificateEnvironment
+        case expiredProviderToken, forbidden, invalidProviderToken, missingProviderToken, unrelatedKeyIDInToken
+        case badPath, methodNotAllowed, expiredToken, unregistered, payloadTooLarge, tooManyProviderTokenUpdates
+        case tooManyRequests, internalServerError, serviceUnavailable, shutdown
+        case unknown(String)
+    }
+
+    private let base: Base
+
+    /// Parses the `reason` of an APNs error body.
+    public init(_ reason: String) {
+        switch reason {
+        case "BadCollapseId": base = .badCollapseID
+        case "BadDeviceToken": base = .badDeviceToken
+        case "BadExpirationDate": base = .badExpirationDate
+        case "BadMessageId": base = .badMessageID
+        case "BadPriority": base = .badPriority
+        case "BadTopic": base = .badTopic
+        case "DeviceTokenNotForTopic": base = .deviceTokenNotForTopic
+        case "DuplicateHeaders": base = .duplicateHeaders
+        case "IdleTimeout": base = .idleTimeout
+        case "InvalidPushType": base = .invalidPushType
+        case "MissingDeviceToken": base = .missingDeviceToken
+        case "MissingTopic": base = .missingTopic
+        case "PayloadEmpty": base = .payloadEmpty
+        case "TopicDisallowed": base = .topicDisallowed
+        case "BadCertificate": base = .badCertificate
+        case "BadCertificateEnvironment": base = .badCertificateEnvironment
+        case "ExpiredProviderToken": base = .expiredProviderToken
+        case "Forbidden": base = .forbidden
+        case "InvalidProviderToken": base = .invalidProviderToken
+        case "MissingProviderToken": base = .missingProviderToken
+        case "UnrelatedKeyIdInToken": base = .unrelatedKeyIDInToken
+        case "BadPath": base = .badPath
+        case "MethodNotAllowed": base = .methodNotAllowed
+        case "ExpiredToken": base = .expiredToken
+        case "Unregistered": base = .unregistered
+        case "PayloadTooLarge": base = .payloadTooLarge
+        case "TooManyProviderTokenUpdates": base = .tooManyProviderTokenUpdates
+        case "TooManyRequests": base = .tooManyRequests
+        case "InternalServerError": base = .internalServerError
+        case "ServiceUnavailable": base = .serviceUnavailable
+        case "Shutdown": base = .shutdown
+        default: base = .unknown(reason)
+        }
+    }
+
+    public static let badDeviceToken = APNsErrorReason("BadDeviceToken")
+    public static let deviceTokenNotForTopic = APNsErrorReason("DeviceTokenNotForTopic")
+    public static let unregistered = APNsErrorReason("Unregistered")
+    public static let expiredToken = APNsErrorReason("ExpiredToken")
+    public static let expiredProviderToken = APNsErrorReason("ExpiredProviderToken")
+    public static let invalidProviderToken = APNsErrorReason("InvalidProviderToken")
+    public static let missingProviderToken = APNsErrorReason("MissingProviderToken")
+    public static let tooManyRequests = APNsErrorReason("TooManyRequests")
+    public static let payloadTooLarge = APNsErrorReason("PayloadTooLarge")
+
+    /// The device token is dead: deactivate the device.
+    public var meansDeviceGone: Bool {
+        switch base {
+        case .badDeviceToken, .deviceTokenNotForTopic, .unregistered, .expiredToken: true
+        default: false
+        }
+    }
+
+    /// The provider token or certificate was refused.
+    public var meansCredentialsRejected: Bool {
+        switch base {
+        case .expiredProviderToken, .invalidProviderToken, .missingProviderToken, .unrelatedKeyIDInToken, .badCertificate,
+            .badCertificateEnvironment, .forbidden:
+            true
+        default: false
+        }
+    }
+
+    /// Worth sending again later.
+    public var isRetryable: Bool {
+        switch base {
+        case .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown, .idleTimeout, .tooManyProviderTokenUpdates: true
+        default: false
+        }
+    }
+
+    public var description: String {
+        switch base {
+        case .unknown(let reason): "unknown(\(reason))"
+        default: "\(base)"
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Crypto
+import Foundation
+import HeraldAPNs
+import HeraldCore
+import HeraldMocks
+import HeraldTestSupport
+import Testing
+
+/// The APNs client against the mock APNs, over real HTTP/2 and TLS on 127.0.0.1.
+@Suite struct APNsClientTests {
+    struct Setup {
+        let server: MockAPNsServer
+        let client: APNsClient
+        let generator: APNsTokenGenerator
+        let key: P256.Signing.PrivateKey
+    }
+
+    func withMock(_ body: (Setup) async throws -> Void) async throws {
+        let tls = try MockTLS()
+        let key = P256.Signing.PrivateKey()
+        var behavior = MockAPNsServer.Behavior()
+        behavior.signingKeys = ["ABC123DEFG": key.publicKey]
+        let server = MockAPNsServer(tls: tls, behavior: behavior)
+        let port = try await server.start()
+        let client = try APNsClient(endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM)
+        let generator = try APNsTokenGenerator(credentials: APNsTokenCredentials(
+            privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.app",
+            environment: .sandbox))
+        do {
+            try await body(Setup(server: server, client: client, generator: generator, key: key))
+        } catch {
+            try? await client.shutdown()
+            await server.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        await server.shutdown()
+    }
+
+    func notification(_ body: String = "Hello") throws -> APNsNotification {
+        let push = try PushInput(message: .init(body: body), target: .init(platform: "ios")).validated(now: 0)
+        return try #require(try APNsRenderer.render(push, receiptID: "receipt-1"))
+    }
+
+    var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    @Test func anAcceptedNotificationArrivesWithApplesHeaders() async throws {
+        try await withMock { setup in
+            let token = randomAPNsToken()
+            let apnsID = UUID()
+            let outcome = try await setup.client.send(
+                try notification(), deviceToken: token, topic: "com.example.app",
+                bearer: try setup.generator.token(issuedAt: now), apnsID: apnsID)
+            #expect(outcome == .accepted(apnsID: apnsID.uuidString.lowercased()))
+            let received = try #require(setup.server.received.first)
+            #expect(received.deviceToken == token)
+            #expect(received.headers["apns-topic"] == "com.example.app")
+            #expect(received.headers["apns-push-type"] == "alert")
+            #expect(received.headers["apns-priority"] == "10")
+            let payload = try JSONSerialization.jsonObject(with: Data(received.payload)) as? [String: Any]
+            #expect(payload?["receiptId"] as? String == "receipt-1")
+        }
+    }
+
+    @Test func rejectionsCarryApplesReasons() async throws {
+        try await withMock { setup in
+            let dead = randomAPNsToken()
+            setup.server.update { $0.unregistered[dead] = 1_700_000_000_000 }
+            let bearer = try setup.generator.token(issuedAt: now)
+            let gone = try await setup.client.send(try notification(), deviceToken: dead, topic: "t", bearer: bearer)
+            #expect(gone == .rejected(status: 410, reason: .unregistered, timestamp: 1_700_000_000_000))
+            #expect(APNsErrorReason.unregistered.meansDeviceGone)
+
+            let bad = try await setup.client.send(try notification(), deviceToken: "abcd", topic: "t", bearer: bearer)
+            #expect(bad == .rejected(status: 400, reason: .badDeviceToken, timestamp: nil))
+
+            let stale = try setup.generator.token(issuedAt: now - 3700)
+            let expired = try await setup.client.send(try notification(), deviceToken: randomAPNsToken(), topic: "t", bearer: stale)
+            #expect(expired == .rejected(status: 403, reason: .expiredProviderToken, timestamp: nil))
+            #expect(APNsErrorReason.expiredProviderToken.meansCredentialsRejected)
+
+            let otherKey = try APNsTokenGenerator(credentials: APNsTokenCredentials(
+                privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ",
+                topic: "t", environment: .sandbox))
+            let forged = try await setup.client.send(
+                try notification(), deviceToken: randomAPNsToken(), topic: "t", bearer: try otherKey.token(issuedAt: now))
+            #expect(forged == .rejected(status: 403, reason: .invalidProviderToken, timestamp: nil))
+
+            let missing = try await setup.client.send(try notification(), deviceToken: randomAPNsToken(), topic: "t", bearer: nil)
+            #expect(missing == .rejected(status: 403, reason: .missingProviderToken, timestamp: nil))
+
+            var huge = try notification()
+            huge.payload = Array(repeating: UInt8(ascii: "x"), count: 5000)
+            let tooLarge = try await setup.client.send(huge, deviceToken: randomAPNsToken(), topic: "t", bearer: bearer)
+            #expect(tooLarge == .rejected(status: 413, reason: .payloadTooLarge, timestamp: nil))
+            #expect(setup.server.received.isEmpty)
+        }
+    }
+
+    @Test func manyConcurrentSendsShareTheConnection() async throws {
+        try await withMock { setup in
+            let bearer = try setup.generator.token(issuedAt: now)
+            let message = try notification()
+            let outcomes = try await withThrowingTaskGroup(of: APNsOutcome.self) { group in
+                for _ in 0..<300 {
+                    group.addTask {
+                        try await setup.client.send(message, deviceToken: randomAPNsToken(), topic: "com.example.app", bearer: bearer)
+                    }
+                }
+                return try await group.reduce(into: [APNsOutcome]()) { $0.append($1) }
+            }
+            #expect(outcomes.count == 300)
+            #expect(outcomes.allSatisfy { if case .accepted = $0 { true } else { false } })
+            #expect(setup.server.received.count == 300)
+        }
+    }
+}
