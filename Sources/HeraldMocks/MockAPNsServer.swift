@@ -24,6 +24,8 @@ public final class MockAPNsServer: Sendable {
     public struct Behavior: Sendable {
         /// Provider-token signing keys by key id; a token signed otherwise is `InvalidProviderToken`.
         public var signingKeys: [String: P256.Signing.PublicKey] = [:]
+        /// Accept any well-formed, fresh ES256 token whatever key signed it (when no keys are known).
+        public var acceptAnySigningKey = false
         /// Device tokens that answer `410 Unregistered`, with the time (epoch ms) Apple would report.
         public var unregistered: [String: Int64] = [:]
         /// The mock's clock, epoch seconds, to judge provider-token age.
@@ -139,7 +141,7 @@ public final class MockAPNsServer: Sendable {
         }
         let parts = authorization.split(separator: " ")
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return fail(.forbidden, "InvalidProviderToken") }
-        switch Self.verify(jwt: String(parts[1]), keys: behavior.signingKeys, now: behavior.now()) {
+        switch Self.verify(jwt: String(parts[1]), keys: behavior.signingKeys, anyKey: behavior.acceptAnySigningKey, now: behavior.now()) {
         case .valid: break
         case .expired: return fail(.forbidden, "ExpiredProviderToken")
         case .invalid: return fail(.forbidden, "InvalidProviderToken")
@@ -161,18 +163,22 @@ public final class MockAPNsServer: Sendable {
     enum TokenCheck { case valid, expired, invalid }
 
     /// Checks an ES256 provider token as APNs does: known key id, good signature, at most an hour old.
-    static func verify(jwt: String, keys: [String: P256.Signing.PublicKey], now: Int64) -> TokenCheck {
+    static func verify(jwt: String, keys: [String: P256.Signing.PublicKey], anyKey: Bool, now: Int64) -> TokenCheck {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3,
             let headerBytes = Base64URL.decode(parts[0]), let claimsBytes = Base64URL.decode(parts[1]),
             let signatureBytes = Base64URL.decode(parts[2]),
             let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any],
             let claims = try? JSONSerialization.jsonObject(with: Data(claimsBytes)) as? [String: Any],
-            header["alg"] as? String == "ES256", let kid = header["kid"] as? String, let key = keys[kid],
+            header["alg"] as? String == "ES256", let kid = header["kid"] as? String,
             claims["iss"] is String, let issuedAt = (claims["iat"] as? NSNumber)?.int64Value,
-            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-            key.isValidSignature(signature, for: Array((parts[0] + "." + parts[1]).utf8))
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
         else { return .invalid }
+        if let key = keys[kid] {
+            guard key.isValidSignature(signature, for: Array((parts[0] + "." + parts[1]).utf8)) else { return .invalid }
+        } else if !anyKey {
+            return .invalid
+        }
         return now - issuedAt > 3600 ? .expired : .valid
     }
 }

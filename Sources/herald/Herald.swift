@@ -12,6 +12,6 @@ struct Herald: AsyncParsableCommand {
             and a platform with `herald app create` and `herald platform add`, and register devices at /v1/registration.
             """,
         subcommands: [
-            ServeCommand.self, MigrateCommand.self, TenantCommand.self, AppCommand.self, PlatformCommand.self,
+            ServeCommand.self, MigrateCommand.self, TenantCommand.self, AppCommand.self, PlatformCommand.self, MockCommand.self,
         ])
 }

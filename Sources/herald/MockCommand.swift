@@ -1,0 +1,54 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import HeraldMocks
+
+/// `herald mock …`: protocol-faithful provider mocks, for local development and benchmarks.
+struct MockCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mock", abstract: "Run a mock push provider on this machine.", subcommands: [APNs.self])
+
+    struct APNs: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "apns",
+            abstract: "Run a mock APNs (HTTP/2 + TLS) that answers like Apple's servers.",
+            discussion: """
+                Writes the certificate authority of its throw-away TLS certificate to --ca-file; point a platform's
+                endpoint at https://127.0.0.1:PORT and trust that CA (HERALD_EXTRA_CA_FILE). Provider tokens are
+                verified with the keys given by --p8 KEYID=FILE, or only for shape and age if none is given.
+                """)
+
+        @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
+        @Option(help: "Port (0 picks a free one, printed at start).") var port: Int = 0
+        @Option(name: .customLong("ca-file"), help: "Where to write the CA certificate (PEM).") var caFile: String = "mock-apns-ca.pem"
+        @Option(name: .customLong("p8"), help: "KEYID=FILE: a signing key whose tokens to accept (repeatable).") var keys: [String] = []
+        @Option(help: "A device token to answer 410 Unregistered (repeatable).") var unregistered: [String] = []
+        @Option(help: "Event-loop threads.") var threads: Int = 1
+
+        func run() async throws {
+            let tls = try MockTLS()
+            try tls.caCertificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
+            var behavior = MockAPNsServer.Behavior()
+            for entry in keys {
+                let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let data = FileManager.default.contents(atPath: parts[1]) else {
+                    throw ValidationError("--p8 takes KEYID=FILE with a readable .p8 file")
+                }
+                let key = try P256.Signing.PrivateKey(pemRepresentation: String(decoding: data, as: UTF8.self))
+                behavior.signingKeys[parts[0]] = key.publicKey
+            }
+            behavior.acceptAnySigningKey = keys.isEmpty
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            for token in unregistered { behavior.unregistered[token.lowercased()] = now }
+            let server = MockAPNsServer(tls: tls, behavior: behavior, threads: threads)
+            let bound = try await server.start(host: host, port: port)
+            // Written unbuffered, so that a script reading the port sees it at once.
+            FileHandle.standardOutput.write(Data("mock APNs listening on https://\(host):\(bound) (CA certificate in \(caFile))\n".utf8))
+            // Runs until the process is stopped.
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(3600))
+            }
+            await server.shutdown()
+        }
+    }
+}
