@@ -52,6 +52,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldDelivery",
+            dependencies: [
+                "HeraldCore", "HeraldStore", "HeraldAPNs",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldMocks",
             dependencies: [
                 "HeraldCore",
@@ -84,6 +93,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldStore",
+                "HeraldDelivery",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
@@ -141,6 +151,9 @@ let package = Package(
                 "HeraldStore",
                 "HeraldCore",
                 "HeraldTestSupport",
+                "HeraldMocks",
+                "HeraldDelivery",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -14,6 +14,7 @@ public struct Store: Sendable {
     public let applications: ApplicationRepository
     public let platforms: PlatformRepository
     public let devices: DeviceRepository
+    public let pushes: PushRepository
     public let migrator: Migrator
 
     /// - Parameters:
@@ -26,6 +27,7 @@ public struct Store: Sendable {
         self.applications = ApplicationRepository(database: database, now: now)
         self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now)
         self.devices = DeviceRepository(database: database, now: now)
+        self.pushes = PushRepository(database: database, now: now)
         self.migrator = Migrator(database: database, now: now, logger: logger)
     }
 }

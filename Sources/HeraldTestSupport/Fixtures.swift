@@ -13,6 +13,13 @@ public struct Fixture: Sendable {
     public var platform: Platform
     public var platformSecret: String
 
+    public init(app: App, apiKey: String, platform: Platform, platformSecret: String) {
+        self.app = app
+        self.apiKey = apiKey
+        self.platform = platform
+        self.platformSecret = platformSecret
+    }
+
     /// Creates an app in a new tenant and an iOS platform (token auth) on it.
     public static func make(_ store: Store, type: PlatformType = .ios, tenantName: String? = nil) async throws -> Fixture {
         let tenant = try await store.tenants.create(name: tenantName ?? "tenant-\(UUID().uuidString.prefix(8))")!

@@ -11,7 +11,9 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the Herald server.",
         discussion: """
             With no options: SQLite in ./herald-data/, 127.0.0.1:8080. Environment: HERALD_DATABASE_URL,
-            HERALD_ENCRYPTION_KEY (base64 or hex of 32 bytes), HERALD_ADMIN_TOKEN (install this root token).
+            HERALD_ENCRYPTION_KEY (base64 or hex of 32 bytes), HERALD_ADMIN_TOKEN (install this root token),
+            HERALD_APNS_ENDPOINT (send to this APNs instead of Apple's, e.g. `herald mock apns`),
+            HERALD_EXTRA_CA_FILE (a PEM CA to trust besides the system's).
             """)
 
     @OptionGroup var database: DatabaseOptions

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HeraldServer
 import Logging
 
@@ -17,11 +18,21 @@ struct DatabaseOptions: ParsableArguments {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
-        return ServerConfiguration(
+        var configuration = ServerConfiguration(
             dataDirectory: dataDirectory,
             databaseURL: databaseURL ?? environment["HERALD_DATABASE_URL"],
             encryptionKey: environment["HERALD_ENCRYPTION_KEY"],
             adminToken: environment["HERALD_ADMIN_TOKEN"],
             logLevel: level)
+        if let endpoint = environment["HERALD_APNS_ENDPOINT"], !endpoint.isEmpty {
+            configuration.delivery.apnsEndpoint = endpoint
+        }
+        if let path = environment["HERALD_EXTRA_CA_FILE"], !path.isEmpty {
+            guard let pem = FileManager.default.contents(atPath: path) else {
+                throw ValidationError("HERALD_EXTRA_CA_FILE: cannot read \(path)")
+            }
+            configuration.delivery.extraTrustedCAPEM = String(decoding: pem, as: UTF8.self)
+        }
+        return configuration
     }
 }

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldDelivery
 import HeraldStore
 import Hummingbird
 import Logging
@@ -29,12 +30,15 @@ public func buildApplication(_ configuration: ServerConfiguration, store: Store,
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
-        services: [DatabaseService(database: store.database)],
+        services: [
+            DatabaseService(database: store.database),
+            DeliveryService(store: store, configuration: configuration.delivery, logger: logger),
+        ],
         logger: logger)
 }
 
 /// The routes of the Pivotal-compatible API and the admin API.
-public func buildRouter(store: Store) -> Router<BasicRequestContext> {
+public func buildRouter(store: Store, now: @escaping @Sendable () -> Int64 = systemMillis) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: PathNormalizingMiddleware())
     router.add(middleware: ErrorMiddleware())
@@ -42,6 +46,7 @@ public func buildRouter(store: Store) -> Router<BasicRequestContext> {
     VersionController(heraldVersion: heraldVersion).addRoutes(to: router)
     RegistrationController(store: store, auth: auth).addRoutes(to: router)
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
+    PushController(store: store, auth: auth, now: now).addRoutes(to: router)
     AdminController(store: store, auth: auth).addRoutes(to: router)
     return router
 }

@@ -1,3 +1,4 @@
+import HeraldDelivery
 import Logging
 
 /// Everything `herald serve` can be told; defaults give the zero-configuration server.
@@ -13,6 +14,8 @@ public struct ServerConfiguration: Sendable {
     /// The root admin token to install instead of generating one.
     public var adminToken: String?
     public var logLevel: Logger.Level
+    /// The delivery workers and provider endpoints.
+    public var delivery = DeliveryConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "herald-data", databaseURL: String? = nil,

@@ -78,5 +78,47 @@ public enum Schema {
             """,
             "CREATE INDEX device_tags_app_tag ON device_tags (app_id, tag, device_id)",
         ]),
+        Migration(version: 2, name: "pushes and their delivery jobs", statements: [
+            """
+            CREATE TABLE pushes (
+                id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES applications(id),
+                request TEXT NOT NULL,
+                status TEXT NOT NULL,
+                created_at {int} NOT NULL,
+                expires_at {int},
+                targeted {int} NOT NULL DEFAULT 0,
+                delivered {int} NOT NULL DEFAULT 0,
+                failed {int} NOT NULL DEFAULT 0,
+                invalid_tokens {int} NOT NULL DEFAULT 0,
+                expired {int} NOT NULL DEFAULT 0,
+                skipped {int} NOT NULL DEFAULT 0
+            )
+            """,
+            "CREATE INDEX pushes_app ON pushes (app_id, created_at)",
+            """
+            CREATE TABLE push_failures (
+                push_id TEXT NOT NULL REFERENCES pushes(id),
+                reason TEXT NOT NULL,
+                count {int} NOT NULL,
+                PRIMARY KEY (push_id, reason)
+            )
+            """,
+            """
+            CREATE TABLE push_jobs (
+                id {id},
+                push_id TEXT NOT NULL REFERENCES pushes(id),
+                kind TEXT NOT NULL,
+                cursor {int} NOT NULL,
+                device_ids TEXT NOT NULL,
+                attempt {int} NOT NULL,
+                state TEXT NOT NULL,
+                available_at {int} NOT NULL,
+                lease_until {int} NOT NULL,
+                created_at {int} NOT NULL
+            )
+            """,
+            "CREATE INDEX push_jobs_due ON push_jobs (state, available_at, id)",
+        ]),
     ]
 }

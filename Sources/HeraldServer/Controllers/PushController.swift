@@ -1,0 +1,85 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import NIOCore
+import struct Foundation.Data
+import struct Foundation.UUID
+import class Foundation.JSONDecoder
+
+/// `POST /v1/push` and `GET /v1/push/:receipt_id`, with app credentials.
+struct PushController<Context: RequestContext>: Sendable {
+    let store: Store
+    let auth: Authenticator
+    let now: @Sendable () -> Int64
+
+    func addRoutes(to router: Router<Context>) {
+        router.post("v1/push", use: push)
+        router.get("v1/push/:receipt_id", use: status)
+    }
+
+    struct Accepted: ResponseEncodable {
+        var receiptID: String
+
+        enum CodingKeys: String, CodingKey {
+            case receiptID = "receipt_id"
+        }
+    }
+
+    struct Validated: ResponseEncodable {
+        var valid: Bool
+        var targets: String
+    }
+
+    @Sendable func push(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let app = try await auth.application(request)
+        let input = try await request.decodeJSON(PushInput.self)
+        let push = try input.validated(now: now())
+        // Refuse now what APNs would refuse later, so that nothing is queued for a bad push.
+        _ = try APNsRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder)
+        if push.validateOnly {
+            let audience: String
+            switch push.audience {
+            case .devices(let ids): audience = "\(ids.count) devices"
+            case .selection: audience = "selection"
+            }
+            return try Validated(valid: true, targets: audience).response(from: request, context: context)
+        }
+        let body = try await request.body.collect(upTo: Limits.requestBodyBytes)
+        let id = try await store.pushes.create(
+            applicationID: app.id, request: String(buffer: body), expiresAt: push.expiresAt, availableAt: push.scheduledAt)
+        return try Accepted(receiptID: id.uuidString.lowercased()).response(from: request, context: context)
+    }
+
+    struct Status: ResponseEncodable {
+        var receiptID: String
+        var status: String
+        var createdAt: Int64
+        var targeted: Int
+        var delivered: Int
+        var failed: Int
+        var failures: [String: Int]
+        var invalidTokens: Int
+        var expired: Int
+        var skipped: Int
+        var pending: Int
+
+        enum CodingKeys: String, CodingKey {
+            case receiptID = "receipt_id", status, createdAt = "created_at", targeted, delivered, failed, failures
+            case invalidTokens = "invalid_tokens", expired, skipped, pending
+        }
+    }
+
+    @Sendable func status(_ request: Request, context: Context) async throws -> Status {
+        let app = try await auth.application(request)
+        guard let raw = context.parameters.get("receipt_id"), let id = UUID(uuidString: raw),
+            let push = try await store.pushes.find(id: id, applicationID: app.id)
+        else {
+            throw APIError.notFound("push")
+        }
+        return Status(
+            receiptID: push.id.uuidString.lowercased(), status: push.status, createdAt: push.createdAt,
+            targeted: push.targeted, delivered: push.delivered, failed: push.failed, failures: push.failures,
+            invalidTokens: push.invalidTokens, expired: push.expired, skipped: push.skipped, pending: push.pending)
+    }
+}

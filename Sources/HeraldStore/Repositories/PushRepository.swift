@@ -1,0 +1,263 @@
+import HeraldCore
+import struct Foundation.UUID
+
+/// A push as stored: the accepted request and its delivery counters.
+public struct StoredPush: Sendable, Equatable {
+    public var id: UUID
+    public var applicationID: UUID
+    /// The request body as accepted (validated again by the workers).
+    public var request: String
+    /// `queued`, `sending` or `done`.
+    public var status: String
+    public var createdAt: Int64
+    public var expiresAt: Int64?
+    public var targeted: Int
+    public var delivered: Int
+    public var failed: Int
+    public var invalidTokens: Int
+    public var expired: Int
+    /// Devices of platforms Herald cannot deliver to yet.
+    public var skipped: Int
+    /// Failures by provider reason.
+    public var failures: [String: Int]
+
+    /// Targeted devices without an outcome yet.
+    public var pending: Int { max(0, targeted - delivered - failed - invalidTokens - expired - skipped) }
+}
+
+/// One unit of delivery work: a fan-out over the audience, or a batch of devices to send to.
+public struct PushJob: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case fanout
+        case batch
+    }
+
+    public var id: Int64
+    public var pushID: UUID
+    public var kind: Kind
+    /// Fan-out: the last device id already turned into batches.
+    public var cursor: Int64
+    /// Batch: the devices to send to.
+    public var deviceIDs: [Int64]
+    /// Batch: how many times these devices were tried already.
+    public var attempt: Int
+}
+
+/// A device as the sender needs it.
+public struct DeliveryTarget: Sendable, Equatable {
+    public var id: Int64
+    public var platformID: UUID
+    public var platformType: PlatformType
+    public var token: String
+    public var updatedAt: Int64
+}
+
+/// What a batch came to, applied in one transaction.
+public struct BatchResult: Sendable, Equatable {
+    public var delivered = 0
+    public var expired = 0
+    public var skipped = 0
+    /// Failed for good, by reason.
+    public var failed: [String: Int] = [:]
+    /// Dead tokens: device id → when the provider says it died (epoch ms), if it said.
+    public var gone: [Int64: Int64?] = [:]
+    /// To try again later.
+    public var retry: [Int64] = []
+    public var retryAt: Int64 = 0
+
+    public init() {}
+}
+
+/// Pushes and the job queue that delivers them.
+public struct PushRepository: Sendable {
+    let database: any SQLDatabase
+    let now: @Sendable () -> Int64
+
+    private static let pushColumns =
+        "id, app_id, request, status, created_at, expires_at, targeted, delivered, failed, invalid_tokens, expired, skipped"
+    private static let jobColumns = "id, push_id, kind, cursor, device_ids, attempt"
+
+    /// Stores a push with its fan-out job; when this returns the push is durable.
+    public func create(applicationID: UUID, request: String, expiresAt: Int64?, availableAt: Int64? = nil) async throws -> UUID {
+        let id = UUID.timeOrdered(milliseconds: now())
+        let time = now()
+        try await database.transaction { connection in
+            try await connection.query("""
+                INSERT INTO pushes (id, app_id, request, status, created_at, expires_at)
+                VALUES (\(id), \(applicationID), \(request), 'queued', \(time), \(expiresAt))
+                """)
+            try await connection.query("""
+                INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at)
+                VALUES (\(id), 'fanout', 0, '', 0, 'ready', \(availableAt ?? time), 0, \(time))
+                """)
+        }
+        return id
+    }
+
+    /// The push with its counters, if it belongs to `applicationID`.
+    public func find(id: UUID, applicationID: UUID) async throws -> StoredPush? {
+        let rows = try await database.query(
+            "SELECT \(unsafeRaw: Self.pushColumns) FROM pushes WHERE id = \(id) AND app_id = \(applicationID)")
+        guard var push = try rows.first.map(Self.push) else { return nil }
+        for row in try await database.query("SELECT reason, count FROM push_failures WHERE push_id = \(id)") {
+            push.failures[try row.string("reason")] = Int(try row.int("count"))
+        }
+        return push
+    }
+
+    /// Takes the next due job for `lease` milliseconds: a ready job, or one whose worker's lease
+    /// ran out (it crashed). PostgreSQL lets concurrent workers skip each other's rows.
+    public func claim(lease: Int64) async throws -> (PushJob, StoredPush)? {
+        let time = now()
+        let lock = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        let rows = try await database.query("""
+            UPDATE push_jobs SET state = 'claimed', lease_until = \(time + lease)
+            WHERE id = (
+                SELECT id FROM push_jobs
+                WHERE (state = 'ready' AND available_at <= \(time)) OR (state = 'claimed' AND lease_until < \(time))
+                ORDER BY id LIMIT 1\(unsafeRaw: lock))
+            RETURNING \(unsafeRaw: Self.jobColumns)
+            """)
+        guard let row = rows.first else { return nil }
+        let job = try Self.job(row)
+        let pushes = try await database.query("SELECT \(unsafeRaw: Self.pushColumns) FROM pushes WHERE id = \(job.pushID)")
+        guard let push = try pushes.first.map(Self.push) else {
+            throw StoreError(reason: .unknown("job"), message: "job \(job.id) has no push")
+        }
+        return (job, push)
+    }
+
+    /// Extends a claimed job's lease.
+    public func renew(_ job: PushJob, lease: Int64) async throws {
+        try await database.query("UPDATE push_jobs SET lease_until = \(now() + lease) WHERE id = \(job.id)")
+    }
+
+    /// The next page of the audience after `cursor`, in device id order (each device once).
+    public func audience(of push: Push, applicationID: UUID, after cursor: Int64, limit: Int) async throws -> [Int64] {
+        var condition: SQL = "d.app_id = \(applicationID) AND d.active = 1 AND d.id > \(cursor)"
+        switch push.audience {
+        case .devices(let ids):
+            condition.append(" AND d.uuid IN (\(list: ids))")
+        case .selection(let platforms, let topics, let customUserIDs, _):
+            if let platforms {
+                condition.append(" AND d.platform_type IN (\(list: platforms.map(\.rawValue).sorted()))")
+            }
+            if !topics.isEmpty && !customUserIDs.isEmpty {
+                condition.append("""
+                     AND (EXISTS (SELECT 1 FROM device_tags t WHERE t.device_id = d.id AND t.tag IN (\(list: topics)))
+                        OR d.custom_user_id IN (\(list: customUserIDs)))
+                    """)
+            } else if !topics.isEmpty {
+                condition.append(" AND EXISTS (SELECT 1 FROM device_tags t WHERE t.device_id = d.id AND t.tag IN (\(list: topics)))")
+            } else if !customUserIDs.isEmpty {
+                condition.append(" AND d.custom_user_id IN (\(list: customUserIDs))")
+            }
+        }
+        return try await database.query("SELECT d.id FROM devices d WHERE \(condition) ORDER BY d.id LIMIT \(limit)")
+            .map { try $0.int("id") }
+    }
+
+    /// Turns one audience page into a batch job and moves the fan-out past it, atomically: a
+    /// crash before this commits repeats the page, never skips or doubles it.
+    public func advance(_ fanout: PushJob, page: [Int64], finished: Bool) async throws {
+        let time = now()
+        try await database.transaction { connection in
+            if !page.isEmpty {
+                try await connection.query("""
+                    INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at)
+                    VALUES (\(fanout.pushID), 'batch', 0, \(page.map(String.init).joined(separator: ",")), 0, 'ready', \(time), 0, \(time))
+                    """)
+                try await connection.query(
+                    "UPDATE pushes SET targeted = targeted + \(page.count), status = 'sending' WHERE id = \(fanout.pushID)")
+            }
+            if finished {
+                try await connection.query("UPDATE push_jobs SET state = 'done', cursor = \(page.last ?? fanout.cursor) WHERE id = \(fanout.id)")
+                try await Self.closeIfFinished(connection, pushID: fanout.pushID)
+            } else if let last = page.last {
+                try await connection.query("UPDATE push_jobs SET cursor = \(last) WHERE id = \(fanout.id)")
+            }
+        }
+    }
+
+    /// The devices of a batch that still exist.
+    public func targets(_ ids: [Int64]) async throws -> [DeliveryTarget] {
+        guard !ids.isEmpty else { return [] }
+        return try await database.query(
+            "SELECT id, platform_id, platform_type, token, updated_at FROM devices WHERE id IN (\(list: ids)) ORDER BY id"
+        ).map { row in
+            DeliveryTarget(
+                id: try row.int("id"), platformID: try row.uuid("platform_id"),
+                platformType: PlatformType(rawValue: try row.string("platform_type")) ?? .ios,
+                token: try row.string("token"), updatedAt: try row.int("updated_at"))
+        }
+    }
+
+    /// Records a batch's outcomes and closes it, in one transaction: counters, failures, dead
+    /// tokens (unless the device registered again after the provider's timestamp), and a new
+    /// batch job for what is to be retried.
+    public func complete(_ job: PushJob, _ result: BatchResult) async throws {
+        let time = now()
+        try await database.transaction { connection in
+            let failed = result.failed.values.reduce(0, +)
+            try await connection.query("""
+                UPDATE pushes SET delivered = delivered + \(result.delivered), failed = failed + \(failed),
+                    invalid_tokens = invalid_tokens + \(result.gone.count), expired = expired + \(result.expired),
+                    skipped = skipped + \(result.skipped)
+                WHERE id = \(job.pushID)
+                """)
+            for (reason, count) in result.failed.sorted(by: { $0.key < $1.key }) {
+                try await connection.query("""
+                    INSERT INTO push_failures (push_id, reason, count) VALUES (\(job.pushID), \(reason), \(count))
+                    ON CONFLICT (push_id, reason) DO UPDATE SET count = push_failures.count + excluded.count
+                    """)
+            }
+            for (deviceID, timestamp) in result.gone.sorted(by: { $0.key < $1.key }) {
+                // A device that registered again after the token died has a new, live token.
+                try await connection.query(
+                    "UPDATE devices SET active = 0 WHERE id = \(deviceID) AND updated_at <= \(timestamp ?? time)")
+            }
+            if !result.retry.isEmpty {
+                try await connection.query("""
+                    INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at)
+                    VALUES (\(job.pushID), 'batch', 0, \(result.retry.map(String.init).joined(separator: ",")), \(job.attempt + 1),
+                        'ready', \(result.retryAt), 0, \(time))
+                    """)
+            }
+            try await connection.query("UPDATE push_jobs SET state = 'done' WHERE id = \(job.id)")
+            try await Self.closeIfFinished(connection, pushID: job.pushID)
+        }
+    }
+
+    /// Puts a claimed job back, due at `availableAt` (its platform is paused, or the worker stops).
+    public func release(_ job: PushJob, availableAt: Int64) async throws {
+        try await database.query(
+            "UPDATE push_jobs SET state = 'ready', available_at = \(availableAt), lease_until = 0 WHERE id = \(job.id)")
+    }
+
+    // MARK: Helpers
+
+    static func closeIfFinished(_ connection: any SQLExecutor, pushID: UUID) async throws {
+        let open = try await connection.query(
+            "SELECT COUNT(*) AS n FROM push_jobs WHERE push_id = \(pushID) AND state <> 'done'").first?.int("n") ?? 0
+        if open == 0 {
+            try await connection.query("UPDATE pushes SET status = 'done' WHERE id = \(pushID)")
+        }
+    }
+
+    static func push(_ row: SQLRow) throws -> StoredPush {
+        StoredPush(
+            id: try row.uuid("id"), applicationID: try row.uuid("app_id"), request: try row.string("request"),
+            status: try row.string("status"), createdAt: try row.int("created_at"), expiresAt: try row.optionalInt("expires_at"),
+            targeted: Int(try row.int("targeted")), delivered: Int(try row.int("delivered")), failed: Int(try row.int("failed")),
+            invalidTokens: Int(try row.int("invalid_tokens")), expired: Int(try row.int("expired")),
+            skipped: Int(try row.int("skipped")), failures: [:])
+    }
+
+    static func job(_ row: SQLRow) throws -> PushJob {
+        let ids = try row.string("device_ids").split(separator: ",").compactMap { Int64($0) }
+        return PushJob(
+            id: try row.int("id"), pushID: try row.uuid("push_id"),
+            kind: PushJob.Kind(rawValue: try row.string("kind")) ?? .batch, cursor: try row.int("cursor"),
+            deviceIDs: ids, attempt: Int(try row.int("attempt")))
+    }
+}
