@@ -1,0 +1,118 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import HeraldTestSupport
+import Synchronization
+import Testing
+
+/// The delivery queue: claims, leases and resuming after a crash.
+@Suite struct PushQueueTests {
+    /// A clock the test moves by hand.
+    final class ManualClock: Sendable {
+        private let value = Mutex<Int64>(1_800_000_000_000)
+        var now: Int64 { value.withLock { $0 } }
+        func advance(_ milliseconds: Int64) { value.withLock { $0 += milliseconds } }
+    }
+
+    func registerDevices(_ db: TestDatabase, _ fixture: Fixture, count: Int) async throws {
+        for _ in 0..<count {
+            _ = try await db.store.devices.register(
+                on: fixture.platform, try RegistrationInput(registrationToken: randomAPNsToken()).validated(for: .ios, requireToken: true))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aFanOutCutShortResumesWhereItWasAfterItsLease(_ backend: Backend) async throws {
+        let clock = ManualClock()
+        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+            let fixture = try await Fixture.make(db.store)
+            try await registerDevices(db, fixture, count: 25)
+            let request = #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#
+            let push = try JSONDecoder().decode(PushInput.self, from: Data(request.utf8)).validated(now: clock.now)
+            let id = try await db.store.pushes.create(applicationID: fixture.app.id, request: request, expiresAt: nil)
+
+            // A worker takes the fan-out, writes one page of 10, and dies.
+            let (fanout, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            #expect(fanout.kind == .fanout)
+            let first = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: fanout.cursor, limit: 10)
+            try await db.store.pushes.advance(fanout, page: first, finished: false)
+
+            // Its job is not handed out again while the lease holds; the batch it wrote is.
+            let (batch, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            #expect(batch.kind == .batch)
+            #expect(batch.deviceIDs == first)
+            #expect(try await db.store.pushes.claim(lease: 60_000) == nil)
+
+            // After the lease, another worker takes the fan-out up at its cursor.
+            clock.advance(60_001)
+            var seen = first
+            while let (job, _) = try await db.store.pushes.claim(lease: 60_000) {
+                switch job.kind {
+                case .fanout:
+                    #expect(job.cursor == first.last)
+                    var cursor = job.cursor
+                    while true {
+                        let page = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: cursor, limit: 10)
+                        try await db.store.pushes.advance(job, page: page, finished: page.count < 10)
+                        if page.count < 10 { break }
+                        cursor = page.last!
+                    }
+                case .batch:
+                    if job.id != batch.id { seen += job.deviceIDs }
+                    var result = BatchResult()
+                    result.delivered = job.deviceIDs.count
+                    try await db.store.pushes.complete(job, result)
+                }
+            }
+            #expect(seen.count == 25)
+            #expect(Set(seen).count == 25)
+            let stored = try #require(try await db.store.pushes.find(id: id, applicationID: fixture.app.id))
+            #expect(stored.targeted == 25)
+            #expect(stored.status == "done")
+            #expect(stored.delivered == 25)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func retriesWaitForTheirTimeAndDeadTokensRespectReRegistration(_ backend: Backend) async throws {
+        let clock = ManualClock()
+        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+            let fixture = try await Fixture.make(db.store)
+            try await registerDevices(db, fixture, count: 3)
+            let id = try await db.store.pushes.create(
+                applicationID: fixture.app.id, request: #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#, expiresAt: nil)
+            let (fanout, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            let push = try PushInput(message: .init(body: "hi"), target: .init(platform: "ios")).validated(now: 0)
+            let ids = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: fanout.cursor, limit: 10)
+            try await db.store.pushes.advance(fanout, page: ids, finished: true)
+            let (batch, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+
+            var result = BatchResult()
+            // ids[0]: dead before its last registration (stays active); ids[1]: dead after it; ids[2]: retry in 5 s.
+            result.gone[ids[0]] = clock.now - 1
+            result.gone[ids[1]] = clock.now + 1
+            result.retry = [ids[2]]
+            result.retryAt = clock.now + 5000
+            try await db.store.pushes.complete(batch, result)
+
+            let devices = try await db.store.pushes.targets(ids)
+            #expect(devices.count == 3)
+            let active = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(), page: 1, size: 10)
+                .devices.filter(\.active).map(\.id)
+            #expect(Set(active) == [ids[0], ids[2]])
+
+            #expect(try await db.store.pushes.claim(lease: 60_000) == nil)
+            clock.advance(5000)
+            let (retry, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            #expect(retry.deviceIDs == [ids[2]])
+            #expect(retry.attempt == 1)
+            var failed = BatchResult()
+            failed.failed["TooManyRequests"] = 1
+            try await db.store.pushes.complete(retry, failed)
+            let stored = try #require(try await db.store.pushes.find(id: id, applicationID: fixture.app.id))
+            #expect(stored.invalidTokens == 2)
+            #expect(stored.failures == ["TooManyRequests": 1])
+            #expect(stored.status == "done")
+        }
+    }
+}
