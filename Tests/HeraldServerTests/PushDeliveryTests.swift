@@ -7,6 +7,7 @@ import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import Hummingbird
+import ServiceLifecycle
 import HummingbirdTesting
 import Testing
 
@@ -154,6 +155,49 @@ import Testing
             #expect(try check.json()["valid"] as? Bool == true)
             let other = try await client.execute(uri: "/v1/push/\(receipt)", method: .get, headers: basic(world.fixture))
             #expect(other.status == .unauthorized)
+        }
+    }
+}
+
+/// The workers stop on a graceful shutdown.
+@Suite struct DeliveryShutdownTests {
+    @Test func aGracefulShutdownStopsTheWorkers() async throws {
+        try await withTestDatabase(.sqlite) { db async throws in
+            var configuration = DeliveryConfiguration()
+            configuration.idlePoll = .milliseconds(10)
+            let service = DeliveryService(store: db.store, configuration: configuration, logger: TestDatabase.logger)
+            let group = ServiceGroup(configuration: .init(services: [service], logger: TestDatabase.logger))
+            let running = Task { try await group.run() }
+            // The workers are running once they have finished a push (polled, with a deadline).
+            let fixture = try await Fixture.make(db.store)
+            let id = try await db.store.pushes.create(
+                applicationID: fixture.app.id, request: #"{"message":{"body":"x"},"target":{"platform":"ios"}}"#, expiresAt: nil)
+            let started = ContinuousClock.now
+            while try await db.store.pushes.find(id: id, applicationID: fixture.app.id)?.status != "done" {
+                guard ContinuousClock.now - started < .seconds(10) else {
+                    running.cancel()
+                    Issue.record("the workers never took the push")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            await group.triggerGracefulShutdown()
+            // The group must end on its own well before the deadline; past it, the test cancels it and fails.
+            let stoppedInTime = try await withThrowingTaskGroup(of: Bool.self) { watch in
+                watch.addTask {
+                    try await running.value
+                    return true
+                }
+                watch.addTask {
+                    try? await Task.sleep(for: .seconds(10))
+                    running.cancel()
+                    return false
+                }
+                let first = try await watch.next() ?? false
+                watch.cancelAll()
+                return first
+            }
+            #expect(stoppedInTime)
         }
     }
 }
