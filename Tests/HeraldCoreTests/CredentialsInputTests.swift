@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import HeraldCore
 import HeraldTestSupport
 import Testing
@@ -68,6 +69,15 @@ import Testing
         guard case .fcm(let fcm) = credentials else { Issue.record("not fcm"); return }
         #expect(fcm.projectID == "my-project")
         #expect(fcm.tokenURI == "https://oauth2.googleapis.com/token")
+    }
+
+    @Test func acceptsTheServiceAccountEmbeddedAsAnObject() throws {
+        let json = try serviceAccountJSON(projectID: "embedded")
+        let body = #"{"service_account":\#(json)}"#
+        let input = try JSONDecoder().decode(CredentialsInput.self, from: Data(body.utf8))
+        guard case .fcm(let fcm) = try input.validate(for: .android) else { Issue.record("not fcm"); return }
+        #expect(fcm.projectID == "embedded")
+        #expect(fcm.privateKeyPEM.contains("PRIVATE KEY"))
     }
 
     @Test func namesWhatIsWrongWithAServiceAccount() throws {
