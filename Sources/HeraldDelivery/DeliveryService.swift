@@ -21,8 +21,13 @@ public struct DeliveryService: Service {
     }
 
     public func run() async throws {
+        guard configuration.workers > 0 else {
+            // An API-only process: nothing to do but wait for the shutdown.
+            try? await gracefulShutdown()
+            return
+        }
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<max(1, configuration.workers) {
+            for _ in 0..<max(0, configuration.workers) {
                 group.addTask { await self.work() }
             }
         }

@@ -24,10 +24,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on (0 picks a free one).")
     var port: Int = 8080
 
+    @Option(help: "Delivery workers in this process (0: this process only serves the API).")
+    var workers: Int = 4
+
     func run() async throws {
         var configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
         configuration.host = host
         configuration.port = port
+        guard workers >= 0 else { throw ValidationError("--workers must be 0 or more") }
+        configuration.delivery.workers = workers
         let app = try await buildApplication(configuration)
         try await app.runService()
     }
