@@ -11,9 +11,12 @@ public struct APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
     }
 
     private let base: Base
+    /// Apple's text, as received (`Unregistered`, `TooManyRequests`, …).
+    public let name: String
 
     /// Parses the `reason` of an APNs error body.
     public init(_ reason: String) {
+        name = reason
         switch reason {
         case "BadCollapseId": base = .badCollapseID
         case "BadDeviceToken": base = .badDeviceToken
@@ -86,10 +89,9 @@ public struct APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
-        switch base {
-        case .unknown(let reason): "unknown(\(reason))"
-        default: "\(base)"
-        }
-    }
+    public var description: String { name }
+
+    public static func == (lhs: APNsErrorReason, rhs: APNsErrorReason) -> Bool { lhs.base == rhs.base }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(base) }
 }

@@ -28,6 +28,10 @@ public final class MockAPNsServer: Sendable {
         public var acceptAnySigningKey = false
         /// Device tokens that answer `410 Unregistered`, with the time (epoch ms) Apple would report.
         public var unregistered: [String: Int64] = [:]
+        /// The next this-many notifications that would be accepted answer `503 ServiceUnavailable`.
+        public var serviceUnavailable = 0
+        /// Device tokens that always answer `429 TooManyRequests`.
+        public var throttled: Set<String> = []
         /// The mock's clock, epoch seconds, to judge provider-token age.
         public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 
@@ -152,6 +156,13 @@ public final class MockAPNsServer: Sendable {
         guard body.readableBytes > 0 else { return fail(.badRequest, "PayloadEmpty") }
         guard body.readableBytes <= APNsRenderer.maximumPayloadBytes else { return fail(.payloadTooLarge, "PayloadTooLarge") }
         if let timestamp = behavior.unregistered[token] { return fail(.gone, "Unregistered", timestamp: timestamp) }
+        if behavior.throttled.contains(token) { return fail(.tooManyRequests, "TooManyRequests") }
+        let unavailable = state.withLock { state -> Bool in
+            guard state.behavior.serviceUnavailable > 0 else { return false }
+            state.behavior.serviceUnavailable -= 1
+            return true
+        }
+        if unavailable { return fail(.serviceUnavailable, "ServiceUnavailable") }
 
         var headers: [String: String] = [:]
         for (name, value) in head.headers { headers[name.lowercased()] = value }

@@ -19,7 +19,10 @@ import Testing
         let fixture: Fixture
     }
 
-    func withWorld(_ backend: Backend, _ body: @escaping @Sendable (World, any TestClientProtocol) async throws -> Void) async throws {
+    func withWorld(
+        _ backend: Backend, maximumAttempts: Int = 5,
+        _ body: @escaping @Sendable (World, any TestClientProtocol) async throws -> Void
+    ) async throws {
         let tls = try MockTLS()
         let key = P256.Signing.PrivateKey()
         var behavior = MockAPNsServer.Behavior()
@@ -42,6 +45,7 @@ import Testing
                 configuration.extraTrustedCAPEM = tls.caCertificatePEM
                 configuration.idlePoll = .milliseconds(10)
                 configuration.batchSize = 2
+                configuration.maximumAttempts = maximumAttempts
                 let service = DeliveryService(store: db.store, configuration: configuration, logger: TestDatabase.logger)
                 let workers = Task { try await service.run() }
                 let application = Application(router: buildRouter(store: db.store), logger: TestDatabase.logger)
@@ -131,6 +135,27 @@ import Testing
             let tokens = world.mock.received.map(\.deviceToken)
             #expect(tokens.count == 3)
             #expect(Set(tokens) == Set([both, topic, user].map(\.registrationToken)))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func unavailableAnswersAreRetriedAndThrottlingFailsAfterTheLastAttempt(_ backend: Backend) async throws {
+        try await withWorld(backend, maximumAttempts: 2) { world, client in
+            let devices = [try await register(world), try await register(world), try await register(world)]
+            let throttled = try await register(world)
+            world.mock.update {
+                $0.serviceUnavailable = 2
+                $0.throttled = [throttled.registrationToken]
+            }
+            let receipt = try await send(#"{"message":{"body":"again"},"target":{"platform":"ios"}}"#, world, client)
+            let status = try await finished(receipt, world, client)
+            #expect(status["delivered"] as? Int == 3)
+            #expect(status["failed"] as? Int == 1)
+            #expect((status["failures"] as? [String: Int]) == ["TooManyRequests": 1])
+            #expect(Set(world.mock.received.map(\.deviceToken)) == Set(devices.map(\.registrationToken)))
+            // Throttling is not a dead token: the device stays.
+            let kept = try #require(try await world.db.store.devices.find(platformID: world.fixture.platform.id, uuid: throttled.uuid))
+            #expect(kept.active)
         }
     }
 
