@@ -136,6 +136,7 @@ let package = Package(
             name: "HeraldAPNsTests",
             dependencies: [
                 "HeraldAPNs", "HeraldCore", "HeraldMocks", "HeraldTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),

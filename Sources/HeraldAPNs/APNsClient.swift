@@ -33,7 +33,11 @@ public final class APNsClient: Sendable {
     ///   - endpoint: Apple's for the environment, or a test server.
     ///   - extraTrustedCAPEM: a CA to trust besides the system's (a test endpoint or a TLS proxy).
     ///   - clientCertificate: the .p12 for certificate-based auth.
-    public init(endpoint: String, extraTrustedCAPEM: String? = nil, clientCertificate: APNsCertificateCredentials? = nil) throws {
+    ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
+    public init(
+        endpoint: String, extraTrustedCAPEM: String? = nil, clientCertificate: APNsCertificateCredentials? = nil,
+        connectTimeout: TimeAmount = .seconds(10)
+    ) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.applicationProtocols = ["h2"]
         if let extraTrustedCAPEM {
@@ -47,7 +51,7 @@ public final class APNsClient: Sendable {
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        configuration.timeout = .init(connect: connectTimeout, read: .seconds(30))
         self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
     }

@@ -39,6 +39,8 @@ public final class MockAPNsServer: Sendable {
     }
 
     private let tls: MockTLS
+    /// Set for certificate-based auth: clients must present a certificate these roots sign.
+    private let clientCertificateRoots: [NIOSSLCertificate]?
     private let group: MultiThreadedEventLoopGroup
     private let state: Mutex<State>
 
@@ -48,15 +50,19 @@ public final class MockAPNsServer: Sendable {
         var channel: (any Channel)?
     }
 
-    public init(tls: MockTLS, behavior: Behavior = Behavior(), threads: Int = 1) {
+    /// - Parameter clientCertificateRoots: for certificate-based auth, the roots client
+    ///   certificates must chain to; connections without one are refused, as Apple's are, and
+    ///   requests need no provider token.
+    public init(tls: MockTLS, behavior: Behavior = Behavior(), clientCertificateRoots: [NIOSSLCertificate]? = nil, threads: Int = 1) {
         self.tls = tls
+        self.clientCertificateRoots = clientCertificateRoots
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         self.state = Mutex(State(behavior: behavior))
     }
 
     /// Starts listening on `host:port` (0 picks a free port) and returns the port.
     public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
-        let context = try tls.serverContext(alpn: ["h2"])
+        let context = try tls.serverContext(alpn: ["h2"], clientCertificateRoots: clientCertificateRoots)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -139,16 +145,18 @@ public final class MockAPNsServer: Sendable {
         if let collapse = head.headers.first(name: "apns-collapse-id"), collapse.utf8.count > 64 {
             return fail(.badRequest, "BadCollapseId")
         }
-        // Token-based authentication.
-        guard let authorization = head.headers.first(name: "authorization") else {
-            return fail(.forbidden, "MissingProviderToken")
-        }
-        let parts = authorization.split(separator: " ")
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return fail(.forbidden, "InvalidProviderToken") }
-        switch Self.verify(jwt: String(parts[1]), keys: behavior.signingKeys, anyKey: behavior.acceptAnySigningKey, now: behavior.now()) {
-        case .valid: break
-        case .expired: return fail(.forbidden, "ExpiredProviderToken")
-        case .invalid: return fail(.forbidden, "InvalidProviderToken")
+        // Token-based authentication, unless the TLS handshake already checked a client certificate.
+        if clientCertificateRoots == nil {
+            guard let authorization = head.headers.first(name: "authorization") else {
+                return fail(.forbidden, "MissingProviderToken")
+            }
+            let parts = authorization.split(separator: " ")
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return fail(.forbidden, "InvalidProviderToken") }
+            switch Self.verify(jwt: String(parts[1]), keys: behavior.signingKeys, anyKey: behavior.acceptAnySigningKey, now: behavior.now()) {
+            case .valid: break
+            case .expired: return fail(.forbidden, "ExpiredProviderToken")
+            case .invalid: return fail(.forbidden, "InvalidProviderToken")
+            }
         }
         guard token.utf8.count >= 64, token.utf8.count % 2 == 0, Hex.decode(token) != nil else {
             return fail(.badRequest, "BadDeviceToken")

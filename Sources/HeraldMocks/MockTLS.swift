@@ -51,11 +51,16 @@ public struct MockTLS: Sendable {
         self.serverKey = try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem)
     }
 
-    /// A server TLS context offering `alpn` (h2 for APNs).
-    public func serverContext(alpn: [String] = ["h2"]) throws -> NIOSSLContext {
+    /// A server TLS context offering `alpn` (h2 for APNs), requiring client certificates that
+    /// chain to `clientCertificateRoots` when given.
+    public func serverContext(alpn: [String] = ["h2"], clientCertificateRoots: [NIOSSLCertificate]? = nil) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(serverCertificate)], privateKey: .privateKey(serverKey))
         configuration.applicationProtocols = alpn
+        if let clientCertificateRoots {
+            configuration.certificateVerification = .noHostnameVerification
+            configuration.trustRoots = .certificates(clientCertificateRoots)
+        }
         return try NIOSSLContext(configuration: configuration)
     }
 }

@@ -4,6 +4,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldMocks
 import HeraldTestSupport
+import NIOSSL
 import Testing
 
 /// The APNs client against the mock APNs, over real HTTP/2 and TLS on 127.0.0.1.
@@ -95,6 +96,38 @@ import Testing
             #expect(tooLarge == .rejected(status: 413, reason: .payloadTooLarge, timestamp: nil))
             #expect(setup.server.received.isEmpty)
         }
+    }
+
+    /// Certificate-based auth: the .p12's certificate opens the connection, no provider token is sent.
+    @Test func aClientCertificateAuthenticatesWithoutAProviderToken() async throws {
+        let p12 = try #require(Base64URL.decode(P12Fixtures.legacy))
+        let bundle = try NIOSSLPKCS12Bundle(buffer: p12, passphrase: Array(P12Fixtures.password.utf8))
+        let tls = try MockTLS()
+        let server = MockAPNsServer(tls: tls, clientCertificateRoots: bundle.certificateChain)
+        let port = try await server.start()
+        let credentials = APNsCertificateCredentials(
+            pkcs12: p12, password: P12Fixtures.password, topic: "com.example.app", environment: .sandbox)
+        let client = try APNsClient(endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM, clientCertificate: credentials)
+        let anonymous = try APNsClient(
+            endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM, connectTimeout: .seconds(1))
+        do {
+            let outcome = try await client.send(try notification(), deviceToken: randomAPNsToken(), topic: "com.example.app", bearer: nil)
+            guard case .accepted = outcome else { Issue.record("not accepted: \(outcome)"); throw CancellationError() }
+            #expect(server.received.count == 1)
+            // Without the certificate the TLS handshake fails: nothing reaches the mock.
+            await #expect(throws: (any Error).self) {
+                try await anonymous.send(try notification(), deviceToken: randomAPNsToken(), topic: "com.example.app", bearer: nil)
+            }
+            #expect(server.received.count == 1)
+        } catch {
+            try? await client.shutdown()
+            try? await anonymous.shutdown()
+            await server.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        try await anonymous.shutdown()
+        await server.shutdown()
     }
 
     @Test func manyConcurrentSendsShareTheConnection() async throws {
