@@ -67,28 +67,30 @@ struct Dispatcher: Sendable {
         let notification = try APNsRenderer.render(push, receiptID: stored.id.uuidString.lowercased())
         var byPlatform: [UUID: [DeliveryTarget]] = [:]
         for target in targets {
-            guard target.platformType == .ios, notification != nil else {
-                // Delivery to FCM, Web Push and WNS comes with their providers.
+            if target.platformType == .ios, notification != nil {
+                byPlatform[target.platformID, default: []].append(target)
+            } else {
+                // Nothing for this device yet: FCM, Web Push and WNS come with their providers.
                 result.skipped += 1
-                continue
             }
-            byPlatform[target.platformID, default: []].append(target)
         }
         var held: [Int64] = []
-        for (platformID, devices) in byPlatform {
-            guard let notification else { break }
-            switch try await senders.lookup(platformID, now: time / 1000) {
-            case .missing:
-                result.failed["CredentialsMissing", default: 0] += devices.count
-            case .failing:
-                if job.attempt + 1 >= configuration.maximumAttempts {
-                    result.failed["CredentialsFailing", default: 0] += devices.count
-                } else {
-                    held += devices.map(\.id)
+        if let notification {
+            for (platformID, devices) in byPlatform {
+                switch try await senders.lookup(platformID, now: time / 1000) {
+                case .missing:
+                    result.failed["CredentialsMissing", default: 0] += devices.count
+                case .failing:
+                    if job.attempt + 1 >= configuration.maximumAttempts {
+                        result.failed["CredentialsFailing", default: 0] += devices.count
+                    } else {
+                        held += devices.map(\.id)
+                    }
+                case .ready(let client, let topic, let bearer):
+                    try await deliver(
+                        notification, to: devices, client: client, topic: topic, bearer: bearer, platformID: platformID,
+                        attempt: job.attempt, into: &result)
                 }
-            case .ready(let client, let topic, let bearer):
-                try await deliver(notification, to: devices, client: client, topic: topic, bearer: bearer,
-                                  platformID: platformID, attempt: job.attempt, into: &result)
             }
         }
         if !result.retry.isEmpty || !held.isEmpty {

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+@testable import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import Hummingbird
@@ -189,6 +190,23 @@ import Testing
             let response = try await client.execute(uri: "/v1/version", method: .get)
             #expect(response.status == .ok)
             #expect(try response.json()["version"] as? String == "1.6.0")
+        }
+    }
+}
+
+/// The registration answer is written by hand for speed and encoded for lists: both must agree.
+@Suite struct RegistrationResponseShapeTests {
+    @Test func theWrittenAndTheEncodedFormsAreTheSame() throws {
+        for alias in [nil, "Ann's \"phone\"\n\\ é"] {
+            let device = Device(
+                id: 1, uuid: UUID(), applicationID: UUID(), platformID: UUID(), platformType: .ios, os: "ios",
+                osVersion: "17.2", deviceAlias: alias, deviceModel: nil, deviceManufacturer: "Apple",
+                registrationToken: "abcd", customUserID: "u\u{1}", tags: ["a", "b"], active: false, createdAt: 0, updatedAt: 0)
+            let response = RegistrationResponse(device: device)
+            let written = try JSONSerialization.jsonObject(with: Data(response.json().readableBytesView)) as? NSDictionary
+            let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(response)) as? NSDictionary
+            #expect(written != nil)
+            #expect(written == encoded)
         }
     }
 }

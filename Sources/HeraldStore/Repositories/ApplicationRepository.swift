@@ -32,21 +32,12 @@ public struct ApplicationRepository: Sendable {
 
     /// The application whose id and api key these are; nil for any mismatch.
     public func authenticate(id: UUID, apiKey: String) async throws -> App? {
-        let time = now()
-        if let entry = cache.entry(id, now: time) {
-            return Secret.matches(apiKey, storedHash: entry.secretHash) ? entry.value : nil
+        try await cache.authenticate(id, secret: apiKey, now: now()) {
+            let rows = try await database.query(
+                "SELECT \(unsafeRaw: Self.columns), api_key_hash FROM applications WHERE id = \(id)")
+            guard let row = rows.first else { return nil }
+            return (try row.string("api_key_hash"), try Self.application(row))
         }
-        let rows = try await database.query(
-            "SELECT \(unsafeRaw: Self.columns), api_key_hash FROM applications WHERE id = \(id)")
-        guard let row = rows.first else {
-            // Spend the same work as a real check, so that timing does not tell which ids exist.
-            _ = Secret.matches(apiKey, storedHash: String(repeating: "0", count: 64))
-            return nil
-        }
-        let hash = try row.string("api_key_hash")
-        let app = try Self.application(row)
-        cache.store(id, secretHash: hash, value: app, now: time)
-        return Secret.matches(apiKey, storedHash: hash) ? app : nil
     }
 
     public func list(tenantID: UUID?) async throws -> [App] {

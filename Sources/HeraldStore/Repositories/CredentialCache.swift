@@ -45,6 +45,23 @@ final class CredentialCache<Value: Sendable>: Sendable {
         }
     }
 
+    /// The value whose id and secret these are, from the cache or else from `load` (which
+    /// returns the stored hash with the value); nil for an unknown id or a wrong secret.
+    func authenticate(
+        _ id: UUID, secret: String, now: Int64, load: () async throws -> (hash: String, value: Value)?
+    ) async throws -> Value? {
+        if let entry = entry(id, now: now) {
+            return Secret.matches(secret, storedHash: entry.secretHash) ? entry.value : nil
+        }
+        guard let (hash, value) = try await load() else {
+            // Spend the same work as a real check, so that timing does not tell which ids exist.
+            _ = Secret.matches(secret, storedHash: String(repeating: "0", count: 64))
+            return nil
+        }
+        store(id, secretHash: hash, value: value, now: now)
+        return Secret.matches(secret, storedHash: hash) ? value : nil
+    }
+
     func invalidate(_ id: UUID) {
         _ = entries.withLock { $0.removeValue(forKey: id) }
     }

@@ -45,19 +45,11 @@ public struct PlatformRepository: Sendable {
 
     /// The platform whose id and secret these are; nil for any mismatch.
     public func authenticate(id: UUID, secret: String) async throws -> Platform? {
-        let time = now()
-        if let entry = cache.entry(id, now: time) {
-            return Secret.matches(secret, storedHash: entry.secretHash) ? entry.value : nil
+        try await cache.authenticate(id, secret: secret, now: now()) {
+            let rows = try await database.query("SELECT \(unsafeRaw: Self.columns), secret_hash FROM platforms WHERE id = \(id)")
+            guard let row = rows.first else { return nil }
+            return (try row.string("secret_hash"), try Self.platform(row))
         }
-        let rows = try await database.query("SELECT \(unsafeRaw: Self.columns), secret_hash FROM platforms WHERE id = \(id)")
-        guard let row = rows.first else {
-            _ = Secret.matches(secret, storedHash: String(repeating: "0", count: 64))
-            return nil
-        }
-        let hash = try row.string("secret_hash")
-        let platform = try Self.platform(row)
-        cache.store(id, secretHash: hash, value: platform, now: time)
-        return Secret.matches(secret, storedHash: hash) ? platform : nil
     }
 
     public func list(applicationID: UUID) async throws -> [Platform] {

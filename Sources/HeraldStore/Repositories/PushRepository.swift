@@ -86,10 +86,8 @@ public struct PushRepository: Sendable {
                 INSERT INTO pushes (id, app_id, request, status, created_at, expires_at)
                 VALUES (\(id), \(applicationID), \(request), 'queued', \(time), \(expiresAt))
                 """)
-            try await connection.query("""
-                INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at)
-                VALUES (\(id), 'fanout', 0, '', 0, 'ready', \(availableAt ?? time), 0, \(time))
-                """)
+            try await Self.enqueue(
+                connection, pushID: id, kind: .fanout, deviceIDs: [], attempt: 0, availableAt: availableAt ?? time, time: time)
         }
         return id
     }
@@ -163,10 +161,8 @@ public struct PushRepository: Sendable {
         let time = now()
         try await database.transaction { connection in
             if !page.isEmpty {
-                try await connection.query("""
-                    INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at)
-                    VALUES (\(fanout.pushID), 'batch', 0, \(page.map(String.init).joined(separator: ",")), 0, 'ready', \(time), 0, \(time))
-                    """)
+                try await Self.enqueue(
+                    connection, pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: time, time: time)
                 try await connection.query(
                     "UPDATE pushes SET targeted = targeted + \(page.count), status = 'sending' WHERE id = \(fanout.pushID)")
             }
@@ -217,11 +213,9 @@ public struct PushRepository: Sendable {
                     "UPDATE devices SET active = 0 WHERE id = \(deviceID) AND updated_at <= \(timestamp ?? time)")
             }
             if !result.retry.isEmpty {
-                try await connection.query("""
-                    INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at)
-                    VALUES (\(job.pushID), 'batch', 0, \(result.retry.map(String.init).joined(separator: ",")), \(job.attempt + 1),
-                        'ready', \(result.retryAt), 0, \(time))
-                    """)
+                try await Self.enqueue(
+                    connection, pushID: job.pushID, kind: .batch, deviceIDs: result.retry, attempt: job.attempt + 1,
+                    availableAt: result.retryAt, time: time)
             }
             try await connection.query("UPDATE push_jobs SET state = 'done' WHERE id = \(job.id)")
             try await Self.closeIfFinished(connection, pushID: job.pushID)
@@ -235,6 +229,16 @@ public struct PushRepository: Sendable {
     }
 
     // MARK: Helpers
+
+    static func enqueue(
+        _ connection: any SQLExecutor, pushID: UUID, kind: PushJob.Kind, deviceIDs: [Int64], attempt: Int, availableAt: Int64, time: Int64
+    ) async throws {
+        try await connection.query("""
+            INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at)
+            VALUES (\(pushID), \(kind.rawValue), 0, \(deviceIDs.map(String.init).joined(separator: ",")), \(attempt), 'ready',
+                \(availableAt), 0, \(time))
+            """)
+    }
 
     static func closeIfFinished(_ connection: any SQLExecutor, pushID: UUID) async throws {
         let open = try await connection.query(
