@@ -32,6 +32,9 @@ public final class MockAPNsServer: Sendable {
         public var serviceUnavailable = 0
         /// Device tokens that always answer `429 TooManyRequests`.
         public var throttled: Set<String> = []
+        /// Keep every accepted notification (`received`); a benchmark turns this off and keeps
+        /// only the count and arrival times.
+        public var recordsNotifications = true
         /// The mock's clock, epoch seconds, to judge provider-token age.
         public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 
@@ -47,6 +50,11 @@ public final class MockAPNsServer: Sendable {
     private struct State {
         var behavior: Behavior
         var received: [Received] = []
+        var acceptedCount = 0
+        var arrivals: [UInt64] = []
+        /// Provider tokens whose signature was checked, with their issue time: APNs verifies a
+        /// token once, not on every request, and so does the mock.
+        var verifiedTokens: [String: Int64] = [:]
         var channel: (any Channel)?
     }
 
@@ -102,12 +110,22 @@ public final class MockAPNsServer: Sendable {
         try? await group.shutdownGracefully()
     }
 
-    /// What was accepted so far.
+    /// What was accepted so far (when `recordsNotifications`).
     public var received: [Received] { state.withLock { $0.received } }
+
+    /// How many notifications were accepted so far.
+    public var acceptedCount: Int { state.withLock { $0.acceptedCount } }
+
+    /// When each accepted notification arrived (`DispatchTime` uptime nanoseconds), in order.
+    public var arrivalTimes: [UInt64] { state.withLock { $0.arrivals } }
 
     /// Changes the behavior while running.
     public func update(_ change: (inout Behavior) -> Void) {
-        state.withLock { change(&$0.behavior) }
+        state.withLock {
+            change(&$0.behavior)
+            // The keys may have changed: judge every token afresh.
+            $0.verifiedTokens.removeAll()
+        }
     }
 
     // MARK: Answering
@@ -152,7 +170,7 @@ public final class MockAPNsServer: Sendable {
             }
             let parts = authorization.split(separator: " ")
             guard parts.count == 2, parts[0].lowercased() == "bearer" else { return fail(.forbidden, "InvalidProviderToken") }
-            switch Self.verify(jwt: String(parts[1]), keys: behavior.signingKeys, anyKey: behavior.acceptAnySigningKey, now: behavior.now()) {
+            switch verifyCached(jwt: String(parts[1]), behavior: behavior) {
             case .valid: break
             case .expired: return fail(.forbidden, "ExpiredProviderToken")
             case .invalid: return fail(.forbidden, "InvalidProviderToken")
@@ -172,11 +190,47 @@ public final class MockAPNsServer: Sendable {
         }
         if unavailable { return fail(.serviceUnavailable, "ServiceUnavailable") }
 
-        var headers: [String: String] = [:]
-        for (name, value) in head.headers { headers[name.lowercased()] = value }
-        let received = Received(deviceToken: token, headers: headers, payload: Array(body.readableBytesView))
-        state.withLock { $0.received.append(received) }
+        let arrival = DispatchTime.now().uptimeNanoseconds
+        if behavior.recordsNotifications {
+            var headers: [String: String] = [:]
+            for (name, value) in head.headers { headers[name.lowercased()] = value }
+            let received = Received(deviceToken: token, headers: headers, payload: Array(body.readableBytesView))
+            state.withLock {
+                $0.received.append(received)
+                $0.acceptedCount += 1
+                $0.arrivals.append(arrival)
+            }
+        } else {
+            state.withLock {
+                $0.acceptedCount += 1
+                $0.arrivals.append(arrival)
+            }
+        }
         return Answer(status: .ok, reason: nil, timestamp: nil, apnsID: apnsID)
+    }
+
+    /// `verify`, with the signature checked once per distinct token.
+    private func verifyCached(jwt: String, behavior: Behavior) -> TokenCheck {
+        let now = behavior.now()
+        if let issuedAt = state.withLock({ $0.verifiedTokens[jwt] }) {
+            return now - issuedAt > 3600 ? .expired : .valid
+        }
+        let check = Self.verify(jwt: jwt, keys: behavior.signingKeys, anyKey: behavior.acceptAnySigningKey, now: now)
+        if check == .valid, let issuedAt = Self.issuedAt(jwt: jwt) {
+            state.withLock {
+                if $0.verifiedTokens.count > 1000 { $0.verifiedTokens.removeAll() }
+                $0.verifiedTokens[jwt] = issuedAt
+            }
+        }
+        return check
+    }
+
+    private static func issuedAt(jwt: String) -> Int64? {
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let bytes = Base64URL.decode(String(parts[1])),
+            let claims = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        else { return nil }
+        return (claims["iat"] as? NSNumber)?.int64Value
     }
 
     enum TokenCheck { case valid, expired, invalid }

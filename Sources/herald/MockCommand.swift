@@ -24,6 +24,10 @@ struct MockCommand: AsyncParsableCommand {
         @Option(name: .customLong("p8"), help: "KEYID=FILE: a signing key whose tokens to accept (repeatable).") var keys: [String] = []
         @Option(help: "A device token to answer 410 Unregistered (repeatable).") var unregistered: [String] = []
         @Option(help: "Event-loop threads.") var threads: Int = 1
+        @Option(help: "Benchmark mode: keep only counts and arrival times, and report when this many were accepted.")
+        var expect: Int?
+        @Option(help: "With --expect: where to write the arrival times (uptime ns, 8 bytes little-endian each).")
+        var arrivals: String?
 
         func run() async throws {
             let tls = try MockTLS()
@@ -40,10 +44,26 @@ struct MockCommand: AsyncParsableCommand {
             behavior.acceptAnySigningKey = keys.isEmpty
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             for token in unregistered { behavior.unregistered[token.lowercased()] = now }
+            behavior.recordsNotifications = expect == nil
             let server = MockAPNsServer(tls: tls, behavior: behavior, threads: threads)
             let bound = try await server.start(host: host, port: port)
             // Written unbuffered, so that a script reading the port sees it at once.
             FileHandle.standardOutput.write(Data("mock APNs listening on https://\(host):\(bound) (CA certificate in \(caFile))\n".utf8))
+            if let expect {
+                while server.acceptedCount < expect {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                if let arrivals {
+                    var bytes: [UInt8] = []
+                    let times = server.arrivalTimes
+                    bytes.reserveCapacity(times.count * 8)
+                    for time in times {
+                        withUnsafeBytes(of: time.littleEndian) { bytes.append(contentsOf: $0) }
+                    }
+                    try Data(bytes).write(to: URL(fileURLWithPath: arrivals))
+                }
+                FileHandle.standardOutput.write(Data("accepted \(server.acceptedCount)\n".utf8))
+            }
             // Runs until the process is stopped.
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(3600))

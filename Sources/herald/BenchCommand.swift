@@ -1,0 +1,8 @@
+import ArgumentParser
+
+/// `herald bench …`: end-to-end benchmarks against protocol-faithful mocks on this machine.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Measure Herald on this machine against its provider mocks.",
+        subcommands: [FanoutBenchmark.self])
+}

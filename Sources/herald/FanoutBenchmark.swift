@@ -1,0 +1,288 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HeraldAPNs
+import HeraldCore
+import HeraldServer
+import HeraldStore
+import Logging
+import NIOCore
+import NIOPosix
+
+/// `herald bench fanout`: one broadcast to N iOS devices, through a real `herald serve` process,
+/// to the mock APNs in its own process; then h2load against the same mock for comparison.
+struct FanoutBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fanout",
+        abstract: "Broadcast one push to N iOS devices through `herald serve` and the mock APNs, and measure it.",
+        discussion: """
+            Registers N devices straight into a fresh store (SQLite in a temporary directory, or the PostgreSQL
+            database given with --database-url), starts `herald mock apns` and `herald serve` as their own
+            processes, sends one broadcast, and prints notifications/s, time to last delivery, delivery latency
+            percentiles and the server's peak RSS. Then it runs h2load (Debian package nghttp2-client) against
+            the same mock with the same request shape and prints Herald's rate as a fraction of h2load's.
+            Build with `swift build -c release` first and run the release binary.
+            """)
+
+    @Option(help: "Devices to register and send to.") var devices: Int = 100_000
+    @Option(name: .customLong("database-url"), help: "postgres://… to benchmark PostgreSQL (a scratch database).")
+    var databaseURL: String?
+    @Option(help: "Delivery workers in the server.") var workers: Int = 4
+    @Option(name: .customLong("mock-threads"), help: "Event-loop threads of the mock APNs.") var mockThreads: Int = 1
+    @Option(name: .customLong("h2load-requests"), help: "Requests h2load sends (0 skips h2load).") var h2loadRequests: Int = 200_000
+    @Option(name: .customLong("h2load-connections"), help: "h2load's connections.") var h2loadConnections: Int = 1
+    @Option(name: .customLong("h2load-streams"), help: "h2load's concurrent streams per connection.") var h2loadStreams: Int = 100
+    @Option(name: .customLong("serve-args"), help: "Extra arguments for `herald serve`, space-separated.") var serveArguments: String = ""
+    @Flag(help: "Keep the temporary directory (logs, database).") var keep = false
+
+    func validate() throws {
+        guard devices > 0 else { throw ValidationError("--devices must be at least 1") }
+    }
+
+    func run() async throws {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bench-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer {
+            if keep { print("kept \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) }
+        }
+        print("herald bench fanout: \(devices) devices, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers")
+
+        // The provider-token key the mock verifies against.
+        let signingKey = P256.Signing.PrivateKey()
+        let keyID = "BENCHKEY01"
+        let keyPath = directory + "/key.p8"
+        try signingKey.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
+
+        // MARK: The mock, in its own process
+        let mock = try ChildProcess(
+            name: "mock APNs", executable: executable,
+            arguments: [
+                "mock", "apns", "--port", "0", "--ca-file", directory + "/ca.pem", "--p8", "\(keyID)=\(keyPath)",
+                "--threads", String(mockThreads), "--expect", String(devices), "--arrivals", directory + "/arrivals.bin",
+            ],
+            logPath: directory + "/mock.log")
+        var children = [mock]
+        do {
+            let listening = try await mock.waitForLine(containing: "listening on", timeout: .seconds(30))
+            guard let mockURL = listening.split(separator: " ").first(where: { $0.hasPrefix("https://") }) else {
+                throw BenchmarkError("cannot read the mock's address from: \(listening)")
+            }
+
+            // MARK: The store, seeded directly
+            let encryptionKey = SecretBox.generateEncodedKey()
+            let configuration = ServerConfiguration(
+                dataDirectory: directory + "/data", databaseURL: databaseURL, encryptionKey: encryptionKey, adminToken: nil,
+                logLevel: .warning)
+            let seeded = try await seed(configuration, signingKey: signingKey, keyID: keyID)
+
+            // MARK: The server, in its own process
+            let port = try await freePort()
+            var serveArguments = [
+                "serve", "--port", String(port), "--data-dir", directory + "/data", "--workers", String(workers), "--log-level", "warning",
+            ]
+            if let databaseURL { serveArguments += ["--database-url", databaseURL] }
+            serveArguments += self.serveArguments.split(separator: " ").map(String.init)
+            let server = try ChildProcess(
+                name: "herald serve", executable: executable, arguments: serveArguments,
+                environment: [
+                    "HERALD_ENCRYPTION_KEY": encryptionKey, "HERALD_APNS_ENDPOINT": String(mockURL),
+                    "HERALD_EXTRA_CA_FILE": directory + "/ca.pem",
+                ],
+                logPath: directory + "/serve.log")
+            children.append(server)
+            let base = "http://127.0.0.1:\(port)"
+            try await waitUntilServing(base, server: server)
+            let idleRSS = server.memoryKiB("VmRSS") ?? 0
+
+            // MARK: One broadcast
+            let started = DispatchTime.now().uptimeNanoseconds
+            let receipt = try await sendBroadcast(base, seeded)
+            var peakSampled = idleRSS
+            let deadline = ContinuousClock.now + .seconds(max(120, devices / 2000))
+            while !mock.output.contains("accepted ") {
+                guard ContinuousClock.now < deadline else {
+                    throw BenchmarkError("not every notification reached the mock in time; receipt \(receipt), logs in \(directory)")
+                }
+                guard server.isRunning else { throw BenchmarkError("the server exited; its output is in \(server.logPath)") }
+                peakSampled = max(peakSampled, server.memoryKiB("VmRSS") ?? 0)
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let peakRSS = max(peakSampled, server.memoryKiB("VmHWM") ?? 0)
+            let status = try await pushStatus(base, seeded, receipt: receipt)
+            await server.stop()
+
+            let arrivals = try readArrivals(directory + "/arrivals.bin").map { Double(Int64($0) - Int64(started)) / 1e6 }
+            guard let first = arrivals.first, let last = arrivals.last else { throw BenchmarkError("the mock recorded no arrivals") }
+            let rate = Double(devices) / (last / 1000)
+            let steadyRate = arrivals.count > 1 ? Double(arrivals.count - 1) / ((last - first) / 1000) : rate
+            let sorted = arrivals.sorted()
+            print("")
+            print("push \(receipt): \(status)")
+            print(String(format: "time to first delivery  %.0f ms", first))
+            print(String(format: "time to last delivery   %.0f ms", last))
+            print(String(format: "notifications/s         %.0f (accept → last delivery); %.0f from first to last", rate, steadyRate))
+            print(String(format: "delivery latency        p50 %.0f ms, p99 %.0f ms (push accepted → APNs received)",
+                         percentile(sorted, 0.50), percentile(sorted, 0.99)))
+            print("server RSS              idle \(idleRSS / 1024) MiB, peak \(peakRSS / 1024) MiB")
+
+            // MARK: h2load against the same mock
+            if h2loadRequests > 0 {
+                let h2load = try await runH2Load(
+                    mockURL: String(mockURL), signingKey: signingKey, keyID: keyID, topic: seeded.topic, receipt: receipt,
+                    directory: directory, executable: executable)
+                print(String(format: "h2load                  %.0f req/s (-c %d -m %d, %d requests)", h2load, h2loadConnections, h2loadStreams, h2loadRequests))
+                print(String(format: "herald / h2load         %.2f", steadyRate / h2load))
+            }
+        } catch {
+            for child in children { await child.stop(grace: .seconds(2)) }
+            throw error
+        }
+        for child in children { await child.stop(grace: .seconds(2)) }
+    }
+
+    // MARK: Steps
+
+    struct Seeded {
+        let appID: UUID
+        let apiKey: String
+        let topic: String
+    }
+
+    private func seed(_ configuration: ServerConfiguration, signingKey: P256.Signing.PrivateKey, keyID: String) async throws -> Seeded {
+        var logger = Logger(label: "herald.bench")
+        logger.logLevel = .warning
+        let opened = try await Bootstrap.open(configuration, logger: logger)
+        let store = opened.store
+        do {
+            let topic = "com.example.bench"
+            guard let tenant = try await store.tenants.create(name: "bench-\(UUID().uuidString.prefix(8))") else {
+                throw BenchmarkError("could not create the benchmark's tenant")
+            }
+            let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald bench fanout")
+            let credentials = try CredentialsInput(p8: signingKey.pemRepresentation, keyID: keyID, teamID: "BENCHTEAM1", topic: topic)
+                .validate(for: .ios)
+            let (platform, _) = try await store.platforms.create(applicationID: app.id, name: "ios", type: .ios, credentials: credentials)
+            let clock = ContinuousClock.now
+            let chunk = 50_000
+            for start in stride(from: 0, to: devices, by: chunk) {
+                let registrations = (start..<min(start + chunk, devices)).map { _ in
+                    Registration(
+                        os: "ios", registrationToken: Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) }), osVersion: .unchanged,
+                        deviceAlias: .unchanged, deviceModel: .unchanged, deviceManufacturer: .unchanged, customUserID: .unchanged,
+                        tags: .replace([]))
+                }
+                try await store.devices.importRegistrations(on: platform, registrations)
+            }
+            print("registered \(devices) devices in \(ContinuousClock.now - clock)")
+            await store.database.shutdown()
+            return Seeded(appID: app.id, apiKey: apiKey, topic: topic)
+        } catch {
+            await store.database.shutdown()
+            throw error
+        }
+    }
+
+    private func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port ?? 0
+        try await channel.close()
+        return port
+    }
+
+    private func waitUntilServing(_ base: String, server: ChildProcess) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            guard server.isRunning else { throw BenchmarkError("the server exited; its output is in \(server.logPath)") }
+            if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/version"), timeout: .seconds(2)),
+                response.status == .ok
+            {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw BenchmarkError("the server did not answer within a minute; its output is in \(server.logPath)")
+    }
+
+    private func basic(_ seeded: Seeded) -> String {
+        "Basic " + Data("\(seeded.appID.uuidString.lowercased()):\(seeded.apiKey)".utf8).base64EncodedString()
+    }
+
+    private func sendBroadcast(_ base: String, _ seeded: Seeded) async throws -> String {
+        var request = HTTPClientRequest(url: base + "/v1/push")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: basic(seeded))
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: Self.broadcastBody))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .ok,
+            let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+            let receipt = json["receipt_id"] as? String
+        else {
+            throw BenchmarkError("the push was refused: \(response.status) \(String(buffer: body))")
+        }
+        return receipt
+    }
+
+    static let broadcastBody = #"{"message":{"body":"Hello from the Herald benchmark"},"target":{"platform":"all"}}"#
+
+    private func pushStatus(_ base: String, _ seeded: Seeded, receipt: String) async throws -> String {
+        var request = HTTPClientRequest(url: base + "/v1/push/" + receipt)
+        request.headers.add(name: "Authorization", value: basic(seeded))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        return String(buffer: try await response.body.collect(upTo: 1 << 20))
+    }
+
+    private func readArrivals(_ path: String) throws -> [UInt64] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return data.withUnsafeBytes { raw in
+            (0..<(raw.count / 8)).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+        }
+    }
+
+    private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+        sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+    }
+
+    /// h2load's request rate against the mock, with the request Herald sends: same path shape,
+    /// headers, provider token and payload.
+    private func runH2Load(
+        mockURL: String, signingKey: P256.Signing.PrivateKey, keyID: String, topic: String, receipt: String, directory: String,
+        executable: String
+    ) async throws -> Double {
+        guard let h2load = ["/usr/bin/h2load", "/usr/local/bin/h2load"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw BenchmarkError("h2load is not installed (apt-get install -y nghttp2-client), or pass --h2load-requests 0")
+        }
+        let credentials = APNsTokenCredentials(privateKeyPEM: signingKey.pemRepresentation, keyID: keyID, teamID: "BENCHTEAM1", topic: topic, environment: .production)
+        let token = try APNsTokenGenerator(credentials: credentials).token(issuedAt: Int64(Date().timeIntervalSince1970))
+        let input = try JSONDecoder().decode(PushInput.self, from: Data(Self.broadcastBody.utf8))
+        guard let notification = try APNsRenderer.render(try input.validated(now: 0), receiptID: receipt) else {
+            throw BenchmarkError("the broadcast renders no APNs payload")
+        }
+        let payloadPath = directory + "/payload.json"
+        try Data(notification.payload).write(to: URL(fileURLWithPath: payloadPath))
+        let deviceToken = Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let process = try ChildProcess(
+            name: "h2load", executable: h2load,
+            arguments: [
+                "-n", String(h2loadRequests), "-c", String(h2loadConnections), "-m", String(h2loadStreams), "-t", "1",
+                "-H", "apns-topic: \(topic)", "-H", "apns-push-type: \(notification.pushType.rawValue)",
+                "-H", "apns-priority: \(notification.priority)", "-H", "apns-id: \(UUID().uuidString.lowercased())",
+                "-H", "authorization: bearer \(token)", "-d", payloadPath, "\(mockURL)/3/device/\(deviceToken)",
+            ],
+            logPath: directory + "/h2load.log")
+        let status = try await process.waitForExit(timeout: .seconds(600))
+        let output = process.output
+        guard status == 0,
+            let line = output.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }),
+            let rate = line.split(separator: ",").dropFirst().first?.split(separator: " ").first.flatMap({ Double($0) })
+        else {
+            throw BenchmarkError("h2load failed (status \(status)):\n\(output)")
+        }
+        let succeeded = output.contains("\(h2loadRequests) succeeded") ? "" : " (not every request succeeded: see \(process.logPath))"
+        if !succeeded.isEmpty { print("h2load: \(succeeded)") }
+        return rate
+    }
+}
