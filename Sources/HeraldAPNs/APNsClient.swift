@@ -1,9 +1,11 @@
-import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import NIOCore
-import NIOHTTP1
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// What APNs said about one notification.
 public enum APNsOutcome: Sendable, Equatable {
@@ -13,10 +15,18 @@ public enum APNsOutcome: Sendable, Equatable {
     case rejected(status: Int, reason: APNsErrorReason, timestamp: Int64?)
 }
 
-/// Sends notifications to APNs over HTTP/2 and TLS (async-http-client), reusing its connections.
+/// A notification that got no answer from APNs: the connection failed or closed with it in flight.
+public struct APNsSendError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+}
+
+/// Sends notifications to APNs over HTTP/2 and TLS (swift-nio-http2, swift-nio-ssl) on a few
+/// long-lived connections, each carrying as many concurrent streams as APNs allows.
 ///
-/// The client only reports outcomes; what to do about them (deactivate, retry, pause) is the
-/// dispatcher's decision.
+/// A batch of notifications with the same payload and headers goes out in one hop to a
+/// connection's event loop; new connections are opened while the open ones are full, up to
+/// `maximumConnections`. The client only reports outcomes; what to do about them (deactivate,
+/// retry, pause) is the dispatcher's decision.
 public final class APNsClient: Sendable {
     /// Apple's endpoints.
     public static func endpoint(for environment: APNsEnvironment) -> String {
@@ -26,18 +36,38 @@ public final class APNsClient: Sendable {
         }
     }
 
-    private let httpClient: HTTPClient
-    private let endpoint: String
+    private let host: String
+    private let port: Int
+    private let authority: String
+    private let sslContext: NIOSSLContext
+    private let group: any EventLoopGroup
+    private let connectTimeout: TimeAmount
+    private let maximumConnections: Int
+    private let pool = Mutex(Pool())
+
+    private struct Pool {
+        var connections: [APNsConnection] = []
+        var connecting = 0
+        var shutDown = false
+    }
 
     /// - Parameters:
-    ///   - endpoint: Apple's for the environment, or a test server.
+    ///   - endpoint: Apple's for the environment, or a test server (`https://host[:port]`).
     ///   - extraTrustedCAPEM: a CA to trust besides the system's (a test endpoint or a TLS proxy).
     ///   - clientCertificate: the .p12 for certificate-based auth.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
+    ///   - maximumConnections: connections opened at most while the open ones are full.
     public init(
         endpoint: String, extraTrustedCAPEM: String? = nil, clientCertificate: APNsCertificateCredentials? = nil,
-        connectTimeout: TimeAmount = .seconds(10)
+        connectTimeout: TimeAmount = .seconds(10), maximumConnections: Int = 4,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws {
+        guard let url = URL(string: endpoint), url.scheme == "https", let host = url.host, !host.isEmpty else {
+            throw ValidationError(code: "invalid_endpoint", message: "an APNs endpoint must be an https URL, not '\(endpoint)'", field: "endpoint")
+        }
+        self.host = host
+        self.port = url.port ?? 443
+        self.authority = url.port.map { "\(host):\($0)" } ?? host
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.applicationProtocols = ["h2"]
         if let extraTrustedCAPEM {
@@ -49,48 +79,147 @@ public final class APNsClient: Sendable {
             tls.certificateChain = bundle.certificateChain.map { .certificate($0) }
             tls.privateKey = .privateKey(bundle.privateKey)
         }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        configuration.timeout = .init(connect: connectTimeout, read: .seconds(30))
-        self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+        self.sslContext = try NIOSSLContext(configuration: tls)
+        self.group = eventLoopGroup
+        self.connectTimeout = connectTimeout
+        self.maximumConnections = max(1, maximumConnections)
     }
+
+    // MARK: Sending
 
     /// Sends one notification to one device.
     ///
     /// - Parameter bearer: the provider token for token-based auth; nil with a client certificate.
     public func send(
-        _ notification: APNsNotification, deviceToken: String, topic: String, bearer: String?, apnsID: UUID = UUID()
+        _ notification: APNsNotification, deviceToken: String, topic: String, bearer: String?, apnsID: UUID? = nil
     ) async throws -> APNsOutcome {
-        var request = HTTPClientRequest(url: "\(endpoint)/3/device/\(deviceToken)")
-        request.method = .POST
-        request.headers.add(name: "apns-id", value: apnsID.uuidString.lowercased())
-        request.headers.add(name: "apns-topic", value: topic)
-        request.headers.add(name: "apns-push-type", value: notification.pushType.rawValue)
-        request.headers.add(name: "apns-priority", value: String(notification.priority))
+        let results = await send(notification, deviceTokens: [deviceToken], topic: topic, bearer: bearer, apnsID: apnsID)
+        return try results[0].get()
+    }
+
+    /// Sends the same notification to each device; the results come in the tokens' order.
+    public func send(
+        _ notification: APNsNotification, deviceTokens: [String], topic: String, bearer: String?, apnsID: UUID? = nil
+    ) async -> [Result<APNsOutcome, APNsSendError>] {
+        var headers = HPACKHeaders()
+        headers.add(name: ":method", value: "POST")
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":authority", value: authority)
+        if let apnsID { headers.add(name: "apns-id", value: apnsID.uuidString.lowercased()) }
+        headers.add(name: "apns-topic", value: topic)
+        headers.add(name: "apns-push-type", value: notification.pushType.rawValue)
+        headers.add(name: "apns-priority", value: String(notification.priority))
         if let expiration = notification.expiration {
-            request.headers.add(name: "apns-expiration", value: String(expiration))
+            headers.add(name: "apns-expiration", value: String(expiration))
         }
         if let collapseID = notification.collapseID {
-            request.headers.add(name: "apns-collapse-id", value: collapseID)
+            headers.add(name: "apns-collapse-id", value: collapseID)
         }
         if let bearer {
-            request.headers.add(name: "authorization", value: "bearer \(bearer)")
+            headers.add(name: "authorization", value: "bearer \(bearer)", indexing: .neverIndexed)
         }
-        request.body = .bytes(ByteBuffer(bytes: notification.payload))
-        let response = try await httpClient.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 64 * 1024)
-        let status = Int(response.status.code)
-        if status == 200 {
-            return .accepted(apnsID: response.headers.first(name: "apns-id") ?? apnsID.uuidString.lowercased())
+        let body = ByteBuffer(bytes: notification.payload)
+
+        var results = [Result<APNsOutcome, APNsSendError>?](repeating: nil, count: deviceTokens.count)
+        var unsent = Array(deviceTokens.indices)
+        // Requests that never reached APNs (a GOAWAY, a connection that closed before they
+        // left) are sent again on another connection, a few times at most.
+        for _ in 0..<4 where !unsent.isEmpty {
+            let chunk = unsent
+            unsent = []
+            let connection: APNsConnection
+            do {
+                connection = try await acquire(load: chunk.count)
+            } catch {
+                for index in chunk { results[index] = .failure(APNsSendError(description: "cannot connect to APNs: \(error)")) }
+                break
+            }
+            let responses = await connection.send(
+                headers: headers, paths: chunk.map { "/3/device/" + deviceTokens[$0] }, body: body)
+            release(connection, load: chunk.count)
+            for (index, response) in zip(chunk, responses) {
+                switch response {
+                case .answered(let status, let apnsID, let body):
+                    results[index] = .success(Self.outcome(status: status, apnsID: apnsID, body: body))
+                case .notSent:
+                    unsent.append(index)
+                case .failed(let reason):
+                    results[index] = .failure(APNsSendError(description: reason))
+                }
+            }
         }
-        let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
+        for index in unsent { results[index] = .failure(APNsSendError(description: "APNs connections kept closing")) }
+        return results.map { $0! }
+    }
+
+    static func outcome(status: Int, apnsID: String?, body: ByteBuffer?) -> APNsOutcome {
+        if status == 200 { return .accepted(apnsID: apnsID ?? "") }
+        let json = body.flatMap { try? JSONSerialization.jsonObject(with: Data($0.readableBytesView)) as? [String: Any] }
         let reason = APNsErrorReason((json?["reason"] as? String) ?? "HTTP \(status)")
         let timestamp = (json?["timestamp"] as? NSNumber)?.int64Value
         return .rejected(status: status, reason: reason, timestamp: timestamp)
     }
 
-    public func shutdown() async throws {
-        try await httpClient.shutdown()
+    // MARK: Connections
+
+    private enum Choice {
+        case use(APNsConnection)
+        case open
+        case shutDown
+    }
+
+    /// The least loaded usable connection, or a new one while all are busy and there is room.
+    private func acquire(load: Int) async throws -> APNsConnection {
+        let choice = pool.withLock { pool -> Choice in
+            guard !pool.shutDown else { return .shutDown }
+            pool.connections.removeAll { !$0.isUsable }
+            let best = pool.connections.min { $0.load < $1.load }
+            if let best, best.load + load <= APNsConnectionHandler.streamCeiling || pool.connections.count + pool.connecting >= maximumConnections {
+                best.add(load: load)
+                return .use(best)
+            }
+            pool.connecting += 1
+            return .open
+        }
+        switch choice {
+        case .use(let connection):
+            return connection
+        case .shutDown:
+            throw APNsSendError(description: "the client is shut down")
+        case .open:
+            do {
+                let connection = try await APNsConnection.connect(
+                    host: host, port: port, sslContext: sslContext, group: group, timeout: connectTimeout)
+                let kept = pool.withLock { pool -> Bool in
+                    pool.connecting -= 1
+                    guard !pool.shutDown else { return false }
+                    connection.add(load: load)
+                    pool.connections.append(connection)
+                    return true
+                }
+                if !kept {
+                    connection.close()
+                    throw APNsSendError(description: "the client is shut down")
+                }
+                return connection
+            } catch {
+                pool.withLock { $0.connecting -= 1 }
+                throw error
+            }
+        }
+    }
+
+    private func release(_ connection: APNsConnection, load: Int) {
+        connection.add(load: -load)
+    }
+
+    /// Closes every connection.
+    public func shutdown() async {
+        let connections = pool.withLock { pool -> [APNsConnection] in
+            pool.shutDown = true
+            defer { pool.connections = [] }
+            return pool.connections
+        }
+        for connection in connections { await connection.closeAndWait() }
     }
 }

@@ -105,27 +105,8 @@ struct Dispatcher: Sendable {
         _ notification: APNsNotification, to devices: [DeliveryTarget], client: APNsClient, topic: String, bearer: String?,
         platformID: UUID, attempt: Int, into result: inout BatchResult
     ) async throws {
-        let outcomes = await withTaskGroup(of: (DeliveryTarget, Result<APNsOutcome, any Error>).self) { group in
-            var outcomes: [(DeliveryTarget, Result<APNsOutcome, any Error>)] = []
-            var iterator = devices.makeIterator()
-            func addNext() -> Bool {
-                guard let device = iterator.next() else { return false }
-                group.addTask {
-                    do {
-                        return (device, .success(try await client.send(notification, deviceToken: device.token, topic: topic, bearer: bearer)))
-                    } catch {
-                        return (device, .failure(error))
-                    }
-                }
-                return true
-            }
-            for _ in 0..<configuration.sendConcurrency where addNext() {}
-            for await outcome in group {
-                outcomes.append(outcome)
-                _ = addNext()
-            }
-            return outcomes
-        }
+        let results = await client.send(notification, deviceTokens: devices.map(\.token), topic: topic, bearer: bearer)
+        let outcomes = zip(devices, results)
         let lastAttempt = attempt + 1 >= configuration.maximumAttempts
         var credentialsRejected = false
         for (device, outcome) in outcomes {

@@ -147,4 +147,31 @@ import Testing
             #expect(setup.server.received.count == 300)
         }
     }
+
+    @Test func aBatchAnswersEachTokenInOrderEvenBeyondTheFlowControlWindow() async throws {
+        try await withMock { setup in
+            // 800 error bodies of ~50 bytes (and 1600 answers) exceed HTTP/2's initial 64 KiB connection window:
+            // the client must keep granting window for the answers to keep coming.
+            let tokens = (0..<1600).map { _ in randomAPNsToken() }
+            let gone = Set(tokens.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+            setup.server.update { behavior in
+                for token in gone { behavior.unregistered[token] = 1_700_000_000_000 }
+            }
+            let results = await setup.client.send(
+                try notification(), deviceTokens: tokens, topic: "com.example.app", bearer: try setup.generator.token(issuedAt: now))
+            #expect(results.count == tokens.count)
+            for (token, result) in zip(tokens, results) {
+                let outcome = try result.get()
+                if gone.contains(token) {
+                    #expect(outcome == .rejected(status: 410, reason: .unregistered, timestamp: 1_700_000_000_000))
+                } else {
+                    guard case .accepted = outcome else {
+                        Issue.record("\(token) was not accepted: \(outcome)")
+                        return
+                    }
+                }
+            }
+            #expect(Set(setup.server.received.map(\.deviceToken)) == Set(tokens).subtracting(gone))
+        }
+    }
 }

@@ -1,0 +1,262 @@
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// Runs requests over one HTTP/2 connection, working on the connection's frames directly.
+///
+/// swift-nio-http2 does the protocol (framing, HPACK, flow control, stream states); this handler
+/// only opens a stream per request, as many at once as the server's `SETTINGS_MAX_CONCURRENT_STREAMS`
+/// allows (APNs starts at 1 with token auth and raises it after the first request), and matches
+/// the answers to the requests. Working below the stream-channel API saves a channel, a pipeline
+/// and several promises per notification, which is most of the cost of a send.
+final class APNsConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = Never
+    typealias OutboundIn = Never
+    typealias OutboundOut = HTTP2Frame
+
+    /// Requests that share everything but the path.
+    final class Batch {
+        /// Every header but `:path`.
+        let headers: HPACKHeaders
+        let paths: [String]
+        let body: ByteBuffer
+        var results: [APNsResponse?]
+        var remaining: Int
+        let promise: EventLoopPromise<[APNsResponse?]>
+
+        init(headers: HPACKHeaders, paths: [String], body: ByteBuffer, promise: EventLoopPromise<[APNsResponse?]>) {
+            self.headers = headers
+            self.paths = paths
+            self.body = body
+            self.results = Array(repeating: nil, count: paths.count)
+            self.remaining = paths.count
+            self.promise = promise
+        }
+
+        func finish(_ index: Int, _ response: APNsResponse) {
+            guard results[index] == nil else { return }
+            results[index] = response
+            remaining -= 1
+            if remaining == 0 { promise.succeed(results) }
+        }
+    }
+
+    private struct Pending {
+        let batch: Batch
+        var next: Int
+    }
+
+    private struct InFlight {
+        let batch: Batch
+        let index: Int
+        var status: Int?
+        var apnsID: String?
+        var body: ByteBuffer?
+    }
+
+    /// The most streams opened at once, whatever the server allows.
+    static let streamCeiling = 1000
+    /// The last stream id before a connection must be replaced (ids are 31 bits).
+    static let lastUsableStreamID = Int32.max - 2
+
+    private var context: ChannelHandlerContext?
+    private var queue: [Pending] = []
+    private var queueHead = 0
+    private var inFlight: [HTTP2StreamID: InFlight] = [:]
+    private var nextStreamID: Int32 = 1
+    /// Until the server's first SETTINGS arrives, one stream: APNs may allow only one.
+    private var maximumStreams = 1
+    private var closing = false
+    /// Called on the event loop when the connection stops taking requests (GOAWAY, closed).
+    var onUnusable: (() -> Void)?
+
+    /// Requests this connection was given and has not answered yet.
+    private(set) var outstanding = 0
+
+    /// The connection's receive window: without swift-nio-http2's stream multiplexer, granting
+    /// window for what the server sends is this handler's job.
+    static let connectionWindow = 1 << 24
+    private var unacknowledgedBytes = 0
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.fireChannelActive()
+        // The HTTP/2 handler before this one has written the preface; widen the 64 KiB default.
+        let increment = Self.connectionWindow - 65_535
+        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+    }
+
+    /// Gives back the window that received DATA used, once a quarter of it is used.
+    private func consumed(_ bytes: Int, context: ChannelHandlerContext) {
+        unacknowledgedBytes += bytes
+        if unacknowledgedBytes >= Self.connectionWindow / 4 {
+            let increment = unacknowledgedBytes
+            unacknowledgedBytes = 0
+            context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    // MARK: Requests
+
+    /// Queues the batch; its promise completes when every request has a response or an error.
+    func enqueue(_ batch: Batch) {
+        guard !closing, context != nil else {
+            for index in batch.paths.indices { batch.finish(index, .notSent) }
+            return
+        }
+        outstanding += batch.paths.count
+        queue.append(Pending(batch: batch, next: 0))
+        startStreams()
+    }
+
+    private func startStreams() {
+        guard let context else { return }
+        var wrote = false
+        while queueHead < queue.count, inFlight.count < maximumStreams, !closing {
+            if nextStreamID > Self.lastUsableStreamID {
+                // Out of stream ids: what has not started goes elsewhere.
+                becomeUnusable()
+                break
+            }
+            let index = queue[queueHead].next
+            let batch = queue[queueHead].batch
+            queue[queueHead].next += 1
+            if queue[queueHead].next == batch.paths.count {
+                queueHead += 1
+                if queueHead > 64, queueHead * 2 > queue.count {
+                    queue.removeFirst(queueHead)
+                    queueHead = 0
+                }
+            }
+            let streamID = HTTP2StreamID(nextStreamID)
+            nextStreamID += 2
+            // The path differs per request: not worth a place in the HPACK table.
+            var headers = HPACKHeaders()
+            headers.add(name: ":path", value: batch.paths[index], indexing: .nonIndexable)
+            headers.add(contentsOf: batch.headers)
+            inFlight[streamID] = InFlight(batch: batch, index: index)
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: false)))), promise: nil)
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(batch.body), endStream: true)))), promise: nil)
+            wrote = true
+        }
+        if wrote { context.flush() }
+    }
+
+    private func finish(_ streamID: HTTP2StreamID, _ response: APNsResponse) {
+        guard let request = inFlight.removeValue(forKey: streamID) else { return }
+        outstanding -= 1
+        request.batch.finish(request.index, response)
+    }
+
+    // MARK: Frames
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.payload {
+        case .headers(let headers):
+            if var request = inFlight[frame.streamID] {
+                if let status = headers.headers.first(name: ":status").flatMap({ Int($0) }) {
+                    request.status = status
+                    request.apnsID = headers.headers.first(name: "apns-id")
+                }
+                inFlight[frame.streamID] = request
+                if headers.endStream { complete(frame.streamID) }
+            }
+        case .data(let data):
+            consumed(data.data.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0), context: context)
+            if var request = inFlight[frame.streamID] {
+                if case .byteBuffer(var bytes) = data.data {
+                    if request.body == nil {
+                        request.body = bytes
+                    } else {
+                        request.body!.writeBuffer(&bytes)
+                    }
+                }
+                inFlight[frame.streamID] = request
+                if data.endStream { complete(frame.streamID) }
+            }
+        case .rstStream(let code):
+            // REFUSED_STREAM means the server did nothing with it: safe to send again.
+            finish(frame.streamID, code == .refusedStream ? .notSent : .failed("stream reset: \(code)"))
+            startStreams()
+        case .settings(.settings(let settings)):
+            for setting in settings where setting.parameter == .maxConcurrentStreams {
+                maximumStreams = min(setting.value, Self.streamCeiling)
+            }
+            startStreams()
+        case .goAway(let lastStreamID, _, _):
+            // Streams above the last one the server processed were not processed: send them again.
+            becomeUnusable()
+            for streamID in inFlight.keys where streamID > lastStreamID {
+                finish(streamID, .notSent)
+            }
+        case .priority, .settings(.ack), .pushPromise, .ping, .windowUpdate, .alternativeService, .origin:
+            break
+        }
+    }
+
+    private func complete(_ streamID: HTTP2StreamID) {
+        guard let request = inFlight[streamID] else { return }
+        guard let status = request.status else {
+            finish(streamID, .failed("response without a status"))
+            return
+        }
+        finish(streamID, .answered(status: status, apnsID: request.apnsID, body: request.body))
+        startStreams()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        becomeUnusable()
+        // Requests on the wire may or may not have reached APNs; the rest never left.
+        for streamID in Array(inFlight.keys) {
+            finish(streamID, .failed("connection closed"))
+        }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A stream-level error concerns one request; anything else ends the connection.
+        if let streamError = error as? NIOHTTP2Errors.StreamError {
+            finish(streamError.streamID, .failed("\(streamError.baseError)"))
+            startStreams()
+            return
+        }
+        becomeUnusable()
+        context.close(promise: nil)
+    }
+
+    private func becomeUnusable() {
+        guard !closing else { return }
+        closing = true
+        // Queued requests that have not started go back to the caller to be sent elsewhere.
+        while queueHead < queue.count {
+            let pending = queue[queueHead]
+            for index in pending.next..<pending.batch.paths.count {
+                outstanding -= 1
+                pending.batch.finish(index, .notSent)
+            }
+            queueHead += 1
+        }
+        queue.removeAll()
+        queueHead = 0
+        onUnusable?()
+    }
+}
+
+/// What became of one request on a connection.
+enum APNsResponse: Sendable {
+    /// An HTTP answer.
+    case answered(status: Int, apnsID: String?, body: ByteBuffer?)
+    /// Never reached APNs (queued when the connection closed, refused, above a GOAWAY): safe to resend.
+    case notSent
+    /// May or may not have reached APNs.
+    case failed(String)
+}
