@@ -9,6 +9,9 @@ actor APNsSenders {
         let client: APNsClient
         let topic: String
         let generator: APNsTokenGenerator?
+        /// The platform row's `updatedAt` the sender was made from: an edit (new credentials)
+        /// makes a new sender.
+        let madeFrom: Int64
         var machine = APNsTokenStateMachine()
     }
 
@@ -31,15 +34,23 @@ actor APNsSenders {
 
     /// The client and a provider token for `platformID` at `now` (epoch seconds).
     func lookup(_ platformID: UUID, now: Int64) async throws -> Lookup {
+        // One read per batch: the platform may have been deleted, paused or given new
+        // credentials, here or by another process.
+        guard let platform = try await store.platforms.find(id: platformID) else {
+            await reset(platformID)
+            return .missing
+        }
+        if platform.credentialsStatus == .failing { return .failing }
+        if let sender = senders[platformID], sender.madeFrom != platform.updatedAt {
+            await reset(platformID)
+        }
         if senders[platformID] == nil {
-            guard let platform = try await store.platforms.find(id: platformID) else { return .missing }
-            if platform.credentialsStatus == .failing { return .failing }
-            guard let made = try await makeSender(platformID) else { return .missing }
+            guard let made = try await makeSender(platformID, madeFrom: platform.updatedAt) else { return .missing }
             // Another worker may have made one while this one waited: keep the first.
             if senders[platformID] == nil {
                 senders[platformID] = made
             } else {
-                try? await made.client.shutdown()
+                await made.client.shutdown()
             }
         }
         guard var sender = senders[platformID] else { return .missing }
@@ -59,19 +70,19 @@ actor APNsSenders {
         }
     }
 
-    private func makeSender(_ platformID: UUID) async throws -> Sender? {
+    private func makeSender(_ platformID: UUID, madeFrom: Int64) async throws -> Sender? {
         switch try await store.platforms.credentials(id: platformID) {
         case .apnsToken(let credentials)?:
             let endpoint = configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
             return Sender(
                 client: try APNsClient(endpoint: endpoint, extraTrustedCAPEM: configuration.extraTrustedCAPEM),
-                topic: credentials.topic, generator: try APNsTokenGenerator(credentials: credentials))
+                topic: credentials.topic, generator: try APNsTokenGenerator(credentials: credentials), madeFrom: madeFrom)
         case .apnsCertificate(let credentials)?:
             let endpoint = configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
             return Sender(
                 client: try APNsClient(
                     endpoint: endpoint, extraTrustedCAPEM: configuration.extraTrustedCAPEM, clientCertificate: credentials),
-                topic: credentials.topic, generator: nil)
+                topic: credentials.topic, generator: nil, madeFrom: madeFrom)
         default:
             return nil
         }
@@ -93,12 +104,12 @@ actor APNsSenders {
     /// Forgets the platform's sender (its credentials changed or failed).
     func reset(_ platformID: UUID) async {
         if let sender = senders.removeValue(forKey: platformID) {
-            try? await sender.client.shutdown()
+            await sender.client.shutdown()
         }
     }
 
     func shutdown() async {
-        for sender in senders.values { try? await sender.client.shutdown() }
+        for sender in senders.values { await sender.client.shutdown() }
         senders = [:]
     }
 }

@@ -30,11 +30,11 @@ import Testing
         do {
             try await body(Setup(server: server, client: client, generator: generator, key: key))
         } catch {
-            try? await client.shutdown()
+            await client.shutdown()
             await server.shutdown()
             throw error
         }
-        try await client.shutdown()
+        await client.shutdown()
         await server.shutdown()
     }
 
@@ -120,13 +120,13 @@ import Testing
             }
             #expect(server.received.count == 1)
         } catch {
-            try? await client.shutdown()
+            await client.shutdown()
             try? await anonymous.shutdown()
             await server.shutdown()
             throw error
         }
-        try await client.shutdown()
-        try await anonymous.shutdown()
+        await client.shutdown()
+        await anonymous.shutdown()
         await server.shutdown()
     }
 
