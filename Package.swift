@@ -158,6 +158,7 @@ let package = Package(
             dependencies: [
                 "HeraldFCM", "HeraldCore", "HeraldMocks", "HeraldTestSupport",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,107 +1,10 @@
 import Foundation
 import HeraldCore
 import HeraldTestSupport
-import Synchronization
 import Testing
 import _CryptoExtras
 
 @testable import HeraldFCM
-
-/// A clock the test moves by hand.
-final class ManualClock: Sendable {
-    private let seconds: Mutex<Int64>
-
-    init(_ start: Int64 = 1_800_000_000) {
-        seconds = Mutex(start)
-    }
-
-    var now: Int64 { seconds.withLock { $0 } }
-
-    func advance(by delta: Int64) {
-        seconds.withLock { $0 += delta }
-    }
-
-    var function: @Sendable () -> Int64 { { self.now } }
-}
-
-/// Holds callers until the test opens it.
-final class Gate: Sendable {
-    private struct State {
-        var open = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state = Mutex(State())
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-}
-
-/// A token endpoint in memory: counts assertions, answers `a1`, `a2`, … or what it is told to throw.
-final class FakeTokenEndpoint: Sendable {
-    private struct State {
-        var assertions: [String] = []
-        var failures: [FCMTokenError] = []
-        var gate: Gate?
-    }
-
-    private let state = Mutex(State())
-    let started: AsyncStream<Int>
-    private let startedContinuation: AsyncStream<Int>.Continuation
-
-    init() {
-        (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
-    }
-
-    var assertions: [String] { state.withLock { $0.assertions } }
-
-    /// The next exchanges throw these, in order.
-    func fail(with errors: FCMTokenError...) {
-        state.withLock { $0.failures += errors }
-    }
-
-    /// The next exchanges wait for this gate.
-    func hold(_ gate: Gate?) {
-        state.withLock { $0.gate = gate }
-    }
-
-    func exchange(_ assertion: String) async throws -> FCMAccessTokenProvider.Grant {
-        let (count, failure, gate) = state.withLock { state -> (Int, FCMTokenError?, Gate?) in
-            state.assertions.append(assertion)
-            let failure = state.failures.isEmpty ? nil : state.failures.removeFirst()
-            return (state.assertions.count, failure, state.gate)
-        }
-        startedContinuation.yield(count)
-        await Task.yield()
-        if let gate { await gate.wait() }
-        if let failure { throw failure }
-        return FCMAccessTokenProvider.Grant(accessToken: "a\(count)", expiresIn: 3599)
-    }
-
-    /// The `iat` of an assertion.
-    static func issuedAt(_ assertion: String) throws -> Int64? {
-        let claims = try #require(Base64URL.decode(String(assertion.split(separator: ".")[1])))
-        guard case .int(let iat)? = try JSONDecoder().decode(JSONValue.self, from: Data(claims)).objectValue?["iat"] else { return nil }
-        return iat
-    }
-}
 
 @Suite struct FCMAccessTokenProviderTests {
     func credentials() throws -> FCMCredentials {
