@@ -11,7 +11,9 @@ public struct FCMAssertionSigner: Sendable {
     /// How long an assertion is valid: Google's maximum, one hour (seconds).
     public static let lifetime: Int64 = 3600
 
+    /// The `iss`: the service account's `client_email`.
     public let clientEmail: String
+    /// The `aud`, and where the assertion is exchanged: the service account's `token_uri`.
     public let tokenURI: String
     private let key: _RSA.Signing.PrivateKey
 

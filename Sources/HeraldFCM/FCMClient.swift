@@ -101,6 +101,7 @@ public final class FCMClient: Sendable {
             status: 401, reason: .unauthenticated, message: "FCM kept refusing fresh access tokens"))
     }
 
+    /// Closes the connections (FCM's and the token endpoint's); call once, after the last send.
     public func shutdown() async throws {
         try await httpClient.shutdown()
     }

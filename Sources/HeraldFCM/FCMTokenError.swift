@@ -1,5 +1,6 @@
 /// An access token could not be had.
 public struct FCMTokenError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Whether the credentials are at fault, and how.
     public enum Reason: Sendable, Equatable {
         /// The token endpoint refused the service account with this OAuth2 error (`invalid_grant`,
         /// `invalid_client`, …): the credentials are failing.
@@ -14,6 +15,7 @@ public struct FCMTokenError: Error, Sendable, Equatable, CustomStringConvertible
     public var reason: Reason
     /// The token endpoint's (or FCM's) HTTP status, when there was one.
     public var status: Int?
+    /// The endpoint's `error_description`, or what went wrong.
     public var message: String
     /// The token endpoint's `Retry-After`, in seconds.
     public var retryAfter: Int64?

@@ -159,6 +159,7 @@ public final class MockFCMServer: Sendable {
         return port
     }
 
+    /// Stops listening and closes the connections.
     public func shutdown() async {
         let channel = state.withLock { $0.channel }
         try? await channel?.close()
