@@ -157,6 +157,7 @@ let package = Package(
             name: "HeraldFCMTests",
             dependencies: [
                 "HeraldFCM", "HeraldCore", "HeraldMocks", "HeraldTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

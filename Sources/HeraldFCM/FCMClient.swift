@@ -29,11 +29,12 @@ public final class FCMClient: Sendable {
     ///   - endpoint: Google's, or a test server.
     ///   - extraTrustedCAPEM: a CA to trust besides the system's (a test endpoint or a TLS proxy),
     ///     for FCM and the token endpoint alike.
+    ///   - proxy: an outbound proxy (HTTP `CONNECT` or SOCKS5) for FCM and the token endpoint alike.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
     ///   - now: the clock, epoch seconds (token expiry, `Retry-After` dates).
     public init(
         credentials: FCMCredentials, endpoint: String = FCMClient.defaultEndpoint, extraTrustedCAPEM: String? = nil,
-        connectTimeout: TimeAmount = .seconds(10), now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        proxy: HTTPClient.Configuration.Proxy? = nil, connectTimeout: TimeAmount = .seconds(10), now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.applicationProtocols = ["h2", "http/1.1"]
@@ -44,6 +45,7 @@ public final class FCMClient: Sendable {
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
         configuration.timeout = .init(connect: connectTimeout, read: .seconds(30))
+        configuration.proxy = proxy
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             self.tokens = try FCMAccessTokenProvider(credentials: credentials, httpClient: httpClient, now: now)

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import HeraldMocks
@@ -18,7 +19,9 @@ import Testing
     }
 
     /// A mock that knows one service account of `demo-project` whose `token_uri` is the mock's.
-    func withMock(projectID: String = "demo-project", _ body: (Setup) async throws -> Void) async throws {
+    func withMock(
+        projectID: String = "demo-project", proxy: HTTPClient.Configuration.Proxy? = nil, _ body: (Setup) async throws -> Void
+    ) async throws {
         let tls = try MockTLS()
         let clock = ManualClock()
         var behavior = MockFCMServer.Behavior()
@@ -33,7 +36,7 @@ import Testing
                 clientEmail: account.clientEmail, projectID: "demo-project", publicKey: account.publicKey) }
             client = try FCMClient(
                 credentials: try Self.credentials(json), endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM,
-                now: clock.function)
+                proxy: proxy, now: clock.function)
         } catch {
             await server.shutdown()
             throw error
@@ -201,6 +204,31 @@ import Testing
             #expect(rejection.status == 403)
             #expect(rejection.reason == .permissionDenied)
         }
+    }
+
+    // MARK: Through a proxy
+
+    @Test(arguments: [MockProxyServer.Kind.httpConnect, .socks5])
+    func tokensAndMessagesGoThroughAnOutboundProxy(kind: MockProxyServer.Kind) async throws {
+        let proxy = MockProxyServer()
+        let proxyPort = try await proxy.start()
+        let configuration: HTTPClient.Configuration.Proxy = switch kind {
+        case .httpConnect: .server(host: "127.0.0.1", port: proxyPort)
+        case .socks5: .socksServer(host: "127.0.0.1", port: proxyPort)
+        }
+        do {
+            try await withMock(proxy: configuration) { setup in
+                let outcome = try await setup.client.send(try message(), token: randomFCMToken())
+                guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+                #expect(setup.server.tokenRequests == 1)
+                #expect(!proxy.tunnels.isEmpty)
+                #expect(proxy.tunnels.allSatisfy { $0 == MockProxyServer.Tunnel(kind: kind, target: "127.0.0.1:\(setup.port)") })
+            }
+        } catch {
+            await proxy.shutdown()
+            throw error
+        }
+        await proxy.shutdown()
     }
 
     // MARK: Outcome classes
