@@ -55,6 +55,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldFCM",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldDelivery",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldAPNs",
@@ -68,6 +80,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -142,6 +155,16 @@ let package = Package(
             dependencies: [
                 "HeraldAPNs", "HeraldCore", "HeraldMocks", "HeraldTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldFCMTests",
+            dependencies: [
+                "HeraldFCM", "HeraldCore", "HeraldMocks", "HeraldTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

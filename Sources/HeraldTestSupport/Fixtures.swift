@@ -52,6 +52,13 @@ public func randomAPNsToken() -> String {
     Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
 }
 
+/// A random FCM registration token, shaped like Google's (an instance id, a colon, `APA91b…`).
+public func randomFCMToken() -> String {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    func run(_ count: Int) -> String { String((0..<count).map { _ in alphabet.randomElement()! }) }
+    return run(22) + ":APA91b" + run(134)
+}
+
 /// A Firebase service-account JSON with a freshly generated RSA key.
 public func serviceAccountJSON(projectID: String = "demo-project", tokenURI: String = "https://oauth2.googleapis.com/token") throws -> String {
     let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)

@@ -101,6 +101,14 @@ import Testing
         #expect(noProject?.field == "credentials.service_account.project_id")
     }
 
+    @Test func aLegacyServerKeyIsRefusedWithWhatReplacesIt() throws {
+        let input = try JSONDecoder().decode(CredentialsInput.self, from: Data(#"{"server_key":"AAAA1234:APA91b"}"#.utf8))
+        let error = #expect(throws: ValidationError.self) { try input.validate(for: .android) }
+        #expect(error?.code == "platform_retired")
+        #expect(error?.field == "credentials.server_key")
+        #expect(error?.message.contains("service_account") == true)
+    }
+
     @Test func generatesAVAPIDKeyPairOrKeepsTheGivenOne() throws {
         let generated = try CredentialsInput(subject: "mailto:ops@example.com").validate(for: .web)
         guard case .webPush(let vapid) = generated else { Issue.record("not vapid"); return }

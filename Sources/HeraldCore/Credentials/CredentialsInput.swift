@@ -18,6 +18,8 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
     public var environment: String?
     // FCM: the service-account JSON, as an object or as a string.
     public var serviceAccount: JSONText?
+    /// A legacy FCM (GCM) server key: read only to explain that Google retired it.
+    public var serverKey: String?
     // Web Push
     public var subject: String?
     public var vapidPrivateKey: String?
@@ -34,6 +36,7 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
         case topic
         case environment
         case serviceAccount = "service_account"
+        case serverKey = "server_key"
         case subject
         case vapidPrivateKey = "vapid_private_key"
         case clientID = "client_id"
@@ -119,6 +122,12 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
             }
 
         case .android:
+            if serviceAccount == nil, serverKey != nil {
+                throw ValidationError(
+                    code: "platform_retired",
+                    message: "Google shut down FCM's legacy API and its server keys (GCM) in 2024; upload the Firebase service-account JSON as service_account (Firebase console: Project settings → Service accounts)",
+                    field: field("server_key"))
+            }
             guard let serviceAccount else {
                 throw ValidationError(code: "missing_field", message: "service_account (the Firebase service-account JSON) is required", field: field("service_account"))
             }

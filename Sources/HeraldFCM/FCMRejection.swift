@@ -1,0 +1,18 @@
+/// An error answer from FCM (or from the OAuth2 token endpoint), as Google sent it.
+public struct FCMRejection: Sendable, Equatable, CustomStringConvertible {
+    /// The HTTP status.
+    public var status: Int
+    /// The `FcmError` code when there is one, else the API status (`UNAUTHENTICATED`, …); for
+    /// the token endpoint, its OAuth2 `error` (`invalid_grant`, …).
+    public var reason: FCMErrorReason
+    /// Google's message, for logs and the platform's status.
+    public var message: String
+
+    public init(status: Int, reason: FCMErrorReason, message: String) {
+        self.status = status
+        self.reason = reason
+        self.message = message
+    }
+
+    public var description: String { "\(status) \(reason): \(message)" }
+}
