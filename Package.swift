@@ -52,6 +52,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldWebPush",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldDelivery",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldAPNs",
@@ -64,6 +76,7 @@ let package = Package(
             name: "HeraldMocks",
             dependencies: [
                 "HeraldCore",
+                "HeraldWebPush",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -137,6 +150,14 @@ let package = Package(
             dependencies: [
                 "HeraldAPNs", "HeraldCore", "HeraldMocks", "HeraldTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldWebPushTests",
+            dependencies: [
+                "HeraldWebPush", "HeraldCore", "HeraldMocks",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
