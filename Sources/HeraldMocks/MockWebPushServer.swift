@@ -47,6 +47,8 @@ public final class MockWebPushServer: Sendable {
         public var maximumBodyBytes = 4096
         /// The mock's clock, epoch seconds, to judge VAPID expiry.
         public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        /// Called with each message accepted, on the connection's event loop (to print it, say).
+        public var onReceive: (@Sendable (Received) -> Void)?
 
         public init() {}
     }
@@ -223,6 +225,7 @@ public final class MockWebPushServer: Sendable {
         let version = head.version.major == 2 ? "HTTP/2.0" : "HTTP/1.1"
         let received = Received(subscriptionID: subscriber.id, headers: headers, plaintext: plaintext, httpVersion: version)
         state.withLock { $0.received.append(received) }
+        behavior.onReceive?(received)
         return Answer(status: .created, headers: [("location", "https://\(host)/message/\(UUID().uuidString.lowercased())"), ("ttl", ttl)])
     }
 
