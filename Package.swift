@@ -158,6 +158,7 @@ let package = Package(
             dependencies: [
                 "HeraldWebPush", "HeraldCore", "HeraldMocks",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

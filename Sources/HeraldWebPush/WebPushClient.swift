@@ -21,11 +21,12 @@ public final class WebPushClient: Sendable {
     ///     of the subscription's, keeping the endpoint's path: for a test push service. The
     ///     VAPID audience is then this origin, as the service that receives the request expects.
     ///   - extraTrustedCAPEM: a CA to trust besides the system's (a test push service or a TLS proxy).
+    ///   - proxy: an HTTP CONNECT or SOCKS5 proxy to reach push services through.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
     ///   - now: the clock (epoch seconds), to read a `Retry-After` date.
     public init(
-        endpointOverride: String? = nil, extraTrustedCAPEM: String? = nil, connectTimeout: TimeAmount = .seconds(10),
-        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        endpointOverride: String? = nil, extraTrustedCAPEM: String? = nil, proxy: OutboundProxy? = nil,
+        connectTimeout: TimeAmount = .seconds(10), now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let extraTrustedCAPEM {
@@ -36,6 +37,7 @@ public final class WebPushClient: Sendable {
         configuration.httpVersion = .automatic
         configuration.timeout = .init(connect: connectTimeout, read: .seconds(30))
         configuration.redirectConfiguration = .disallow
+        configuration.proxy = proxy.map(Self.httpClientProxy)
         self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         if let endpointOverride {
             guard let origin = WebPushSubscription.origin(of: endpointOverride) else {
@@ -102,6 +104,16 @@ public final class WebPushClient: Sendable {
         var path = components.percentEncodedPath
         if let query = components.percentEncodedQuery { path += "?" + query }
         return endpointOverride + path
+    }
+
+    static func httpClientProxy(_ proxy: OutboundProxy) -> HTTPClient.Configuration.Proxy {
+        switch proxy.kind {
+        case .httpConnect:
+            let authorization = proxy.username.map { HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "") }
+            return .server(host: proxy.host, port: proxy.port, authorization: authorization)
+        case .socks5:
+            return .socksServer(host: proxy.host, port: proxy.port)
+        }
     }
 
     /// `Retry-After` (RFC 9110 §10.2.3): delay seconds or an HTTP date, as seconds from `now`.
