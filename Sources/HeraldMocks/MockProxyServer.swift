@@ -21,6 +21,7 @@ public final class MockProxyServer: Sendable {
         public var authorization: String?
     }
 
+    /// The protocol it speaks.
     public let kind: Kind
     private let group: MultiThreadedEventLoopGroup
     private let state = Mutex(State())
@@ -31,6 +32,7 @@ public final class MockProxyServer: Sendable {
         var channel: (any Channel)?
     }
 
+    /// A proxy speaking `kind`; `start()` it.
     public init(kind: Kind) {
         self.kind = kind
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -51,6 +53,7 @@ public final class MockProxyServer: Sendable {
         return port
     }
 
+    /// Stops listening and closes the tunnels.
     public func shutdown() async {
         let channel = state.withLock { $0.channel }
         try? await channel?.close()

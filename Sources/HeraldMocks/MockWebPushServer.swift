@@ -116,6 +116,7 @@ public final class MockWebPushServer: Sendable {
         return bound
     }
 
+    /// Stops listening and closes the connections.
     public func shutdown() async {
         let channel = state.withLock { $0.channel }
         try? await channel?.close()

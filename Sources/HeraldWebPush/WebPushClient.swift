@@ -88,6 +88,7 @@ public final class WebPushClient: Sendable {
         return outcome
     }
 
+    /// Closes the connections; call once, after the last send.
     public func shutdown() async throws {
         try await httpClient.shutdown()
     }

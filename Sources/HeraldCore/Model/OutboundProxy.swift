@@ -11,7 +11,9 @@ public struct OutboundProxy: Sendable, Equatable {
         case socks5
     }
 
+    /// CONNECT or SOCKS5.
     public var kind: Kind
+    /// The proxy's address.
     public var host: String
     public var port: Int
     /// Basic credentials for an HTTP proxy (`Proxy-Authorization`).
