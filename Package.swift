@@ -157,8 +157,10 @@ let package = Package(
             name: "HeraldWebPushTests",
             dependencies: [
                 "HeraldWebPush", "HeraldCore", "HeraldMocks",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),
