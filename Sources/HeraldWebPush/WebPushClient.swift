@@ -38,7 +38,7 @@ public final class WebPushClient: Sendable {
         configuration.timeout = .init(connect: connectTimeout, read: .seconds(30))
         configuration.redirectConfiguration = .disallow
         configuration.proxy = proxy.map(Self.httpClientProxy)
-        self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        // Checked before the HTTP client exists: one that is never shut down traps when freed.
         if let endpointOverride {
             guard let origin = WebPushSubscription.origin(of: endpointOverride) else {
                 throw WebPushError.invalidEndpoint("the endpoint override '\(endpointOverride)' is not an http(s) origin")
@@ -47,6 +47,7 @@ public final class WebPushClient: Sendable {
         } else {
             self.endpointOverride = nil
         }
+        self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.now = now
     }
 

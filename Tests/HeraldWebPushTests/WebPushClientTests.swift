@@ -234,6 +234,7 @@ import Testing
             try await client.shutdown()
             guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
             #expect(setup.server.received.first?.text.contains("redirected") == true)
+            #expect(throws: WebPushError.invalidEndpoint) { try WebPushClient(endpointOverride: "not a url") }
         }
     }
 }
