@@ -1,56 +1,55 @@
+import Foundation
 import NIOCore
 import NIOPosix
 import Synchronization
 
-/// A tiny outbound proxy on 127.0.0.1 for tests: HTTP `CONNECT` (RFC 9110 §9.3.6) and SOCKS5
-/// without authentication (RFC 1928, `CONNECT` only), told apart by the first byte. It opens a
-/// TCP tunnel to the requested host and relays bytes both ways, recording each tunnel, so a
-/// test can prove that a client's traffic went through it.
+/// A tiny outbound proxy for tests: HTTP `CONNECT` or SOCKS5 (no authentication, RFC 1928),
+/// tunnelling bytes to the target. It opens tunnels to this machine only (127.0.0.1,
+/// localhost, ::1) and records each one, so a test can prove a client went through it.
 public final class MockProxyServer: Sendable {
-    /// How a tunnel was asked for.
-    public enum Kind: String, Sendable, Equatable {
+    /// Which protocol the proxy speaks.
+    public enum Kind: Sendable {
         case httpConnect
         case socks5
     }
 
     /// A tunnel the proxy opened.
     public struct Tunnel: Sendable, Equatable {
-        public var kind: Kind
         /// `host:port` as the client asked for it.
         public var target: String
-
-        public init(kind: Kind, target: String) {
-            self.kind = kind
-            self.target = target
-        }
+        /// The `Proxy-Authorization` header of a `CONNECT`, if any.
+        public var authorization: String?
     }
 
-    private struct State {
-        var tunnels: [Tunnel] = []
-        var channel: (any Channel)?
-    }
-
+    /// The protocol it speaks.
+    public let kind: Kind
     private let group: MultiThreadedEventLoopGroup
     private let state = Mutex(State())
 
-    public init(threads: Int = 1) {
-        self.group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+    private struct State {
+        var tunnels: [Tunnel] = []
+        var refused: [String] = []
+        var channel: (any Channel)?
     }
 
-    /// Starts listening on `host:port` (0 picks a free port) and returns the port.
-    public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
+    /// A proxy speaking `kind`; `start()` it.
+    public init(kind: Kind) {
+        self.kind = kind
+        self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    /// Starts listening on 127.0.0.1 (0 picks a free port) and returns the port.
+    public func start(port: Int = 0) async throws -> Int {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(HandshakeHandler(proxy: self))
+                    try channel.pipeline.syncOperations.addHandler(ProxyHandshakeHandler(proxy: self))
                 }
             }
-            .bind(host: host, port: port).get()
+            .bind(host: "127.0.0.1", port: port).get()
         state.withLock { $0.channel = channel }
-        guard let port = channel.localAddress?.port else {
-            throw MockServerError(message: "the mock proxy has no port")
-        }
+        guard let port = channel.localAddress?.port else { throw MockServerError(message: "the mock proxy has no port") }
         return port
     }
 
@@ -64,28 +63,29 @@ public final class MockProxyServer: Sendable {
     /// The tunnels opened so far.
     public var tunnels: [Tunnel] { state.withLock { $0.tunnels } }
 
-    func opened(_ tunnel: Tunnel) {
-        state.withLock { $0.tunnels.append(tunnel) }
+    /// Targets refused (not on this machine, or unreachable).
+    public var refused: [String] { state.withLock { $0.refused } }
+
+    func opened(_ tunnel: Tunnel) { state.withLock { $0.tunnels.append(tunnel) } }
+
+    func refused(_ target: String) { state.withLock { $0.refused.append(target) } }
+
+    static func isLocal(_ host: String) -> Bool {
+        ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
     }
 }
 
-/// Reads a CONNECT request or a SOCKS5 greeting and request, opens the tunnel, then hands the
-/// connection over to a relay.
-private final class HandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// Reads a client's `CONNECT` or SOCKS5 handshake, connects to the target and then glues the
+/// two connections together.
+private final class ProxyHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private enum Stage {
-        case start
-        /// SOCKS5: the method selection was answered; waiting for the request.
-        case socksRequest
-        /// Connecting to the target; bytes that arrive meanwhile are kept.
-        case connecting
-    }
+    private enum Stage { case greeting, request, connecting }
 
     private let proxy: MockProxyServer
-    private var stage = Stage.start
     private var buffer = ByteBuffer()
+    private var stage = Stage.greeting
 
     init(proxy: MockProxyServer) {
         self.proxy = proxy
@@ -94,161 +94,133 @@ private final class HandshakeHandler: ChannelInboundHandler, RemovableChannelHan
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var chunk = unwrapInboundIn(data)
         buffer.writeBuffer(&chunk)
-        switch stage {
-        case .start:
-            guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
-            if first == 5 {
-                socksGreeting(context: context)
-            } else {
-                httpConnect(context: context)
-            }
-        case .socksRequest:
-            socksRequest(context: context)
-        case .connecting:
+        switch (proxy.kind, stage) {
+        case (_, .connecting):
             break
+        case (.httpConnect, _):
+            readConnect(context: context)
+        case (.socks5, .greeting):
+            readGreeting(context: context)
+        case (.socks5, .request):
+            readSOCKSRequest(context: context)
         }
     }
 
     // MARK: HTTP CONNECT
 
-    private func httpConnect(context: ChannelHandlerContext) {
-        let view = buffer.readableBytesView
-        guard let end = view.firstRange(of: Array("\r\n\r\n".utf8)) else {
-            if buffer.readableBytes > 8192 { refuseHTTP(context: context, "431 Request Header Fields Too Large") }
-            return
+    private func readConnect(context: ChannelHandlerContext) {
+        let bytes = Array(buffer.readableBytesView)
+        guard let end = bytes.indices.dropLast(3).first(where: { bytes[$0...($0 + 3)].elementsEqual([13, 10, 13, 10]) }) else { return }
+        buffer.moveReaderIndex(forwardBy: end + 4)
+        let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let requestLine = lines[0].split(separator: " ")
+        guard requestLine.count == 3, requestLine[0] == "CONNECT" else {
+            return fail(context: context, reply: "HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n")
         }
-        let head = String(decoding: view[view.startIndex..<end.lowerBound], as: UTF8.self)
-        buffer.moveReaderIndex(to: end.upperBound)
-        let words = head.split(separator: "\r\n").first?.split(separator: " ") ?? []
-        guard words.count == 3, words[0] == "CONNECT", let (host, port) = Self.hostAndPort(String(words[1])) else {
-            refuseHTTP(context: context, "405 Method Not Allowed")
-            return
+        let target = String(requestLine[1])
+        let authorization = lines.dropFirst().first { $0.lowercased().hasPrefix("proxy-authorization:") }
+            .map { String($0.dropFirst("proxy-authorization:".count)).trimmingCharacters(in: .whitespaces) }
+        guard let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]) else {
+            return fail(context: context, reply: "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
         }
-        connect(context: context, host: host, port: port, kind: .httpConnect) { context, succeeded in
-            let answer = succeeded ? "HTTP/1.1 200 Connection Established\r\n\r\n" : "HTTP/1.1 502 Bad Gateway\r\n\r\n"
-            context.writeAndFlush(NIOAny(ByteBuffer(string: answer)), promise: nil)
-        }
-    }
-
-    private func refuseHTTP(context: ChannelHandlerContext, _ status: String) {
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 \(status)\r\nContent-Length: 0\r\n\r\n")))
-            .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-    }
-
-    static func hostAndPort(_ authority: String) -> (String, Int)? {
-        guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]) else { return nil }
-        var host = String(authority[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host.isEmpty ? nil : (host, port)
+        connect(
+            context: context, host: String(target[..<colon]), port: port, tunnel: .init(target: target, authorization: authorization),
+            success: Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8),
+            failure: Array("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n".utf8))
     }
 
     // MARK: SOCKS5
 
-    private func socksGreeting(context: ChannelHandlerContext) {
-        // VER NMETHODS METHODS…
-        guard buffer.readableBytes >= 2, let count = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self),
-            let methods = buffer.getBytes(at: buffer.readerIndex + 2, length: Int(count))
-        else { return }
-        buffer.moveReaderIndex(forwardBy: 2 + Int(count))
-        guard methods.contains(0) else {
-            // No acceptable method: only "no authentication" is offered here.
-            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: [5, 0xFF]))).assumeIsolated().whenComplete { _ in
-                context.close(promise: nil)
-            }
-            return
-        }
+    private func readGreeting(context: ChannelHandlerContext) {
+        guard buffer.readableBytes >= 2, let view = buffer.getBytes(at: buffer.readerIndex, length: 2) else { return }
+        let count = Int(view[1])
+        guard let methods = buffer.getBytes(at: buffer.readerIndex + 2, length: count) else { return }
+        buffer.moveReaderIndex(forwardBy: 2 + count)
+        guard view[0] == 5, methods.contains(0) else { return fail(context: context, bytes: [5, 0xFF]) }
+        stage = .request
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: [5, 0])), promise: nil)
-        stage = .socksRequest
-        if buffer.readableBytes > 0 { socksRequest(context: context) }
+        if buffer.readableBytes > 0 { readSOCKSRequest(context: context) }
     }
 
-    private func socksRequest(context: ChannelHandlerContext) {
-        // VER CMD RSV ATYP DST.ADDR DST.PORT
-        let start = buffer.readerIndex
-        guard buffer.readableBytes >= 5, let command = buffer.getInteger(at: start + 1, as: UInt8.self),
-            let type = buffer.getInteger(at: start + 3, as: UInt8.self)
-        else { return }
-        var host: String
-        var offset: Int
-        switch type {
+    private func readSOCKSRequest(context: ChannelHandlerContext) {
+        guard let head = buffer.getBytes(at: buffer.readerIndex, length: 4) else { return }
+        let host: String
+        let addressLength: Int
+        switch head[3] {
         case 1:
-            guard let bytes = buffer.getBytes(at: start + 4, length: 4) else { return }
-            host = bytes.map(String.init).joined(separator: ".")
-            offset = start + 8
+            guard let address = buffer.getBytes(at: buffer.readerIndex + 4, length: 4) else { return }
+            host = address.map(String.init).joined(separator: ".")
+            addressLength = 4
         case 3:
-            guard let length = buffer.getInteger(at: start + 4, as: UInt8.self),
-                let name = buffer.getString(at: start + 5, length: Int(length))
+            guard let length = buffer.getBytes(at: buffer.readerIndex + 4, length: 1)?.first,
+                let name = buffer.getBytes(at: buffer.readerIndex + 5, length: Int(length))
             else { return }
-            host = name
-            offset = start + 5 + Int(length)
+            host = String(decoding: name, as: UTF8.self)
+            addressLength = 1 + Int(length)
         case 4:
-            guard let bytes = buffer.getBytes(at: start + 4, length: 16) else { return }
-            host = stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-                .joined(separator: ":")
-            offset = start + 20
+            guard let address = buffer.getBytes(at: buffer.readerIndex + 4, length: 16) else { return }
+            host = address == [UInt8](repeating: 0, count: 15) + [1] ? "::1" : "ipv6"
+            addressLength = 16
         default:
-            socksReply(context: context, 8)  // address type not supported
-            context.close(promise: nil)
-            return
+            return fail(context: context, bytes: [5, 8, 0, 1, 0, 0, 0, 0, 0, 0])
         }
-        guard let port = buffer.getInteger(at: offset, as: UInt16.self) else { return }
-        buffer.moveReaderIndex(to: offset + 2)
-        guard command == 1 else {
-            socksReply(context: context, 7)  // command not supported
-            context.close(promise: nil)
-            return
-        }
-        connect(context: context, host: host, port: Int(port), kind: .socks5) { context, succeeded in
-            self.socksReply(context: context, succeeded ? 0 : 5)
-        }
+        guard let portBytes = buffer.getBytes(at: buffer.readerIndex + 4 + addressLength, length: 2) else { return }
+        buffer.moveReaderIndex(forwardBy: 4 + addressLength + 2)
+        guard head[0] == 5, head[1] == 1 else { return fail(context: context, bytes: [5, 7, 0, 1, 0, 0, 0, 0, 0, 0]) }
+        let port = Int(portBytes[0]) << 8 | Int(portBytes[1])
+        connect(
+            context: context, host: host, port: port, tunnel: .init(target: "\(host):\(port)", authorization: nil),
+            success: [5, 0, 0, 1, 0, 0, 0, 0, 0, 0], failure: [5, 2, 0, 1, 0, 0, 0, 0, 0, 0])
     }
 
-    private func socksReply(context: ChannelHandlerContext, _ reply: UInt8) {
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: [5, reply, 0, 1, 0, 0, 0, 0, 0, 0])), promise: nil)
-    }
+    // MARK: Tunnel
 
-    // MARK: The tunnel
-
-    private func connect(
-        context: ChannelHandlerContext, host: String, port: Int, kind: MockProxyServer.Kind,
-        answer: @escaping (ChannelHandlerContext, Bool) -> Void
-    ) {
+    private func connect(context: ChannelHandlerContext, host: String, port: Int, tunnel: MockProxyServer.Tunnel, success: [UInt8], failure: [UInt8]) {
+        guard MockProxyServer.isLocal(host) else {
+            proxy.refused(tunnel.target)
+            return fail(context: context, bytes: failure)
+        }
         stage = .connecting
-        let inbound = context.channel
-        ClientBootstrap(group: context.eventLoop)
-            .channelInitializer { outbound in
-                outbound.eventLoop.makeCompletedFuture {
-                    try outbound.pipeline.syncOperations.addHandler(RelayHandler(partner: inbound))
+        let downstream = context.channel
+        let connection = ClientBootstrap(group: context.eventLoop)
+            .channelInitializer { upstream in
+                upstream.eventLoop.makeCompletedFuture {
+                    try upstream.pipeline.syncOperations.addHandler(TunnelHandler(partner: downstream))
                 }
             }
-            .connect(host: host, port: port)
-            .assumeIsolated()
-            .whenComplete { result in
-                switch result {
-                case .success(let outbound):
-                    self.proxy.opened(MockProxyServer.Tunnel(kind: kind, target: "\(host):\(port)"))
-                    answer(context, true)
-                    if self.buffer.readableBytes > 0 {
-                        outbound.writeAndFlush(self.buffer, promise: nil)
-                        self.buffer.clear()
-                    }
-                    do {
-                        try context.pipeline.syncOperations.addHandler(RelayHandler(partner: outbound))
-                        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-                    } catch {
-                        context.close(promise: nil)
-                        outbound.close(promise: nil)
-                    }
-                case .failure:
-                    answer(context, false)
+            .connect(host: host == "localhost" ? "127.0.0.1" : host, port: port)
+        connection.assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let upstream):
+                self.proxy.opened(tunnel)
+                context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: success)), promise: nil)
+                do {
+                    try context.pipeline.syncOperations.addHandler(TunnelHandler(partner: upstream))
+                } catch {
                     context.close(promise: nil)
+                    upstream.close(promise: nil)
+                    return
                 }
+                if self.buffer.readableBytes > 0 { upstream.writeAndFlush(self.buffer, promise: nil) }
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            case .failure:
+                self.proxy.refused(tunnel.target)
+                self.fail(context: context, bytes: failure)
             }
+        }
+    }
+
+    private func fail(context: ChannelHandlerContext, reply: String) {
+        fail(context: context, bytes: Array(reply.utf8))
+    }
+
+    private func fail(context: ChannelHandlerContext, bytes: [UInt8]) {
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }
 
-/// Copies what one side of a tunnel reads to the other, and closes the other when one closes.
-private final class RelayHandler: ChannelInboundHandler {
+/// Writes what one side of a tunnel reads to the other side.
+private final class TunnelHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let partner: any Channel
@@ -258,7 +230,11 @@ private final class RelayHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        partner.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        partner.write(unwrapInboundIn(data), promise: nil)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        partner.flush()
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -1,0 +1,41 @@
+import Foundation
+import HeraldCore
+import Synchronization
+
+/// A platform's VAPID identity: signs tokens and caches them per push service origin
+/// (`VAPIDTokenCache`), on an injected clock. One per platform, shared by its sends.
+public final class VAPIDSigner: Sendable {
+    private let generator: VAPIDTokenGenerator
+    private let now: @Sendable () -> Int64
+    private let cache = Mutex(VAPIDTokenCache())
+
+    /// - Parameter now: the clock, epoch seconds.
+    public init(credentials: VAPIDCredentials, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
+        self.generator = try VAPIDTokenGenerator(credentials: credentials)
+        self.now = now
+    }
+
+    /// The uncompressed public key, base64url (`k`, the web app's `applicationServerKey`).
+    public var publicKey: String { generator.publicKey }
+
+    /// The `Authorization` header value for a request to `audience` (the push resource's origin).
+    public func authorization(audience: String) throws -> String {
+        let time = now()
+        let token = try cache.withLock { cache -> String in
+            switch cache.token(for: audience, now: time) {
+            case .use(let token):
+                return token
+            case .sign(let expiresAt):
+                let token = try generator.token(audience: audience, expiresAt: expiresAt)
+                cache.signed(token, for: audience, expiresAt: expiresAt, now: time)
+                return token
+            }
+        }
+        return generator.authorization(token: token)
+    }
+
+    /// The push service at `audience` refused the token: the next request signs a new one.
+    public func rejected(audience: String) {
+        cache.withLock { $0.rejected(audience: audience) }
+    }
+}

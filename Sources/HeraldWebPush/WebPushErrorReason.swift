@@ -1,0 +1,67 @@
+/// Why a push service did not accept a message, by the HTTP status it answered (RFC 8030
+/// defines no reason strings; push services explain in the body, kept as the outcome's `detail`).
+public struct WebPushErrorReason: Sendable, Hashable, CustomStringConvertible {
+    private enum Base: Hashable, Sendable {
+        case badRequest, unauthorized, forbidden, notFound, requestTimeout, gone, payloadTooLarge, tooManyRequests
+        case internalServerError, badGateway, serviceUnavailable, gatewayTimeout
+        case unknown(String)
+    }
+
+    private let base: Base
+    /// The HTTP status.
+    public let status: Int
+
+    /// The reason for an HTTP status.
+    public init(status: Int) {
+        self.status = status
+        switch status {
+        case 400: base = .badRequest
+        case 401: base = .unauthorized
+        case 403: base = .forbidden
+        case 404: base = .notFound
+        case 408: base = .requestTimeout
+        case 410: base = .gone
+        case 413: base = .payloadTooLarge
+        case 429: base = .tooManyRequests
+        case 500: base = .internalServerError
+        case 502: base = .badGateway
+        case 503: base = .serviceUnavailable
+        case 504: base = .gatewayTimeout
+        default: base = .unknown("HTTP \(status)")
+        }
+    }
+
+    public static let badRequest = WebPushErrorReason(status: 400)
+    public static let unauthorized = WebPushErrorReason(status: 401)
+    public static let forbidden = WebPushErrorReason(status: 403)
+    public static let notFound = WebPushErrorReason(status: 404)
+    public static let gone = WebPushErrorReason(status: 410)
+    public static let payloadTooLarge = WebPushErrorReason(status: 413)
+    public static let tooManyRequests = WebPushErrorReason(status: 429)
+    public static let serviceUnavailable = WebPushErrorReason(status: 503)
+
+    /// A name for counters and logs: `Gone`, `PayloadTooLarge`, … or `HTTP 418`.
+    public var name: String {
+        switch base {
+        case .badRequest: "BadRequest"
+        case .unauthorized: "Unauthorized"
+        case .forbidden: "Forbidden"
+        case .notFound: "NotFound"
+        case .requestTimeout: "RequestTimeout"
+        case .gone: "Gone"
+        case .payloadTooLarge: "PayloadTooLarge"
+        case .tooManyRequests: "TooManyRequests"
+        case .internalServerError: "InternalServerError"
+        case .badGateway: "BadGateway"
+        case .serviceUnavailable: "ServiceUnavailable"
+        case .gatewayTimeout: "GatewayTimeout"
+        case .unknown(let text): text
+        }
+    }
+
+    public var description: String { name }
+
+    public static func == (lhs: WebPushErrorReason, rhs: WebPushErrorReason) -> Bool { lhs.base == rhs.base }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(base) }
+}

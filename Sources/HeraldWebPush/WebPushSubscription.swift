@@ -1,0 +1,66 @@
+import Crypto
+import HeraldCore
+import Foundation
+
+/// A browser's push subscription (the W3C Push API's `PushSubscription.toJSON()`): where to
+/// send, and the keys to encrypt for.
+public struct WebPushSubscription: Sendable, Equatable {
+    /// The push resource URL (https).
+    public let endpoint: String
+    /// `keys.p256dh`: the user agent's P-256 public key, uncompressed (65 bytes).
+    public let p256dh: [UInt8]
+    /// `keys.auth`: the 16-byte authentication secret.
+    public let authSecret: [UInt8]
+    let userAgentKey: P256.KeyAgreement.PublicKey
+
+    /// Parses a subscription as a web device registers it (Herald stores it as canonical JSON,
+    /// see `RegistrationToken`); the same checks apply, with the same messages.
+    public init(json: String) throws(ValidationError) {
+        let canonical = try RegistrationToken.normalize(json, for: .web)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(canonical.utf8)) as? [String: Any],
+            let endpoint = object["endpoint"] as? String, let keys = object["keys"] as? [String: String],
+            let p256dh = keys["p256dh"].flatMap(Base64URL.decode), let auth = keys["auth"].flatMap(Base64URL.decode),
+            let key = try? P256.KeyAgreement.PublicKey(x963Representation: p256dh)
+        else {
+            throw ValidationError(code: "invalid_token", message: "the subscription could not be read", field: "registration_token")
+        }
+        self.endpoint = endpoint
+        self.p256dh = p256dh
+        self.authSecret = auth
+        self.userAgentKey = key
+    }
+
+    /// A subscription from its parts (base64url keys, as in the JSON).
+    public init(endpoint: String, p256dh: String, auth: String) throws(ValidationError) {
+        let json = JSONValue.object([
+            "endpoint": .string(endpoint), "keys": .object(["p256dh": .string(p256dh), "auth": .string(auth)]),
+        ]).jsonText
+        try self.init(json: json)
+    }
+
+    /// The subscription as canonical JSON, as a web device's registration token is stored.
+    public var json: String {
+        JSONValue.object([
+            "endpoint": .string(endpoint),
+            "keys": .object(["p256dh": .string(Base64URL.encode(p256dh)), "auth": .string(Base64URL.encode(authSecret))]),
+        ]).jsonText
+    }
+
+    public static func == (lhs: WebPushSubscription, rhs: WebPushSubscription) -> Bool {
+        lhs.endpoint == rhs.endpoint && lhs.p256dh == rhs.p256dh && lhs.authSecret == rhs.authSecret
+    }
+
+    /// The origin (`scheme://host[:port]`, the port only when not the scheme's default) of a
+    /// URL: the VAPID `aud` for a push resource. Nil unless it is an http(s) URL with a host.
+    public static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "https" || scheme == "http", var host = components.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }
+        let defaultPort = scheme == "https" ? 443 : 80
+        if let port = components.port, port != defaultPort {
+            return "\(scheme)://\(host):\(port)"
+        }
+        return "\(scheme)://\(host)"
+    }
+}
