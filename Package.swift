@@ -42,6 +42,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldHTTP",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldAPNs",
             dependencies: [
                 "HeraldCore",
@@ -58,6 +68,7 @@ let package = Package(
             name: "HeraldFCM",
             dependencies: [
                 "HeraldCore",
+                "HeraldHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -70,6 +81,7 @@ let package = Package(
             name: "HeraldWebPush",
             dependencies: [
                 "HeraldCore",
+                "HeraldHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldCore
+import HeraldHTTP
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -34,19 +35,9 @@ public final class FCMClient: Sendable {
     ///   - now: the clock, epoch seconds (token expiry, `Retry-After` dates).
     public init(
         credentials: FCMCredentials, endpoint: String = FCMClient.defaultEndpoint, extraTrustedCAPEM: String? = nil,
-        proxy: HTTPClient.Configuration.Proxy? = nil, connectTimeout: TimeAmount = .seconds(10), now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10), now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) throws {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.applicationProtocols = ["h2", "http/1.1"]
-        if let extraTrustedCAPEM {
-            let extra = try NIOSSLCertificate.fromPEMBytes(Array(extraTrustedCAPEM.utf8))
-            tls.additionalTrustRoots = [.certificates(extra)]
-        }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        configuration.timeout = .init(connect: connectTimeout, read: .seconds(30))
-        configuration.proxy = proxy
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let httpClient = try ProviderHTTPClient.make(extraTrustedCAPEM: extraTrustedCAPEM, proxy: proxy, connectTimeout: connectTimeout)
         do {
             self.tokens = try FCMAccessTokenProvider(credentials: credentials, httpClient: httpClient, now: now)
         } catch {

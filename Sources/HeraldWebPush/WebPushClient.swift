@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldCore
+import HeraldHTTP
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -28,16 +29,6 @@ public final class WebPushClient: Sendable {
         endpointOverride: String? = nil, extraTrustedCAPEM: String? = nil, proxy: OutboundProxy? = nil,
         connectTimeout: TimeAmount = .seconds(10), now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) throws {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let extraTrustedCAPEM {
-            let extra = try NIOSSLCertificate.fromPEMBytes(Array(extraTrustedCAPEM.utf8))
-            tls.additionalTrustRoots = [.certificates(extra)]
-        }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        configuration.timeout = .init(connect: connectTimeout, read: .seconds(30))
-        configuration.redirectConfiguration = .disallow
-        configuration.proxy = proxy.map(Self.httpClientProxy)
         // Checked before the HTTP client exists: one that is never shut down traps when freed.
         if let endpointOverride {
             guard let origin = WebPushSubscription.origin(of: endpointOverride) else {
@@ -47,7 +38,7 @@ public final class WebPushClient: Sendable {
         } else {
             self.endpointOverride = nil
         }
-        self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.httpClient = try ProviderHTTPClient.make(extraTrustedCAPEM: extraTrustedCAPEM, proxy: proxy, connectTimeout: connectTimeout)
         self.now = now
     }
 
@@ -106,16 +97,6 @@ public final class WebPushClient: Sendable {
         var path = components.percentEncodedPath
         if let query = components.percentEncodedQuery { path += "?" + query }
         return endpointOverride + path
-    }
-
-    static func httpClientProxy(_ proxy: OutboundProxy) -> HTTPClient.Configuration.Proxy {
-        switch proxy.kind {
-        case .httpConnect:
-            let authorization = proxy.username.map { HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "") }
-            return .server(host: proxy.host, port: proxy.port, authorization: authorization)
-        case .socks5:
-            return .socksServer(host: proxy.host, port: proxy.port)
-        }
     }
 
     /// `Retry-After` (RFC 9110 §10.2.3): delay seconds or an HTTP date, as seconds from `now`.

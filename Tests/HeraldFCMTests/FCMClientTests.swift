@@ -20,7 +20,7 @@ import Testing
 
     /// A mock that knows one service account of `demo-project` whose `token_uri` is the mock's.
     func withMock(
-        projectID: String = "demo-project", proxy: HTTPClient.Configuration.Proxy? = nil, _ body: (Setup) async throws -> Void
+        projectID: String = "demo-project", proxy: OutboundProxy? = nil, _ body: (Setup) async throws -> Void
     ) async throws {
         let tls = try MockTLS()
         let clock = ManualClock()
@@ -212,10 +212,7 @@ import Testing
     func tokensAndMessagesGoThroughAnOutboundProxy(kind: MockProxyServer.Kind) async throws {
         let proxy = MockProxyServer(kind: kind)
         let proxyPort = try await proxy.start()
-        let configuration: HTTPClient.Configuration.Proxy = switch kind {
-        case .httpConnect: .server(host: "127.0.0.1", port: proxyPort)
-        case .socks5: .socksServer(host: "127.0.0.1", port: proxyPort)
-        }
+        let configuration = OutboundProxy(kind: kind == .httpConnect ? .httpConnect : .socks5, host: "127.0.0.1", port: proxyPort)
         do {
             try await withMock(proxy: configuration) { setup in
                 let outcome = try await setup.client.send(try message(), token: randomFCMToken())
