@@ -130,6 +130,8 @@ import Testing
         await server.shutdown()
     }
 
+    /// Like Apple with token auth, the mock starts a connection at one stream and raises the
+    /// limit after the first valid token; async-http-client keeps to 1, then uses the new limit.
     @Test func manyConcurrentSendsShareTheConnection() async throws {
         try await withMock { setup in
             let bearer = try setup.generator.token(issuedAt: now)
@@ -145,6 +147,75 @@ import Testing
             #expect(outcomes.count == 300)
             #expect(outcomes.allSatisfy { if case .accepted = $0 { true } else { false } })
             #expect(setup.server.received.count == 300)
+            let statistics = setup.server.statistics
+            #expect(statistics.connections == 1)
+            #expect(statistics.streamLimitRaises == 1)
+            #expect(statistics.peakStreamsBeforeRaise == 1)
+            #expect(statistics.peakStreams > 1)
+        }
+    }
+
+    /// Sends `count` notifications at once; the outcome of each, or the error it threw.
+    func sendConcurrently(_ count: Int, _ setup: Setup) async throws -> [Result<APNsOutcome, any Error>] {
+        let bearer = try setup.generator.token(issuedAt: now)
+        let message = try notification()
+        return await withTaskGroup(of: Result<APNsOutcome, any Error>.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do {
+                        return .success(try await setup.client.send(message, deviceToken: randomAPNsToken(), topic: "t", bearer: bearer))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    /// GOAWAY after 10 streams: those 10 are answered; the client's later streams on that
+    /// connection fail without being processed, and the next sends go to a new connection.
+    @Test func aGoAwayAnswersItsStreamsAndRefusesTheLaterOnes() async throws {
+        try await withMock { setup in
+            setup.server.update {
+                $0.goAwayAfterStreams = 10
+                $0.responseDelay = .milliseconds(20)
+            }
+            let outcomes = try await sendConcurrently(50, setup)
+            let accepted = outcomes.filter { if case .success(.accepted) = $0 { true } else { false } }.count
+            let failed = outcomes.filter { if case .failure = $0 { true } else { false } }.count
+            #expect(accepted + failed == 50, "\(accepted) accepted, \(failed) failed")
+            #expect(accepted < 50, "no stream was refused")
+            // A refused stream was never processed: the mock accepted exactly what it answered.
+            #expect(setup.server.received.count == accepted)
+            #expect(setup.server.statistics.goAways >= 1)
+
+            setup.server.update { $0.goAwayAfterStreams = 0 }
+            let again = try await sendConcurrently(20, setup)
+            #expect(again.allSatisfy { if case .success(.accepted) = $0 { true } else { false } })
+            #expect(setup.server.statistics.connections >= 2)
+        }
+    }
+
+    /// A reset every third request on a connection: that request fails although the mock
+    /// accepted it (its answer was lost), and later sends go to a new connection. (A send that
+    /// races the reset may also fail, unsent.)
+    @Test func aDroppedConnectionLosesTheAnswerAndTheNextSendsReconnect() async throws {
+        try await withMock { setup in
+            setup.server.update { $0.dropConnectionAfterRequests = 3 }
+            let bearer = try setup.generator.token(issuedAt: now)
+            var accepted = 0
+            for _ in 0..<12 {
+                if case .accepted? = try? await setup.client.send(try notification(), deviceToken: randomAPNsToken(), topic: "t", bearer: bearer) {
+                    accepted += 1
+                }
+            }
+            let statistics = setup.server.statistics
+            #expect(statistics.droppedConnections >= 2)
+            #expect(accepted >= 2 * statistics.droppedConnections)
+            // What the mock accepted: every answered send, and the one request each reset cut off.
+            #expect(setup.server.received.count == accepted + statistics.droppedConnections)
+            #expect(statistics.answered == accepted)
         }
     }
 }
