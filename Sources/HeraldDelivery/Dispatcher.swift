@@ -11,6 +11,10 @@ import class Foundation.JSONDecoder
 /// Providers report outcomes; the mapping from outcome to action (count, deactivate, retry,
 /// pause the platform) is here, in one place.
 struct Dispatcher: Sendable {
+    /// A request that failed below HTTP (a reset connection, a stream refused after GOAWAY) is
+    /// sent again at once on a new connection this many times before it waits for a retry job.
+    static let immediateResends = 2
+
     let store: Store
     let configuration: DeliveryConfiguration
     let senders: APNsSenders
@@ -101,30 +105,25 @@ struct Dispatcher: Sendable {
         try await store.pushes.complete(job, result)
     }
 
+    /// Sends to `devices` and folds the outcomes into `result`.
     private func deliver(
         _ notification: APNsNotification, to devices: [DeliveryTarget], client: APNsClient, topic: String, bearer: String?,
         platformID: UUID, attempt: Int, into result: inout BatchResult
     ) async throws {
-        let outcomes = await withTaskGroup(of: (DeliveryTarget, Result<APNsOutcome, any Error>).self) { group in
-            var outcomes: [(DeliveryTarget, Result<APNsOutcome, any Error>)] = []
-            var iterator = devices.makeIterator()
-            func addNext() -> Bool {
-                guard let device = iterator.next() else { return false }
-                group.addTask {
-                    do {
-                        return (device, .success(try await client.send(notification, deviceToken: device.token, topic: topic, bearer: bearer)))
-                    } catch {
-                        return (device, .failure(error))
-                    }
+        var outcomes: [(DeliveryTarget, Result<APNsOutcome, any Error>)] = []
+        var pending = devices
+        for round in 0...Self.immediateResends {
+            let answered = await sendAll(notification, to: pending, client: client, topic: topic, bearer: bearer)
+            pending = []
+            for (device, outcome) in answered {
+                guard case .failure(let error) = outcome, round < Self.immediateResends else {
+                    outcomes.append((device, outcome))
+                    continue
                 }
-                return true
+                logger.debug("APNs request failed; sending again", metadata: ["error": "\(error)"])
+                pending.append(device)
             }
-            for _ in 0..<configuration.sendConcurrency where addNext() {}
-            for await outcome in group {
-                outcomes.append(outcome)
-                _ = addNext()
-            }
-            return outcomes
+            if pending.isEmpty { break }
         }
         let lastAttempt = attempt + 1 >= configuration.maximumAttempts
         var credentialsRejected = false
@@ -156,6 +155,35 @@ struct Dispatcher: Sendable {
             }
         } else if result.delivered > 0 {
             await senders.accepted(platformID)
+        }
+    }
+
+    /// Sends to each device with bounded concurrency; returns the outcomes.
+    private func sendAll(
+        _ notification: APNsNotification, to devices: [DeliveryTarget], client: APNsClient, topic: String, bearer: String?
+    ) async -> [(DeliveryTarget, Result<APNsOutcome, any Error>)] {
+        await withTaskGroup(of: (DeliveryTarget, Result<APNsOutcome, any Error>).self) { group in
+            var answered: [(DeliveryTarget, Result<APNsOutcome, any Error>)] = []
+            var next = devices.startIndex
+            func addNext() -> Bool {
+                guard next < devices.endIndex else { return false }
+                let device = devices[next]
+                next += 1
+                group.addTask {
+                    do {
+                        return (device, .success(try await client.send(notification, deviceToken: device.token, topic: topic, bearer: bearer)))
+                    } catch {
+                        return (device, .failure(error))
+                    }
+                }
+                return true
+            }
+            for _ in 0..<max(1, configuration.sendConcurrency) where addNext() {}
+            for await outcome in group {
+                answered.append(outcome)
+                _ = addNext()
+            }
+            return answered
         }
     }
 
