@@ -6,9 +6,9 @@ public struct DeliveryConfiguration: Sendable {
     public var batchSize: Int = 500
     /// Notifications in flight at once within one batch.
     public var sendConcurrency: Int = 100
-    /// How long a claimed job is reserved for its worker (ms); a crashed worker's job is taken
-    /// again once it runs out.
-    public var lease: Int64 = 60_000
+    /// How long a claimed job is reserved for its worker (ms). The worker renews it every third
+    /// of it while it works; a crashed worker's job is taken again once it runs out.
+    public var lease: Int64 = 30_000
     /// Pause between looks at an empty queue.
     public var idlePoll: Duration = .milliseconds(50)
     /// Tries of one device before its failure is final.

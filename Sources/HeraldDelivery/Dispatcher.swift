@@ -2,6 +2,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldStore
 import Logging
+import ServiceLifecycle
 import struct Foundation.Data
 import struct Foundation.UUID
 import class Foundation.JSONDecoder
@@ -10,6 +11,11 @@ import class Foundation.JSONDecoder
 ///
 /// Providers report outcomes; the mapping from outcome to action (count, deactivate, retry,
 /// pause the platform) is here, in one place.
+///
+/// On a graceful shutdown a job in hand is cut short, not abandoned: a fan-out stops between
+/// pages (its cursor is saved) and is put back; a batch starts no new sends, waits for the
+/// answers of those in flight, records them, and puts the devices it did not send back in a new
+/// batch due at once.
 struct Dispatcher: Sendable {
     /// A request that failed below HTTP (a reset connection, a stream refused after GOAWAY) is
     /// sent again at once on a new connection this many times before it waits for a retry job.
@@ -51,7 +57,11 @@ struct Dispatcher: Sendable {
             try await store.pushes.advance(job, page: page, finished: finished)
             if finished { return }
             job.cursor = page.last ?? job.cursor
-            try await store.pushes.renew(job, lease: configuration.lease)
+            if Task.isShuttingDownGracefully {
+                // The cursor is saved: the next worker (here or in another process) goes on from it.
+                try await store.pushes.release(job, availableAt: now())
+                return
+            }
         }
     }
 
@@ -91,11 +101,16 @@ struct Dispatcher: Sendable {
                         held += devices.map(\.id)
                     }
                 case .ready(let client, let topic, let bearer):
-                    try await deliver(
+                    result.released += try await deliver(
                         notification, to: devices, client: client, topic: topic, bearer: bearer, platformID: platformID,
                         attempt: job.attempt, into: &result)
                 }
             }
+        }
+        if !result.released.isEmpty {
+            logger.info(
+                "shutting down: the devices not yet sent go back to the queue",
+                metadata: ["push": "\(stored.id)", "devices": "\(result.released.count)"])
         }
         if !result.retry.isEmpty || !held.isEmpty {
             // A paused platform's devices wait a minute: its credentials may be fixed meanwhile.
@@ -105,15 +120,18 @@ struct Dispatcher: Sendable {
         try await store.pushes.complete(job, result)
     }
 
-    /// Sends to `devices` and folds the outcomes into `result`.
+    /// Sends to `devices` and folds the outcomes into `result`; returns the devices it did not
+    /// send because the process is shutting down.
     private func deliver(
         _ notification: APNsNotification, to devices: [DeliveryTarget], client: APNsClient, topic: String, bearer: String?,
         platformID: UUID, attempt: Int, into result: inout BatchResult
-    ) async throws {
+    ) async throws -> [Int64] {
         var outcomes: [(DeliveryTarget, Result<APNsOutcome, any Error>)] = []
+        var released: [Int64] = []
         var pending = devices
         for round in 0...Self.immediateResends {
-            let answered = await sendAll(notification, to: pending, client: client, topic: topic, bearer: bearer)
+            let (answered, unsent) = await sendAll(notification, to: pending, client: client, topic: topic, bearer: bearer)
+            released += unsent.map(\.id)
             pending = []
             for (device, outcome) in answered {
                 guard case .failure(let error) = outcome, round < Self.immediateResends else {
@@ -121,7 +139,11 @@ struct Dispatcher: Sendable {
                     continue
                 }
                 logger.debug("APNs request failed; sending again", metadata: ["error": "\(error)"])
-                pending.append(device)
+                if Task.isShuttingDownGracefully {
+                    released.append(device.id)
+                } else {
+                    pending.append(device)
+                }
             }
             if pending.isEmpty { break }
         }
@@ -156,17 +178,19 @@ struct Dispatcher: Sendable {
         } else if result.delivered > 0 {
             await senders.accepted(platformID)
         }
+        return released
     }
 
-    /// Sends to each device with bounded concurrency; returns the outcomes.
+    /// Sends to each device with bounded concurrency. Once the process is shutting down no new
+    /// send starts; those in flight are awaited. Returns the outcomes and the devices not sent.
     private func sendAll(
         _ notification: APNsNotification, to devices: [DeliveryTarget], client: APNsClient, topic: String, bearer: String?
-    ) async -> [(DeliveryTarget, Result<APNsOutcome, any Error>)] {
+    ) async -> (answered: [(DeliveryTarget, Result<APNsOutcome, any Error>)], unsent: [DeliveryTarget]) {
         await withTaskGroup(of: (DeliveryTarget, Result<APNsOutcome, any Error>).self) { group in
             var answered: [(DeliveryTarget, Result<APNsOutcome, any Error>)] = []
             var next = devices.startIndex
             func addNext() -> Bool {
-                guard next < devices.endIndex else { return false }
+                guard next < devices.endIndex, !Task.isShuttingDownGracefully else { return false }
                 let device = devices[next]
                 next += 1
                 group.addTask {
@@ -183,7 +207,7 @@ struct Dispatcher: Sendable {
                 answered.append(outcome)
                 _ = addNext()
             }
-            return answered
+            return (answered, Array(devices[next...]))
         }
     }
 

@@ -143,4 +143,74 @@ import Testing
             #expect(stoppedInTime)
         }
     }
+
+    /// Runs `group` until `body` returns, then shuts it down gracefully; fails unless it ends
+    /// within `deadline` on its own.
+    func running(_ group: ServiceGroup, stopsWithin deadline: Duration, _ body: () async throws -> Void) async throws {
+        let running = Task { try await group.run() }
+        do {
+            try await body()
+        } catch {
+            running.cancel()
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        let stoppedInTime = try await withThrowingTaskGroup(of: Bool.self) { watch in
+            watch.addTask {
+                try await running.value
+                return true
+            }
+            watch.addTask {
+                try? await Task.sleep(for: deadline)
+                running.cancel()
+                return false
+            }
+            let first = try await watch.next() ?? false
+            watch.cancelAll()
+            return first
+        }
+        #expect(stoppedInTime, "the workers did not stop within \(deadline)")
+    }
+
+    /// A graceful shutdown while a batch waits for slow answers: no new send starts, the answers
+    /// in flight are awaited and recorded, the devices not sent go back to the queue (same
+    /// attempt, due at once), and the next workers send exactly those.
+    @Test(arguments: Backend.available)
+    func aGracefulShutdownWaitsForTheAnswersInFlightAndPutsTheRestBack(_ backend: Backend) async throws {
+        try await DeliveryWorld.run(backend, .init(workers: 0)) { world, client in
+            var tokens: Set<String> = []
+            for _ in 0..<10 { tokens.insert(try await world.register().registrationToken) }
+            world.mock.update { $0.responseDelay = .milliseconds(300) }
+            var configuration = world.configuration
+            configuration.workers = 1
+            configuration.batchSize = 10
+            configuration.sendConcurrency = 2
+            let receipt = try await world.send(#"{"message":{"body":"x"},"target":{"platform":"ios"}}"#, client)
+
+            let first = ServiceGroup(configuration: .init(
+                services: [DeliveryService(store: world.db.store, configuration: configuration, logger: TestDatabase.logger)],
+                logger: TestDatabase.logger))
+            try await running(first, stopsWithin: .seconds(10)) {
+                try await DeliveryWorld.poll("two sends are in flight") { world.mock.statistics.requests >= 2 }
+            }
+            let statistics = world.mock.statistics
+            #expect(statistics.requests == 2)
+            #expect(statistics.answered == statistics.requests)
+            let status = try await world.status(receipt, client)
+            #expect(status["delivered"] as? Int == 2)
+            #expect(status["pending"] as? Int == 8)
+
+            world.mock.update { $0.responseDelay = .zero }
+            let second = ServiceGroup(configuration: .init(
+                services: [DeliveryService(store: world.db.store, configuration: configuration, logger: TestDatabase.logger)],
+                logger: TestDatabase.logger))
+            try await running(second, stopsWithin: .seconds(10)) {
+                let done = try await world.finished(receipt, client)
+                #expect(done["delivered"] as? Int == 10)
+            }
+            let received = world.mock.received.map(\.deviceToken)
+            #expect(received.count == 10)
+            #expect(Set(received) == tokens)
+        }
+    }
 }
