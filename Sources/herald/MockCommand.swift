@@ -13,11 +13,11 @@ struct MockCommand: AsyncParsableCommand {
             commandName: "apns",
             abstract: "Run a mock APNs (HTTP/2 + TLS) that answers like Apple's servers.",
             discussion: """
-                Writes the certificate authority of its throw-away TLS certificate to --ca-file; point a platform's
-                endpoint at https://127.0.0.1:PORT and trust that CA (HERALD_EXTRA_CA_FILE). Provider tokens are
-                verified with the keys given by --p8 KEYID=FILE, or only for shape and age if none is given.
-                As Apple does with token auth, a connection allows one stream until a request brings a valid
-                provider token, then raises SETTINGS_MAX_CONCURRENT_STREAMS. The fault options make it misbehave
+                Writes the certificate authority of its throw-away TLS certificate to --ca-file; point a platform's \
+                endpoint at https://127.0.0.1:PORT and trust that CA (HERALD_EXTRA_CA_FILE). Provider tokens are \
+                verified with the keys given by --p8 KEYID=FILE, or only for shape and age if none is given. \
+                As Apple does with token auth, a connection allows one stream until a request brings a valid \
+                provider token, then raises SETTINGS_MAX_CONCURRENT_STREAMS. The fault options make it misbehave \
                 the way real networks and servers do, to watch a client cope.
                 """)
 
