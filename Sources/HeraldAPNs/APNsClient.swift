@@ -47,7 +47,8 @@ public final class APNsClient: Sendable {
 
     private struct Pool {
         var connections: [APNsConnection] = []
-        var connecting = 0
+        /// Connections being opened.
+        var opening: [UUID: Task<APNsConnection, any Error>] = [:]
         var shutDown = false
     }
 
@@ -164,47 +165,59 @@ public final class APNsClient: Sendable {
 
     private enum Choice {
         case use(APNsConnection)
-        case open
+        case await(Task<APNsConnection, any Error>)
         case shutDown
     }
 
-    /// The least loaded usable connection, or a new one while all are busy and there is room.
+    /// The least loaded usable connection; a new one while all are busy and there is room; or
+    /// the one being opened.
     private func acquire(load: Int) async throws -> APNsConnection {
-        let choice = pool.withLock { pool -> Choice in
-            guard !pool.shutDown else { return .shutDown }
-            pool.connections.removeAll { !$0.isUsable }
-            let best = pool.connections.min { $0.load < $1.load }
-            if let best, best.load + load <= APNsConnectionHandler.streamCeiling || pool.connections.count + pool.connecting >= maximumConnections {
-                best.add(load: load)
-                return .use(best)
+        while true {
+            let choice = pool.withLock { pool -> Choice in
+                guard !pool.shutDown else { return .shutDown }
+                pool.connections.removeAll { !$0.isUsable }
+                let best = pool.connections.min { $0.load < $1.load }
+                let room = pool.connections.count + pool.opening.count < maximumConnections
+                if let best, best.load + load <= APNsConnectionHandler.streamCeiling || !room {
+                    best.add(load: load)
+                    return .use(best)
+                }
+                if best == nil, let opening = pool.opening.values.first {
+                    return .await(opening)
+                }
+                let id = UUID()
+                let task = Task { [self] in
+                    do {
+                        let connection = try await APNsConnection.connect(
+                            host: host, port: port, sslContext: sslContext, group: group, timeout: connectTimeout)
+                        // In the pool before anyone awaiting this task resumes.
+                        let kept = self.pool.withLock { pool -> Bool in
+                            pool.opening[id] = nil
+                            guard !pool.shutDown else { return false }
+                            pool.connections.append(connection)
+                            return true
+                        }
+                        if !kept {
+                            connection.close()
+                            throw APNsSendError(description: "the client is shut down")
+                        }
+                        return connection
+                    } catch {
+                        self.pool.withLock { _ = $0.opening.removeValue(forKey: id) }
+                        throw error
+                    }
+                }
+                pool.opening[id] = task
+                return .await(task)
             }
-            pool.connecting += 1
-            return .open
-        }
-        switch choice {
-        case .use(let connection):
-            return connection
-        case .shutDown:
-            throw APNsSendError(description: "the client is shut down")
-        case .open:
-            do {
-                let connection = try await APNsConnection.connect(
-                    host: host, port: port, sslContext: sslContext, group: group, timeout: connectTimeout)
-                let kept = pool.withLock { pool -> Bool in
-                    pool.connecting -= 1
-                    guard !pool.shutDown else { return false }
-                    connection.add(load: load)
-                    pool.connections.append(connection)
-                    return true
-                }
-                if !kept {
-                    connection.close()
-                    throw APNsSendError(description: "the client is shut down")
-                }
+            switch choice {
+            case .use(let connection):
                 return connection
-            } catch {
-                pool.withLock { $0.connecting -= 1 }
-                throw error
+            case .shutDown:
+                throw APNsSendError(description: "the client is shut down")
+            case .await(let task):
+                // A connection being opened (by this send or another): use it once it is up.
+                _ = try await task.value
             }
         }
     }

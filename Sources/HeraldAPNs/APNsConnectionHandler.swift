@@ -137,13 +137,21 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
                 }
             }
             let streamID = HTTP2StreamID(nextStreamID)
+
             nextStreamID += 2
             // The path differs per request: not worth a place in the HPACK table.
             var headers = HPACKHeaders()
             headers.add(name: ":path", value: batch.paths[index], indexing: .nonIndexable)
             headers.add(contentsOf: batch.headers)
             inFlight[streamID] = InFlight(batch: batch, index: index)
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: false)))), promise: nil)
+            // The HTTP/2 handler refuses a new stream once it has seen the server's GOAWAY, which
+            // may be before this handler sees the frame: such a request never left.
+            let opened = context.eventLoop.makePromise(of: Void.self)
+            opened.futureResult.whenFailure { [weak self] _ in
+                self?.finish(streamID, .notSent)
+                self?.startStreams()
+            }
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: false)))), promise: opened)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(batch.body), endStream: true)))), promise: nil)
             wrote = true
         }
@@ -154,6 +162,10 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         guard let request = inFlight.removeValue(forKey: streamID) else { return }
         outstanding -= 1
         request.batch.finish(request.index, response)
+        if closing && inFlight.isEmpty {
+            // Drained after a GOAWAY: nothing more will come on this connection.
+            context?.close(promise: nil)
+        }
     }
 
     // MARK: Frames
@@ -191,7 +203,9 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
             for setting in settings where setting.parameter == .maxConcurrentStreams {
                 maximumStreams = min(setting.value, Self.streamCeiling)
             }
-            startStreams()
+            // The server holds to its old limit until it has our acknowledgement, which the
+            // HTTP/2 handler writes after passing the frame on: open the new streams after it.
+            context.eventLoop.assumeIsolated().execute { self.startStreams() }
         case .goAway(let lastStreamID, _, _):
             // Streams above the last one the server processed were not processed: send them again.
             becomeUnusable()
@@ -248,6 +262,7 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         queue.removeAll()
         queueHead = 0
         onUnusable?()
+        if inFlight.isEmpty { context?.close(promise: nil) }
     }
 }
 

@@ -1,22 +1,31 @@
+import HeraldCore
+
 /// How the delivery workers run.
 public struct DeliveryConfiguration: Sendable {
     /// Jobs worked on at once in this process.
     public var workers: Int = 4
     /// Devices per batch job.
     public var batchSize: Int = 500
-    /// Notifications in flight at once within one batch.
+    /// Requests in flight at once within one batch, for providers that take one request per
+    /// notification (FCM, Web Push); APNs takes a batch on its connections at once.
     public var sendConcurrency: Int = 100
-    /// How long a claimed job is reserved for its worker (ms); a crashed worker's job is taken
-    /// again once it runs out.
-    public var lease: Int64 = 60_000
+    /// How long a claimed job is reserved for its worker (ms). The worker renews it every third
+    /// of it while it works; a crashed worker's job is taken again once it runs out.
+    public var lease: Int64 = 30_000
     /// Pause between looks at an empty queue.
     public var idlePoll: Duration = .milliseconds(50)
     /// Tries of one device before its failure is final.
     public var maximumAttempts: Int = 5
     /// Replaces Apple's endpoints (a mock, a proxy).
     public var apnsEndpoint: String?
-    /// A CA to trust besides the system's, PEM.
+    /// Replaces Google's FCM endpoint (a mock, a proxy).
+    public var fcmEndpoint: String?
+    /// Sends every Web Push message to this origin instead of the subscription's (a mock).
+    public var webPushEndpoint: String?
+    /// A CA to trust besides the system's, PEM, for every provider.
     public var extraTrustedCAPEM: String?
+    /// An HTTP CONNECT or SOCKS5 proxy for FCM and Web Push (`HERALD_PROXY`).
+    public var proxy: OutboundProxy?
 
     public init() {}
 }

@@ -3,20 +3,21 @@ import Logging
 import ServiceLifecycle
 
 /// The delivery workers: claim jobs from the store and work them until a graceful shutdown,
-/// which lets the jobs in hand finish (a job cut short by a crash is taken again when its
-/// lease runs out).
+/// which lets the jobs in hand finish or put them back (see `Dispatcher`). A worker renews its
+/// job's lease while it works, so the lease can be short: a job cut short by a crash is taken
+/// again soon after its lease runs out.
 public struct DeliveryService: Service {
     private let store: Store
     private let configuration: DeliveryConfiguration
     private let dispatcher: Dispatcher
-    private let senders: APNsSenders
+    private let senders: Senders
     private let logger: Logger
 
     public init(store: Store, configuration: DeliveryConfiguration, now: @escaping @Sendable () -> Int64 = systemMillis, logger: Logger) {
         self.store = store
         self.configuration = configuration
         self.logger = logger
-        self.senders = APNsSenders(store: store, configuration: configuration)
+        self.senders = Senders(store: store, configuration: configuration)
         self.dispatcher = Dispatcher(store: store, configuration: configuration, senders: senders, now: now, logger: logger)
     }
 
@@ -38,7 +39,9 @@ public struct DeliveryService: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 if let (job, push) = try await store.pushes.claim(lease: configuration.lease) {
-                    try await dispatcher.process(job, push)
+                    try await holdingLease(of: job) {
+                        try await dispatcher.process(job, push)
+                    }
                     continue
                 }
             } catch {
@@ -46,6 +49,26 @@ public struct DeliveryService: Service {
             }
             // An idle queue is looked at again shortly; cancelled at shutdown.
             try? await Task.sleep(for: configuration.idlePoll)
+        }
+    }
+
+    /// Runs `body` while renewing `job`'s lease every third of it.
+    private func holdingLease(of job: PushJob, _ body: () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let interval = Duration.milliseconds(max(10, configuration.lease / 3))
+                while true {
+                    try await Task.sleep(for: interval)
+                    do {
+                        try await store.pushes.renew(job, lease: configuration.lease)
+                    } catch {
+                        if Task.isCancelled { return }
+                        logger.warning("could not renew a delivery job's lease", metadata: ["job": "\(job.id)", "error": "\(error)"])
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            try await body()
         }
     }
 }

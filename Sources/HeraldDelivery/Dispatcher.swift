@@ -2,6 +2,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldStore
 import Logging
+import ServiceLifecycle
 import struct Foundation.Data
 import struct Foundation.UUID
 import class Foundation.JSONDecoder
@@ -10,10 +11,19 @@ import class Foundation.JSONDecoder
 ///
 /// Providers report outcomes; the mapping from outcome to action (count, deactivate, retry,
 /// pause the platform) is here, in one place.
+///
+/// On a graceful shutdown a job in hand is cut short, not abandoned: a fan-out stops between
+/// pages (its cursor is saved) and is put back; a batch starts no new sends, waits for the
+/// answers of those in flight, records them, and puts the devices it did not send back in a new
+/// batch due at once.
 struct Dispatcher: Sendable {
+    /// A request that failed below HTTP (a reset connection, a stream refused after GOAWAY) is
+    /// sent again at once on a new connection this many times before it waits for a retry job.
+    static let immediateResends = 2
+
     let store: Store
     let configuration: DeliveryConfiguration
-    let senders: APNsSenders
+    let senders: Senders
     let now: @Sendable () -> Int64
     let logger: Logger
 
@@ -47,7 +57,11 @@ struct Dispatcher: Sendable {
             try await store.pushes.advance(job, page: page, finished: finished)
             if finished { return }
             job.cursor = page.last ?? job.cursor
-            try await store.pushes.renew(job, lease: configuration.lease)
+            if Task.isShuttingDownGracefully {
+                // The cursor is saved: the next worker (here or in another process) goes on from it.
+                try await store.pushes.release(job, availableAt: now())
+                return
+            }
         }
     }
 
@@ -64,78 +78,125 @@ struct Dispatcher: Sendable {
         let targets = try await store.pushes.targets(job.deviceIDs)
         result.skipped = job.deviceIDs.count - targets.count
 
-        let notification = try APNsRenderer.render(push, receiptID: stored.id.uuidString.lowercased())
+        let rendered = RenderedPush(
+            push, receiptID: stored.id.uuidString.lowercased(), types: Set(targets.map(\.platformType)), now: time)
         var byPlatform: [UUID: [DeliveryTarget]] = [:]
         for target in targets {
-            if target.platformType == .ios, notification != nil {
+            if let problem = rendered.problems[target.platformType] {
+                result.failed["InvalidPayload(\(problem.code))", default: 0] += 1
+            } else if rendered.hasContent(for: target.platformType) {
                 byPlatform[target.platformID, default: []].append(target)
             } else {
-                // Nothing for this device yet: FCM, Web Push and WNS come with their providers.
+                // The push has nothing for this kind of device (or Herald no provider for it yet).
                 result.skipped += 1
             }
         }
         var held: [Int64] = []
-        if let notification {
-            for (platformID, devices) in byPlatform {
-                switch try await senders.lookup(platformID, now: time / 1000) {
-                case .missing:
-                    result.failed["CredentialsMissing", default: 0] += devices.count
-                case .failing:
-                    if job.attempt + 1 >= configuration.maximumAttempts {
-                        result.failed["CredentialsFailing", default: 0] += devices.count
-                    } else {
-                        held += devices.map(\.id)
-                    }
-                case .ready(let client, let topic, let bearer):
-                    try await deliver(
-                        notification, to: devices, client: client, topic: topic, bearer: bearer, platformID: platformID,
-                        attempt: job.attempt, into: &result)
+        var providerDelay: Int64 = 0
+        for (platformID, devices) in byPlatform {
+            switch try await senders.lookup(platformID, now: time / 1000) {
+            case .missing:
+                result.failed["CredentialsMissing", default: 0] += devices.count
+            case .failing:
+                if job.attempt + 1 >= configuration.maximumAttempts {
+                    result.failed["CredentialsFailing", default: 0] += devices.count
+                } else {
+                    held += devices.map(\.id)
                 }
+            case .ready(let sender):
+                try await deliver(
+                    rendered, to: devices, with: sender, platformID: platformID, attempt: job.attempt, into: &result,
+                    providerDelay: &providerDelay)
             }
+        }
+        if !result.released.isEmpty {
+            logger.info(
+                "shutting down: the devices not yet sent go back to the queue",
+                metadata: ["push": "\(stored.id)", "devices": "\(result.released.count)"])
         }
         if !result.retry.isEmpty || !held.isEmpty {
             // A paused platform's devices wait a minute: its credentials may be fixed meanwhile.
+            // Otherwise back off, and at least as long as a provider asked (Retry-After).
             result.retry += held
-            result.retryAt = time + (held.isEmpty ? Self.backoff(attempt: job.attempt) : 60_000)
+            let delay = held.isEmpty ? max(Self.backoff(attempt: job.attempt), providerDelay * 1000) : 60_000
+            result.retryAt = time + delay
         }
         try await store.pushes.complete(job, result)
     }
 
+    /// Sends to one platform's devices and folds the outcomes into `result`: devices not sent
+    /// because the process is shutting down go to `result.released`.
     private func deliver(
-        _ notification: APNsNotification, to devices: [DeliveryTarget], client: APNsClient, topic: String, bearer: String?,
-        platformID: UUID, attempt: Int, into result: inout BatchResult
+        _ rendered: RenderedPush, to devices: [DeliveryTarget], with sender: PlatformSender, platformID: UUID, attempt: Int,
+        into result: inout BatchResult, providerDelay: inout Int64
     ) async throws {
-        let results = await client.send(notification, deviceTokens: devices.map(\.token), topic: topic, bearer: bearer)
-        let outcomes = zip(devices, results)
-        let lastAttempt = attempt + 1 >= configuration.maximumAttempts
-        var credentialsRejected = false
-        for (device, outcome) in outcomes {
-            switch outcome {
-            case .success(.accepted):
-                result.delivered += 1
-            case .success(.rejected(_, let reason, let timestamp)):
-                if reason.meansDeviceGone {
-                    result.gone[device.id] = timestamp
-                } else if reason.meansCredentialsRejected {
-                    credentialsRejected = true
-                    if lastAttempt { result.failed["\(reason)", default: 0] += 1 } else { result.retry.append(device.id) }
-                } else if reason.isRetryable && !lastAttempt {
-                    result.retry.append(device.id)
-                } else {
-                    result.failed["\(reason)", default: 0] += 1
+        var outcomes: [(DeliveryTarget, DeliveryOutcome)] = []
+        var pending = devices
+        for round in 0...Self.immediateResends {
+            let sent = await sender.send(rendered, to: pending, concurrency: configuration.sendConcurrency)
+            let attempted = pending
+            pending = []
+            for (device, outcome) in zip(attempted, sent) {
+                switch outcome {
+                case .notAttempted:
+                    result.released.append(device.id)
+                case .unanswered(let reason) where round < Self.immediateResends:
+                    // Failed below HTTP (a reset connection): sent again at once, on a new connection.
+                    logger.debug("a request got no answer; sending again", metadata: ["error": "\(reason)"])
+                    if Task.isShuttingDownGracefully {
+                        result.released.append(device.id)
+                    } else {
+                        pending.append(device)
+                    }
+                case .delivered, .gone, .retry, .credentialsRejected, .failed, .unanswered:
+                    outcomes.append((device, outcome))
                 }
-            case .failure(let error):
-                logger.debug("APNs request failed", metadata: ["error": "\(error)"])
-                if lastAttempt { result.failed["ConnectionError", default: 0] += 1 } else { result.retry.append(device.id) }
             }
+            if pending.isEmpty { break }
         }
-        if credentialsRejected {
-            if await senders.rejected(platformID, now: now() / 1000) == .markFailing {
-                logger.warning("APNs rejected the platform's credentials; its sends are paused", metadata: ["platform": "\(platformID)"])
+
+        let refused = outcomes.filter { if case .credentialsRejected = $0.1 { true } else { false } }.count
+        var rejection: Senders.RejectionAction?
+        if refused > 0 {
+            rejection = await senders.rejected(platformID, now: now() / 1000, refused: refused, sent: outcomes.count)
+            if rejection == .markFailing {
+                logger.warning("the provider rejected the platform's credentials; its sends are paused", metadata: ["platform": "\(platformID)"])
                 try await store.platforms.setCredentialsStatus(id: platformID, .failing)
                 await senders.reset(platformID)
             }
-        } else if result.delivered > 0 {
+        }
+        let lastAttempt = attempt + 1 >= configuration.maximumAttempts
+        var delivered = 0
+        for (device, outcome) in outcomes {
+            switch outcome {
+            case .delivered:
+                delivered += 1
+            case .gone(let since):
+                result.gone[device.id] = since
+            case .retry(let reason, let after):
+                if lastAttempt {
+                    result.failed[reason, default: 0] += 1
+                } else {
+                    result.retry.append(device.id)
+                    if let after { providerDelay = max(providerDelay, after) }
+                }
+            case .credentialsRejected(let reason):
+                if lastAttempt || rejection == .failDevices {
+                    result.failed[reason, default: 0] += 1
+                } else {
+                    result.retry.append(device.id)
+                }
+            case .failed(let reason):
+                result.failed[reason, default: 0] += 1
+            case .unanswered(let reason):
+                logger.debug("a request got no answer", metadata: ["error": "\(reason)"])
+                if lastAttempt { result.failed["ConnectionError", default: 0] += 1 } else { result.retry.append(device.id) }
+            case .notAttempted:
+                result.released.append(device.id)
+            }
+        }
+        result.delivered += delivered
+        if refused == 0 && delivered > 0 {
             await senders.accepted(platformID)
         }
     }

@@ -10,8 +10,8 @@ import Synchronization
 
 /// An HTTP/2 + TLS server that answers like APNs (Apple's "Handling notification responses
 /// from APNs"): it checks the path, headers, provider token and payload as Apple does, answers
-/// with Apple's status codes and reasons, records what it accepted, and can be told to reject
-/// tokens as unregistered.
+/// with Apple's status codes and reasons, records what it accepted, and injects faults on demand
+/// (unregistered tokens, 429s, 503 bursts, GOAWAY, dropped connections, slow answers).
 public final class MockAPNsServer: Sendable {
     /// A notification the mock accepted.
     public struct Received: Sendable, Equatable {
@@ -20,7 +20,8 @@ public final class MockAPNsServer: Sendable {
         public var payload: [UInt8]
     }
 
-    /// How the mock treats requests.
+    /// How the mock treats requests. Every field may be changed while the mock runs (`update`);
+    /// the stream-limit fields apply to the connections opened after the change.
     public struct Behavior: Sendable {
         /// Provider-token signing keys by key id; a token signed otherwise is `InvalidProviderToken`.
         public var signingKeys: [String: P256.Signing.PublicKey] = [:]
@@ -28,6 +29,8 @@ public final class MockAPNsServer: Sendable {
         public var acceptAnySigningKey = false
         /// Device tokens that answer `410 Unregistered`, with the time (epoch ms) Apple would report.
         public var unregistered: [String: Int64] = [:]
+        /// Device tokens that get this answer (status and Apple's reason), e.g. `400 BadTopic`.
+        public var rejected: [String: Rejection] = [:]
         /// The next this-many notifications that would be accepted answer `503 ServiceUnavailable`.
         public var serviceUnavailable = 0
         /// Device tokens that always answer `429 TooManyRequests`.
@@ -35,8 +38,66 @@ public final class MockAPNsServer: Sendable {
         /// Keep every accepted notification (`received`); a benchmark turns this off and keeps
         /// only the count and arrival times.
         public var recordsNotifications = true
+        /// When this many requests have arrived on a connection, the mock sends GOAWAY (`NO_ERROR`)
+        /// naming the last stream opened by then: the streams up to it are answered, the client's
+        /// later ones are refused (never processed), and the connection closes once its last
+        /// answered stream is done. 0: never.
+        public var goAwayAfterStreams = 0
+        /// When a connection has brought this many requests, the mock closes its TCP connection
+        /// abruptly (a reset: no TLS close, no GOAWAY) instead of answering the last one. That one
+        /// and any others still in flight on the connection lose their answers, although the mock
+        /// recorded those it accepted. 0: never.
+        public var dropConnectionAfterRequests = 0
+        /// `SETTINGS_MAX_CONCURRENT_STREAMS` of an authenticated connection.
+        public var maxConcurrentStreams = 1000
+        /// Apple's behaviour with token auth: a new connection allows one stream at a time until a
+        /// request carries a valid provider token; then a SETTINGS frame raises the limit to
+        /// `maxConcurrentStreams`. Without it (or with certificate auth, where the TLS handshake
+        /// authenticated the connection) connections start at `maxConcurrentStreams`.
+        public var oneStreamUntilAuthenticated = true
+        /// How long each answer waits after the request has arrived (keeps requests in flight).
+        public var responseDelay: Duration = .zero
         /// The mock's clock, epoch seconds, to judge provider-token age.
         public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+
+        public init() {}
+    }
+
+    /// A canned refusal: an HTTP status with Apple's reason.
+    public struct Rejection: Sendable, Equatable {
+        public var status: Int
+        public var reason: String
+        /// For 410: when the token stopped being valid (epoch ms).
+        public var timestamp: Int64?
+        /// How many requests get this answer before the token is accepted again (nil: all).
+        public var times: Int?
+
+        public init(status: Int, reason: String, timestamp: Int64? = nil, times: Int? = nil) {
+            self.status = status
+            self.reason = reason
+            self.timestamp = timestamp
+            self.times = times
+        }
+    }
+
+    /// What happened on the wire, for tests to check that a fault really occurred.
+    public struct Statistics: Sendable, Equatable {
+        /// TCP connections accepted.
+        public var connections = 0
+        /// Requests that reached the end of their body (whatever the mock then did with them).
+        public var requests = 0
+        /// Answers written (any status).
+        public var answered = 0
+        /// GOAWAY frames sent.
+        public var goAways = 0
+        /// Connections closed abruptly (`dropConnectionAfterRequests`).
+        public var droppedConnections = 0
+        /// SETTINGS frames that raised a connection's stream limit after its first valid token.
+        public var streamLimitRaises = 0
+        /// The most streams open at once on one connection while its limit was still 1.
+        public var peakStreamsBeforeRaise = 0
+        /// The most streams open at once on one connection.
+        public var peakStreams = 0
 
         public init() {}
     }
@@ -52,8 +113,9 @@ public final class MockAPNsServer: Sendable {
         var received: [Received] = []
         var acceptedCount = 0
         var arrivals: [UInt64] = []
-        /// Provider tokens whose signature was checked, with their issue time: APNs verifies a
-        /// token once, not on every request, and so does the mock.
+        var statistics = Statistics()
+        /// Provider tokens whose signature checked out, with their issue time: like Apple, the mock
+        /// verifies a token once, not on every request (ECDSA costs milliseconds in a debug build).
         var verifiedTokens: [String: Int64] = [:]
         var channel: (any Channel)?
     }
@@ -75,26 +137,9 @@ public final class MockAPNsServer: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                do {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
+                channel.eventLoop.makeCompletedFuture {
+                    try self.configure(channel, tls: context)
                 }
-                return channel.configureHTTP2Pipeline(
-                    mode: .server,
-                    initialLocalSettings: [
-                        HTTP2Setting(parameter: .maxConcurrentStreams, value: 1000),
-                        HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
-                    ],
-                    targetWindowSize: 1 << 20
-                ) { stream in
-                    stream.eventLoop.makeCompletedFuture {
-                        try stream.pipeline.syncOperations.addHandlers([
-                            HTTP2FramePayloadToHTTP1ServerCodec(),
-                            StreamHandler(server: self),
-                        ])
-                    }
-                }.map { _ in }
             }
             .bind(host: host, port: port).get()
         state.withLock { $0.channel = channel }
@@ -104,13 +149,44 @@ public final class MockAPNsServer: Sendable {
         return port
     }
 
+    /// One connection's pipeline: TLS, HTTP/2 with a stream handler per request, and the
+    /// connection's own handler (stream limits, GOAWAY, drops) last.
+    private func configure(_ channel: any Channel, tls: NIOSSLContext) throws {
+        let behavior = self.behavior
+        let maximum = max(1, behavior.maxConcurrentStreams)
+        let startsAtOne = clientCertificateRoots == nil && behavior.oneStreamUntilAuthenticated && maximum > 1
+        let connection = MockAPNsConnection(server: self, raiseTo: startsAtOne ? maximum : nil)
+        let bound = NIOLoopBound(connection, eventLoop: channel.eventLoop)
+        record { $0.connections += 1 }
+        let operations = channel.pipeline.syncOperations
+        try operations.addHandler(NIOSSLServerHandler(context: tls))
+        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+        connectionConfiguration.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: startsAtOne ? 1 : maximum),
+            HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
+        ]
+        var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
+        streamConfiguration.targetWindowSize = 1 << 20
+        _ = try operations.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandlers([
+                    HTTP2FramePayloadToHTTP1ServerCodec(),
+                    MockAPNsStreamHandler(server: self, connection: bound.value),
+                ])
+            }
+        }
+        try operations.addHandler(connection)
+    }
+
     public func shutdown() async {
         let channel = state.withLock { $0.channel }
         try? await channel?.close()
         try? await group.shutdownGracefully()
     }
 
-    /// What was accepted so far (when `recordsNotifications`).
+    /// What was accepted so far.
     public var received: [Received] { state.withLock { $0.received } }
 
     /// How many notifications were accepted so far.
@@ -119,12 +195,18 @@ public final class MockAPNsServer: Sendable {
     /// When each accepted notification arrived (`DispatchTime` uptime nanoseconds), in order.
     public var arrivalTimes: [UInt64] { state.withLock { $0.arrivals } }
 
+    /// What happened on the wire so far.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// The behavior now.
+    public var behavior: Behavior { state.withLock { $0.behavior } }
+
     /// Changes the behavior while running.
     public func update(_ change: (inout Behavior) -> Void) {
         state.withLock {
             change(&$0.behavior)
-            // The keys may have changed: judge every token afresh.
-            $0.verifiedTokens.removeAll()
+            // The keys may have changed.
+            $0.verifiedTokens = [:]
         }
     }
 
@@ -135,12 +217,19 @@ public final class MockAPNsServer: Sendable {
         var reason: String?
         var timestamp: Int64?
         var apnsID: String
+        /// The request carried a valid provider token.
+        var authenticated = false
+    }
+
+    func record(_ change: (inout Statistics) -> Void) {
+        state.withLock { change(&$0.statistics) }
     }
 
     func answer(head: HTTPRequestHead, body: ByteBuffer) -> Answer {
         let apnsID = head.headers.first(name: "apns-id") ?? UUID().uuidString
+        var authenticated = false
         func fail(_ status: HTTPResponseStatus, _ reason: String, timestamp: Int64? = nil) -> Answer {
-            Answer(status: status, reason: reason, timestamp: timestamp, apnsID: apnsID)
+            Answer(status: status, reason: reason, timestamp: timestamp, apnsID: apnsID, authenticated: authenticated)
         }
         let behavior = state.withLock { $0.behavior }
         guard head.method == .POST else { return fail(.methodNotAllowed, "MethodNotAllowed") }
@@ -170,11 +259,21 @@ public final class MockAPNsServer: Sendable {
             }
             let parts = authorization.split(separator: " ")
             guard parts.count == 2, parts[0].lowercased() == "bearer" else { return fail(.forbidden, "InvalidProviderToken") }
-            switch verifyCached(jwt: String(parts[1]), behavior: behavior) {
-            case .valid: break
-            case .expired: return fail(.forbidden, "ExpiredProviderToken")
-            case .invalid: return fail(.forbidden, "InvalidProviderToken")
+            let jwt = String(parts[1])
+            var issuedAt = state.withLock { $0.verifiedTokens[jwt] }
+            if issuedAt == nil {
+                issuedAt = Self.verifiedIssueTime(jwt: jwt, keys: behavior.signingKeys, anyKey: behavior.acceptAnySigningKey)
+                if let issuedAt {
+                    state.withLock {
+                        if $0.verifiedTokens.count >= 64 { $0.verifiedTokens = [:] }
+                        $0.verifiedTokens[jwt] = issuedAt
+                    }
+                }
             }
+            guard let issuedAt else { return fail(.forbidden, "InvalidProviderToken") }
+            // Apple refuses tokens older than an hour.
+            guard behavior.now() - issuedAt <= 3600 else { return fail(.forbidden, "ExpiredProviderToken") }
+            authenticated = true
         }
         guard token.utf8.count >= 64, token.utf8.count % 2 == 0, Hex.decode(token) != nil else {
             return fail(.badRequest, "BadDeviceToken")
@@ -182,6 +281,18 @@ public final class MockAPNsServer: Sendable {
         guard body.readableBytes > 0 else { return fail(.badRequest, "PayloadEmpty") }
         guard body.readableBytes <= APNsRenderer.maximumPayloadBytes else { return fail(.payloadTooLarge, "PayloadTooLarge") }
         if let timestamp = behavior.unregistered[token] { return fail(.gone, "Unregistered", timestamp: timestamp) }
+        let rejection = state.withLock { state -> Rejection? in
+            guard let rejection = state.behavior.rejected[token] else { return nil }
+            if let times = rejection.times {
+                state.behavior.rejected[token]?.times = times - 1
+                if times <= 1 { state.behavior.rejected[token] = nil }
+                if times <= 0 { return nil }
+            }
+            return rejection
+        }
+        if let rejection {
+            return fail(HTTPResponseStatus(statusCode: rejection.status), rejection.reason, timestamp: rejection.timestamp)
+        }
         if behavior.throttled.contains(token) { return fail(.tooManyRequests, "TooManyRequests") }
         let unavailable = state.withLock { state -> Bool in
             guard state.behavior.serviceUnavailable > 0 else { return false }
@@ -206,37 +317,12 @@ public final class MockAPNsServer: Sendable {
                 $0.arrivals.append(arrival)
             }
         }
-        return Answer(status: .ok, reason: nil, timestamp: nil, apnsID: apnsID)
+        return Answer(status: .ok, reason: nil, timestamp: nil, apnsID: apnsID, authenticated: authenticated)
     }
 
-    /// `verify`, with the signature checked once per distinct token.
-    private func verifyCached(jwt: String, behavior: Behavior) -> TokenCheck {
-        let now = behavior.now()
-        if let issuedAt = state.withLock({ $0.verifiedTokens[jwt] }) {
-            return now - issuedAt > 3600 ? .expired : .valid
-        }
-        let check = Self.verify(jwt: jwt, keys: behavior.signingKeys, anyKey: behavior.acceptAnySigningKey, now: now)
-        if check == .valid, let issuedAt = Self.issuedAt(jwt: jwt) {
-            state.withLock {
-                if $0.verifiedTokens.count > 1000 { $0.verifiedTokens.removeAll() }
-                $0.verifiedTokens[jwt] = issuedAt
-            }
-        }
-        return check
-    }
-
-    private static func issuedAt(jwt: String) -> Int64? {
-        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let bytes = Base64URL.decode(String(parts[1])),
-            let claims = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
-        else { return nil }
-        return (claims["iat"] as? NSNumber)?.int64Value
-    }
-
-    enum TokenCheck { case valid, expired, invalid }
-
-    /// Checks an ES256 provider token as APNs does: known key id, good signature, at most an hour old.
-    static func verify(jwt: String, keys: [String: P256.Signing.PublicKey], anyKey: Bool, now: Int64) -> TokenCheck {
+    /// Checks an ES256 provider token's form and signature as APNs does (a known key id, or any
+    /// key with `anyKey`); returns its issue time (epoch seconds), or nil if it is not valid.
+    static func verifiedIssueTime(jwt: String, keys: [String: P256.Signing.PublicKey], anyKey: Bool) -> Int64? {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3,
             let headerBytes = Base64URL.decode(parts[0]), let claimsBytes = Base64URL.decode(parts[1]),
@@ -246,13 +332,13 @@ public final class MockAPNsServer: Sendable {
             header["alg"] as? String == "ES256", let kid = header["kid"] as? String,
             claims["iss"] is String, let issuedAt = (claims["iat"] as? NSNumber)?.int64Value,
             let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
-        else { return .invalid }
+        else { return nil }
         if let key = keys[kid] {
-            guard key.isValidSignature(signature, for: Array((parts[0] + "." + parts[1]).utf8)) else { return .invalid }
+            guard key.isValidSignature(signature, for: Array((parts[0] + "." + parts[1]).utf8)) else { return nil }
         } else if !anyKey {
-            return .invalid
+            return nil
         }
-        return now - issuedAt > 3600 ? .expired : .valid
+        return issuedAt
     }
 }
 
@@ -260,45 +346,4 @@ public final class MockAPNsServer: Sendable {
 public struct MockServerError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
-}
-
-/// Collects one HTTP/2 stream's request and writes the mock's answer.
-private final class StreamHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let server: MockAPNsServer
-    private var head: HTTPRequestHead?
-    private var body = ByteBuffer()
-
-    init(server: MockAPNsServer) {
-        self.server = server
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-        case .body(var chunk):
-            body.writeBuffer(&chunk)
-        case .end:
-            guard let head else { return }
-            let answer = server.answer(head: head, body: body)
-            var headers = HTTPHeaders([("apns-id", answer.apnsID)])
-            var responseBody: ByteBuffer?
-            if let reason = answer.reason {
-                var json = #"{"reason":"\#(reason)""#
-                if let timestamp = answer.timestamp { json += #","timestamp":\#(timestamp)"# }
-                json += "}"
-                responseBody = ByteBuffer(string: json)
-                headers.add(name: "content-type", value: "application/json")
-                headers.add(name: "content-length", value: String(json.utf8.count))
-            } else {
-                headers.add(name: "apns-unique-id", value: UUID().uuidString.lowercased())
-            }
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: answer.status, headers: headers))), promise: nil)
-            if let responseBody { context.write(wrapOutboundOut(.body(.byteBuffer(responseBody))), promise: nil) }
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
-    }
 }

@@ -13,9 +13,12 @@ struct MockCommand: AsyncParsableCommand {
             commandName: "apns",
             abstract: "Run a mock APNs (HTTP/2 + TLS) that answers like Apple's servers.",
             discussion: """
-                Writes the certificate authority of its throw-away TLS certificate to --ca-file; point a platform's
-                endpoint at https://127.0.0.1:PORT and trust that CA (HERALD_EXTRA_CA_FILE). Provider tokens are
-                verified with the keys given by --p8 KEYID=FILE, or only for shape and age if none is given.
+                Writes the certificate authority of its throw-away TLS certificate to --ca-file; point a platform's \
+                endpoint at https://127.0.0.1:PORT and trust that CA (HERALD_EXTRA_CA_FILE). Provider tokens are \
+                verified with the keys given by --p8 KEYID=FILE, or only for shape and age if none is given. \
+                As Apple does with token auth, a connection allows one stream until a request brings a valid \
+                provider token, then raises SETTINGS_MAX_CONCURRENT_STREAMS. The fault options make it misbehave \
+                the way real networks and servers do, to watch a client cope.
                 """)
 
         @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
@@ -23,6 +26,18 @@ struct MockCommand: AsyncParsableCommand {
         @Option(name: .customLong("ca-file"), help: "Where to write the CA certificate (PEM).") var caFile: String = "mock-apns-ca.pem"
         @Option(name: .customLong("p8"), help: "KEYID=FILE: a signing key whose tokens to accept (repeatable).") var keys: [String] = []
         @Option(help: "A device token to answer 410 Unregistered (repeatable).") var unregistered: [String] = []
+        @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS of an authenticated connection.")
+        var maxConcurrentStreams: Int = 1000
+        @Flag(inversion: .prefixedNo, help: "Start each connection at one stream until a valid provider token arrives, as Apple does.")
+        var oneStreamUntilAuthenticated = true
+        @Option(name: .customLong("goaway-after"), help: "Send GOAWAY when this many requests have arrived on a connection (0: never).")
+        var goAwayAfter: Int = 0
+        @Option(name: .customLong("drop-after"), help: "Reset each connection when it has brought this many requests (0: never).")
+        var dropAfter: Int = 0
+        @Option(name: .customLong("response-delay"), help: "Milliseconds to wait before each answer.")
+        var responseDelay: Int = 0
+        @Option(name: .customLong("unavailable"), help: "Answer the first N notifications 503 ServiceUnavailable.")
+        var unavailable: Int = 0
         @Option(help: "Event-loop threads.") var threads: Int = 1
         @Option(help: "Benchmark mode: keep only counts and arrival times, and report when this many were accepted.")
         var expect: Int?
@@ -44,6 +59,15 @@ struct MockCommand: AsyncParsableCommand {
             behavior.acceptAnySigningKey = keys.isEmpty
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             for token in unregistered { behavior.unregistered[token.lowercased()] = now }
+            guard maxConcurrentStreams >= 1, goAwayAfter >= 0, dropAfter >= 0, responseDelay >= 0, unavailable >= 0 else {
+                throw ValidationError("--max-concurrent-streams must be at least 1; the fault options 0 or more")
+            }
+            behavior.maxConcurrentStreams = maxConcurrentStreams
+            behavior.oneStreamUntilAuthenticated = oneStreamUntilAuthenticated
+            behavior.goAwayAfterStreams = goAwayAfter
+            behavior.dropConnectionAfterRequests = dropAfter
+            behavior.responseDelay = .milliseconds(responseDelay)
+            behavior.serviceUnavailable = unavailable
             behavior.recordsNotifications = expect == nil
             let server = MockAPNsServer(tls: tls, behavior: behavior, threads: threads)
             let bound = try await server.start(host: host, port: port)

@@ -3,8 +3,9 @@ import Foundation
 import HeraldServer
 import Hummingbird
 import Logging
+import NIOCore
 
-/// `herald serve`: runs the API (and, later, the delivery workers).
+/// `herald serve`: runs the API and the delivery workers.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -27,13 +28,28 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Delivery workers in this process (0: this process only serves the API).")
     var workers: Int = 4
 
+    @Option(name: .customLong("batch-size"), help: "Devices per delivery batch: a crash can resend at most one batch per worker.")
+    var batchSize: Int = 500
+
+    @Option(name: .customLong("job-lease"), help: "Seconds a claimed delivery job stays reserved without being renewed: after a crash, its jobs are taken again this long after it.")
+    var jobLease: Int = 30
+
     func run() async throws {
         var configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
         configuration.host = host
         configuration.port = port
         guard workers >= 0 else { throw ValidationError("--workers must be 0 or more") }
+        guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
+        guard (1...3600).contains(jobLease) else { throw ValidationError("--job-lease must be between 1 and 3600 seconds") }
         configuration.delivery.workers = workers
-        let app = try await buildApplication(configuration)
+        configuration.delivery.batchSize = batchSize
+        configuration.delivery.lease = Int64(jobLease) * 1000
+        let (host, port) = (configuration.host, configuration.port)
+        let app = try await buildApplication(configuration) { channel in
+            // One line on standard output, unbuffered, with the port actually bound (--port 0).
+            let bound = channel.localAddress?.port ?? port
+            FileHandle.standardOutput.write(Data("Herald is serving http://\(host):\(bound)\n".utf8))
+        }
         try await app.runService()
     }
 }

@@ -130,6 +130,8 @@ import Testing
         await server.shutdown()
     }
 
+    /// Like Apple with token auth, the mock starts a connection at one stream and raises the
+    /// limit after the first valid token; async-http-client keeps to 1, then uses the new limit.
     @Test func manyConcurrentSendsShareTheConnection() async throws {
         try await withMock { setup in
             let bearer = try setup.generator.token(issuedAt: now)
@@ -145,6 +147,76 @@ import Testing
             #expect(outcomes.count == 300)
             #expect(outcomes.allSatisfy { if case .accepted = $0 { true } else { false } })
             #expect(setup.server.received.count == 300)
+            let statistics = setup.server.statistics
+            #expect(statistics.connections == 1)
+            #expect(statistics.streamLimitRaises == 1)
+            #expect(statistics.peakStreamsBeforeRaise == 1)
+            #expect(statistics.peakStreams > 1)
+        }
+    }
+
+    /// Sends `count` notifications at once; the outcome of each, or the error it threw.
+    func sendConcurrently(_ count: Int, _ setup: Setup) async throws -> [Result<APNsOutcome, any Error>] {
+        let bearer = try setup.generator.token(issuedAt: now)
+        let message = try notification()
+        return await withTaskGroup(of: Result<APNsOutcome, any Error>.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do {
+                        return .success(try await setup.client.send(message, deviceToken: randomAPNsToken(), topic: "t", bearer: bearer))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    /// GOAWAY after 10 streams: the streams it names are answered; the client's later streams on
+    /// that connection were not processed, so the client sends them again on a new connection —
+    /// every send is accepted, and none twice.
+    @Test func aGoAwayAnswersItsStreamsAndRefusesTheLaterOnes() async throws {
+        try await withMock { setup in
+            setup.server.update {
+                $0.goAwayAfterStreams = 10
+                $0.responseDelay = .milliseconds(20)
+            }
+            let outcomes = try await sendConcurrently(50, setup)
+            let accepted = outcomes.filter { if case .success(.accepted) = $0 { true } else { false } }.count
+            let failed = outcomes.filter { if case .failure = $0 { true } else { false } }.count
+            #expect(accepted == 50, "\(accepted) accepted, \(failed) failed")
+            // A refused stream was never processed: the mock accepted each notification once.
+            #expect(setup.server.received.count == 50)
+            #expect(Set(setup.server.received.map(\.deviceToken)).count == 50)
+            #expect(setup.server.statistics.goAways >= 1)
+
+            setup.server.update { $0.goAwayAfterStreams = 0 }
+            let again = try await sendConcurrently(20, setup)
+            #expect(again.allSatisfy { if case .success(.accepted) = $0 { true } else { false } })
+            #expect(setup.server.statistics.connections >= 2)
+        }
+    }
+
+    /// A reset every third request on a connection: that request fails although the mock
+    /// accepted it (its answer was lost), and later sends go to a new connection. (A send that
+    /// races the reset may also fail, unsent.)
+    @Test func aDroppedConnectionLosesTheAnswerAndTheNextSendsReconnect() async throws {
+        try await withMock { setup in
+            setup.server.update { $0.dropConnectionAfterRequests = 3 }
+            let bearer = try setup.generator.token(issuedAt: now)
+            var accepted = 0
+            for _ in 0..<12 {
+                if case .accepted? = try? await setup.client.send(try notification(), deviceToken: randomAPNsToken(), topic: "t", bearer: bearer) {
+                    accepted += 1
+                }
+            }
+            let statistics = setup.server.statistics
+            #expect(statistics.droppedConnections >= 2)
+            #expect(accepted >= 2 * statistics.droppedConnections)
+            // What the mock accepted: every answered send, and the one request each reset cut off.
+            #expect(setup.server.received.count == accepted + statistics.droppedConnections)
+            #expect(statistics.answered == accepted)
         }
     }
 
@@ -172,6 +244,20 @@ import Testing
                 }
             }
             #expect(Set(setup.server.received.map(\.deviceToken)) == Set(tokens).subtracting(gone))
+        }
+    }
+
+    @Test func streamsAGoAwayRefusesAreSentAgainOnANewConnection() async throws {
+        try await withMock { setup in
+            setup.server.update { $0.goAwayAfterStreams = 7 }
+            let tokens = (0..<60).map { _ in randomAPNsToken() }
+            let results = await setup.client.send(
+                try notification(), deviceTokens: tokens, topic: "com.example.app", bearer: try setup.generator.token(issuedAt: now))
+            #expect(results.allSatisfy { if case .success(.accepted) = $0 { true } else { false } })
+            // Each accepted once: the refused streams were sent again, the answered ones not.
+            #expect(setup.server.received.count == tokens.count)
+            #expect(Set(setup.server.received.map(\.deviceToken)) == Set(tokens))
+            #expect(setup.server.statistics.goAways >= 1)
         }
     }
 }

@@ -13,97 +13,15 @@ import Testing
 
 /// Pushes through the API, the job queue and the delivery workers to the mock APNs over TLS.
 @Suite struct PushDeliveryTests {
-    struct World {
-        let db: TestDatabase
-        let mock: MockAPNsServer
-        let fixture: Fixture
-    }
-
-    func withWorld(
-        _ backend: Backend, maximumAttempts: Int = 5,
-        _ body: @escaping @Sendable (World, any TestClientProtocol) async throws -> Void
-    ) async throws {
-        let tls = try MockTLS()
-        let key = P256.Signing.PrivateKey()
-        var behavior = MockAPNsServer.Behavior()
-        behavior.signingKeys = ["ABC123DEFG": key.publicKey]
-        let mock = MockAPNsServer(tls: tls, behavior: behavior)
-        let port = try await mock.start()
-        do {
-            try await withTestDatabase(backend) { db async throws in
-                let tenant = try #require(try await db.store.tenants.create(name: "t"))
-                let (app, apiKey) = try await db.store.applications.create(tenantID: tenant.id, name: "News", description: "")
-                let credentials = try CredentialsInput(
-                    p8: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.news"
-                ).validate(for: .ios)
-                let (platform, secret) = try await db.store.platforms.create(
-                    applicationID: app.id, name: "ios", type: .ios, credentials: credentials)
-                let fixture = Fixture(app: app, apiKey: apiKey, platform: platform, platformSecret: secret)
-
-                var configuration = DeliveryConfiguration()
-                configuration.apnsEndpoint = "https://127.0.0.1:\(port)"
-                configuration.extraTrustedCAPEM = tls.caCertificatePEM
-                configuration.idlePoll = .milliseconds(10)
-                configuration.batchSize = 2
-                configuration.maximumAttempts = maximumAttempts
-                let service = DeliveryService(store: db.store, configuration: configuration, logger: TestDatabase.logger)
-                let workers = Task { try await service.run() }
-                let application = Application(router: buildRouter(store: db.store), logger: TestDatabase.logger)
-                do {
-                    try await application.test(.router) { client in
-                        try await body(World(db: db, mock: mock, fixture: fixture), client)
-                    }
-                } catch {
-                    workers.cancel()
-                    _ = await workers.result
-                    throw error
-                }
-                workers.cancel()
-                _ = await workers.result
-            }
-        } catch {
-            await mock.shutdown()
-            throw error
-        }
-        await mock.shutdown()
-    }
-
-    func register(_ world: World, tags: [String] = [], customUserID: String? = nil) async throws -> Device {
-        try await world.db.store.devices.register(
-            on: world.fixture.platform,
-            try RegistrationInput(
-                registrationToken: randomAPNsToken(), customUserID: customUserID.map { .set($0) } ?? .unchanged,
-                tags: .replace(tags)
-            ).validated(for: .ios, requireToken: true))
-    }
-
-    /// Polls the receipt until the push is done (or the deadline passes).
-    func finished(_ receipt: String, _ world: World, _ client: any TestClientProtocol) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            let response = try await client.execute(uri: "/v1/push/\(receipt)", method: .get, headers: appAuth(world.fixture))
-            let json = try response.json()
-            if json["status"] as? String == "done" { return json }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestFailure(message: "push \(receipt) did not finish in time")
-    }
-
-    func send(_ json: String, _ world: World, _ client: any TestClientProtocol) async throws -> String {
-        let response = try await client.execute(uri: "/v1/push", method: .post, headers: appAuth(world.fixture), body: body(json))
-        #expect(response.status == .ok, "\(String(buffer: response.body))")
-        return try #require(try response.json()["receipt_id"] as? String)
-    }
-
     @Test(arguments: Backend.available)
     func aBroadcastIsDeliveredAndDeadTokensAreDeactivated(_ backend: Backend) async throws {
-        try await withWorld(backend) { world, client in
-            let live = [try await register(world), try await register(world), try await register(world)]
-            let dead = try await register(world)
+        try await DeliveryWorld.run(backend) { world, client in
+            let live = [try await world.register(), try await world.register(), try await world.register()]
+            let dead = try await world.register()
             world.mock.update { $0.unregistered[dead.registrationToken] = systemMillis() + 60_000 }
 
-            let receipt = try await send(#"{"message":{"body":"Town Hall"},"target":{"platforms":["ios"]}}"#, world, client)
-            let status = try await finished(receipt, world, client)
+            let receipt = try await world.send(#"{"message":{"body":"Town Hall"},"target":{"platforms":["ios"]}}"#, client)
+            let status = try await world.finished(receipt, client)
             #expect(status["targeted"] as? Int == 4)
             #expect(status["delivered"] as? Int == 3)
             #expect(status["invalid_tokens"] as? Int == 1)
@@ -123,14 +41,14 @@ import Testing
 
     @Test(arguments: Backend.available)
     func topicsAndCustomUserIDsReachTheUnionOnceEach(_ backend: Backend) async throws {
-        try await withWorld(backend) { world, client in
-            let both = try await register(world, tags: ["news"], customUserID: "ann")
-            let topic = try await register(world, tags: ["news"])
-            let user = try await register(world, customUserID: "ann")
-            _ = try await register(world, tags: ["sports"], customUserID: "bob")
-            let receipt = try await send(
-                #"{"message":{"body":"hi"},"target":{"topics":["NEWS"],"custom_user_ids":["ann"]}}"#, world, client)
-            let status = try await finished(receipt, world, client)
+        try await DeliveryWorld.run(backend) { world, client in
+            let both = try await world.register(tags: ["news"], customUserID: "ann")
+            let topic = try await world.register(tags: ["news"])
+            let user = try await world.register(customUserID: "ann")
+            _ = try await world.register(tags: ["sports"], customUserID: "bob")
+            let receipt = try await world.send(
+                #"{"message":{"body":"hi"},"target":{"topics":["NEWS"],"custom_user_ids":["ann"]}}"#, client)
+            let status = try await world.finished(receipt, client)
             #expect(status["delivered"] as? Int == 3)
             let tokens = world.mock.received.map(\.deviceToken)
             #expect(tokens.count == 3)
@@ -140,15 +58,15 @@ import Testing
 
     @Test(arguments: Backend.available)
     func unavailableAnswersAreRetriedAndThrottlingFailsAfterTheLastAttempt(_ backend: Backend) async throws {
-        try await withWorld(backend, maximumAttempts: 2) { world, client in
-            let devices = [try await register(world), try await register(world), try await register(world)]
-            let throttled = try await register(world)
+        try await DeliveryWorld.run(backend, .init(maximumAttempts: 2)) { world, client in
+            let devices = [try await world.register(), try await world.register(), try await world.register()]
+            let throttled = try await world.register()
             world.mock.update {
                 $0.serviceUnavailable = 2
                 $0.throttled = [throttled.registrationToken]
             }
-            let receipt = try await send(#"{"message":{"body":"again"},"target":{"platform":"ios"}}"#, world, client)
-            let status = try await finished(receipt, world, client)
+            let receipt = try await world.send(#"{"message":{"body":"again"},"target":{"platform":"ios"}}"#, client)
+            let status = try await world.finished(receipt, client)
             #expect(status["delivered"] as? Int == 3)
             #expect(status["failed"] as? Int == 1)
             #expect((status["failures"] as? [String: Int]) == ["TooManyRequests": 1])
@@ -161,10 +79,10 @@ import Testing
 
     @Test(arguments: Backend.available)
     func anExpiredPushIsCountedNotSentAndBadPushesAreRefused(_ backend: Backend) async throws {
-        try await withWorld(backend) { world, client in
-            _ = try await register(world)
-            let receipt = try await send(#"{"message":{"body":"late"},"target":{"platform":"all"},"expiryTime":1000}"#, world, client)
-            let status = try await finished(receipt, world, client)
+        try await DeliveryWorld.run(backend) { world, client in
+            _ = try await world.register()
+            let receipt = try await world.send(#"{"message":{"body":"late"},"target":{"platform":"all"},"expiryTime":1000}"#, client)
+            let status = try await world.finished(receipt, client)
             #expect(status["expired"] as? Int == 1)
             #expect(world.mock.received.isEmpty)
 
@@ -223,6 +141,77 @@ import Testing
                 return first
             }
             #expect(stoppedInTime)
+        }
+    }
+
+    /// Runs `group` until `body` returns, then shuts it down gracefully; fails unless it ends
+    /// within `deadline` on its own.
+    func running(_ group: ServiceGroup, stopsWithin deadline: Duration, _ body: () async throws -> Void) async throws {
+        let running = Task { try await group.run() }
+        do {
+            try await body()
+        } catch {
+            running.cancel()
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        let stoppedInTime = try await withThrowingTaskGroup(of: Bool.self) { watch in
+            watch.addTask {
+                try await running.value
+                return true
+            }
+            watch.addTask {
+                try? await Task.sleep(for: deadline)
+                running.cancel()
+                return false
+            }
+            let first = try await watch.next() ?? false
+            watch.cancelAll()
+            return first
+        }
+        #expect(stoppedInTime, "the workers did not stop within \(deadline)")
+    }
+
+    /// A graceful shutdown while a batch waits for slow answers: APNs takes a batch on its
+    /// connection at once, so the whole batch is in flight; its answers are awaited and recorded
+    /// before the workers stop, and the next workers send nothing again. (Providers sent one
+    /// request at a time stop starting new ones and put the rest back: `PlatformSender`.)
+    @Test(arguments: Backend.available)
+    func aGracefulShutdownFinishesTheBatchInFlight(_ backend: Backend) async throws {
+        try await DeliveryWorld.run(backend, .init(workers: 0)) { world, client in
+            var tokens: Set<String> = []
+            for _ in 0..<10 { tokens.insert(try await world.register().registrationToken) }
+            world.mock.update { $0.responseDelay = .milliseconds(300) }
+            var configuration = world.configuration
+            configuration.workers = 1
+            configuration.batchSize = 10
+            configuration.sendConcurrency = 2
+            let receipt = try await world.send(#"{"message":{"body":"x"},"target":{"platform":"ios"}}"#, client)
+
+            let first = ServiceGroup(configuration: .init(
+                services: [DeliveryService(store: world.db.store, configuration: configuration, logger: TestDatabase.logger)],
+                logger: TestDatabase.logger))
+            try await running(first, stopsWithin: .seconds(10)) {
+                try await DeliveryWorld.poll("two sends are in flight") { world.mock.statistics.requests >= 2 }
+            }
+            let statistics = world.mock.statistics
+            #expect(statistics.requests == 10)
+            #expect(statistics.answered == statistics.requests)
+            let status = try await world.status(receipt, client)
+            #expect(status["delivered"] as? Int == 10)
+            #expect(status["pending"] as? Int == 0)
+
+            world.mock.update { $0.responseDelay = .zero }
+            let second = ServiceGroup(configuration: .init(
+                services: [DeliveryService(store: world.db.store, configuration: configuration, logger: TestDatabase.logger)],
+                logger: TestDatabase.logger))
+            try await running(second, stopsWithin: .seconds(10)) {
+                let done = try await world.finished(receipt, client)
+                #expect(done["delivered"] as? Int == 10)
+            }
+            let received = world.mock.received.map(\.deviceToken)
+            #expect(received.count == 10)
+            #expect(Set(received) == tokens)
         }
     }
 }

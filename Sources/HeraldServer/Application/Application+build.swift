@@ -3,14 +3,18 @@ import HeraldDelivery
 import HeraldStore
 import Hummingbird
 import Logging
+import NIOCore
 
 /// The version of this build.
 public let heraldVersion = "0.1.0"
 
 /// Builds the Herald server: opens the store (migrating it) and wires the routes.
 ///
-/// `herald serve` and the tests both call this.
-public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+/// `herald serve` and the tests both call this. `onServerRunning` is called with the listening
+/// channel once the server accepts connections (its port, when 0 was asked for).
+public func buildApplication(
+    _ configuration: ServerConfiguration, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "herald")
     logger.logLevel = configuration.logLevel
     let opened = try await Bootstrap.open(configuration, logger: logger)
@@ -21,11 +25,14 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
               \(token)
             """)
     }
-    return buildApplication(configuration, store: opened.store, logger: logger)
+    return buildApplication(configuration, store: opened.store, logger: logger, onServerRunning: onServerRunning)
 }
 
 /// Builds the server around an open store.
-public func buildApplication(_ configuration: ServerConfiguration, store: Store, logger: Logger) -> some ApplicationProtocol {
+public func buildApplication(
+    _ configuration: ServerConfiguration, store: Store, logger: Logger,
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) -> some ApplicationProtocol {
     let router = buildRouter(store: store)
     return Application(
         router: router,
@@ -34,6 +41,7 @@ public func buildApplication(_ configuration: ServerConfiguration, store: Store,
             DatabaseService(database: store.database),
             DeliveryService(store: store, configuration: configuration.delivery, logger: logger),
         ],
+        onServerRunning: onServerRunning,
         logger: logger)
 }
 

@@ -64,6 +64,8 @@ public struct BatchResult: Sendable, Equatable {
     /// To try again later.
     public var retry: [Int64] = []
     public var retryAt: Int64 = 0
+    /// Not sent at all (the worker is stopping): due again at once, at the same attempt.
+    public var released: [Int64] = []
 
     public init() {}
 }
@@ -189,8 +191,8 @@ public struct PushRepository: Sendable {
     }
 
     /// Records a batch's outcomes and closes it, in one transaction: counters, failures, dead
-    /// tokens (unless the device registered again after the provider's timestamp), and a new
-    /// batch job for what is to be retried.
+    /// tokens (unless the device registered again after the provider's timestamp), a new batch
+    /// job for what is to be retried, and one for what was released unsent.
     public func complete(_ job: PushJob, _ result: BatchResult) async throws {
         let time = now()
         try await database.transaction { connection in
@@ -216,6 +218,11 @@ public struct PushRepository: Sendable {
                 try await Self.enqueue(
                     connection, pushID: job.pushID, kind: .batch, deviceIDs: result.retry, attempt: job.attempt + 1,
                     availableAt: result.retryAt, time: time)
+            }
+            if !result.released.isEmpty {
+                try await Self.enqueue(
+                    connection, pushID: job.pushID, kind: .batch, deviceIDs: result.released, attempt: job.attempt,
+                    availableAt: time, time: time)
             }
             try await connection.query("UPDATE push_jobs SET state = 'done' WHERE id = \(job.id)")
             try await Self.closeIfFinished(connection, pushID: job.pushID)

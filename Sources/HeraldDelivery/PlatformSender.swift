@@ -1,0 +1,116 @@
+import HeraldAPNs
+import HeraldCore
+import HeraldFCM
+import HeraldStore
+import HeraldWebPush
+import ServiceLifecycle
+
+/// One platform's provider client, ready to send, and how its answers read in the engine's
+/// terms (`DeliveryOutcome`).
+struct PlatformSender: Sendable {
+    enum Client: Sendable {
+        /// `bearer` is the provider token to send with (token-based auth), nil with a certificate.
+        case apns(APNsClient, topic: String, bearer: String?)
+        case fcm(FCMClient)
+        case webPush(WebPushClient, VAPIDSigner)
+    }
+
+    let client: Client
+
+    /// Sends the batch's payload to each target; the outcomes come in the targets' order.
+    ///
+    /// Providers that take one request per notification send `concurrency` at once; once the
+    /// process is shutting down they start no new request (`notAttempted`).
+    func send(_ content: RenderedPush, to targets: [DeliveryTarget], concurrency: Int) async -> [DeliveryOutcome] {
+        switch client {
+        case .apns(let client, let topic, let bearer):
+            guard let notification = content.apns else { return targets.map { _ in .failed(reason: "NothingToSend") } }
+            let results = await client.send(notification, deviceTokens: targets.map(\.token), topic: topic, bearer: bearer)
+            return results.map(Self.outcome)
+        case .fcm(let client):
+            guard let message = content.fcm else { return targets.map { _ in .failed(reason: "NothingToSend") } }
+            return await Self.eachConcurrently(targets, concurrency: concurrency) { target in
+                do {
+                    return Self.outcome(try await client.send(message, token: target.token))
+                } catch {
+                    return .unanswered(reason: "\(error)")
+                }
+            }
+        case .webPush(let client, let vapid):
+            guard let notification = content.webPush else { return targets.map { _ in .failed(reason: "NothingToSend") } }
+            return await Self.eachConcurrently(targets, concurrency: concurrency) { target in
+                let subscription: WebPushSubscription
+                do {
+                    subscription = try WebPushSubscription(json: target.token)
+                } catch {
+                    return .failed(reason: "InvalidSubscription")
+                }
+                do {
+                    return Self.outcome(try await client.send(notification, to: subscription, vapid: vapid))
+                } catch let error as WebPushError {
+                    return .failed(reason: "\(error)")
+                } catch {
+                    return .unanswered(reason: "\(error)")
+                }
+            }
+        }
+    }
+
+    /// Runs `body` for each target, `concurrency` at a time, stopping early at a graceful shutdown.
+    private static func eachConcurrently(
+        _ targets: [DeliveryTarget], concurrency: Int, _ body: @escaping @Sendable (DeliveryTarget) async -> DeliveryOutcome
+    ) async -> [DeliveryOutcome] {
+        var outcomes = [DeliveryOutcome](repeating: .notAttempted, count: targets.count)
+        await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
+            var next = 0
+            func addNext() {
+                guard next < targets.count, !Task.isShuttingDownGracefully else { return }
+                let index = next
+                next += 1
+                group.addTask { (index, await body(targets[index])) }
+            }
+            for _ in 0..<max(1, concurrency) { addNext() }
+            for await (index, outcome) in group {
+                outcomes[index] = outcome
+                addNext()
+            }
+        }
+        return outcomes
+    }
+
+    // MARK: Providers' answers in the engine's terms
+
+    static func outcome(_ result: Result<APNsOutcome, APNsSendError>) -> DeliveryOutcome {
+        switch result {
+        case .success(.accepted):
+            return .delivered
+        case .success(.rejected(_, let reason, let timestamp)):
+            if reason.meansDeviceGone { return .gone(since: timestamp) }
+            if reason.meansCredentialsRejected { return .credentialsRejected(reason: "\(reason)") }
+            if reason.isRetryable { return .retry(reason: "\(reason)", after: nil) }
+            return .failed(reason: "\(reason)")
+        case .failure(let error):
+            return .unanswered(reason: error.description)
+        }
+    }
+
+    static func outcome(_ outcome: FCMOutcome) -> DeliveryOutcome {
+        switch outcome {
+        case .delivered: .delivered
+        case .deviceGone: .gone(since: nil)
+        case .retry(let rejection, let after): .retry(reason: "\(rejection.reason)", after: after)
+        case .credentialsRejected(let rejection): .credentialsRejected(reason: "\(rejection.reason)")
+        case .failed(let rejection): .failed(reason: "\(rejection.reason)")
+        }
+    }
+
+    static func outcome(_ outcome: WebPushOutcome) -> DeliveryOutcome {
+        switch outcome {
+        case .delivered: .delivered
+        case .deviceGone: .gone(since: nil)
+        case .retry(let reason, let after): .retry(reason: "\(reason)", after: after)
+        case .credentialsRejected(let reason, _): .credentialsRejected(reason: "\(reason)")
+        case .failed(let reason, _): .failed(reason: "\(reason)")
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import HeraldCore
+
+/// One push rendered for each kind of device a batch holds, once per batch.
+struct RenderedPush: Sendable {
+    var apns: APNsNotification?
+    var fcm: FCMMessage?
+    var webPush: WebPushNotification?
+    /// Kinds of device the push cannot be rendered for (it was accepted under older rules, say).
+    var problems: [PlatformType: ValidationError] = [:]
+
+    /// Renders the payloads for the platform types present.
+    init(_ push: Push, receiptID: String?, types: Set<PlatformType>, now: Int64) {
+        for type in types {
+            do throws(ValidationError) {
+                switch type {
+                case .ios: apns = try APNsRenderer.render(push, receiptID: receiptID)
+                case .android: fcm = try FCMRenderer.render(push, receiptID: receiptID, now: now)
+                case .web: webPush = try WebPushRenderer.render(push, receiptID: receiptID, now: now)
+                case .windows: break
+                }
+            } catch {
+                problems[type] = error
+            }
+        }
+    }
+
+    /// Whether there is something to send to a device of `type`.
+    func hasContent(for type: PlatformType) -> Bool {
+        switch type {
+        case .ios: apns != nil
+        case .android: fcm != nil
+        case .web: webPush != nil
+        case .windows: false
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import HeraldCore
+import HeraldMocks
+import HeraldStore
+import HeraldTestSupport
+import HummingbirdTesting
+import Testing
+
+/// The engine against a misbehaving APNs (the mock, over TLS): connections that end with GOAWAY
+/// or are reset mid-flight. Every device must still get the push, the counters must add up, and
+/// duplicates may come only from requests in flight when a connection was reset.
+@Suite struct DeliveryFaultTests {
+    /// Workers × batch size: the most requests in flight at once, hence lost with one connection.
+    static let options = DeliveryWorld.Options(batchSize: 5, workers: 4)
+    static let devices = 60
+
+    func broadcast(_ world: DeliveryWorld, _ client: any TestClientProtocol) async throws -> (tokens: [String], status: [String: Any]) {
+        var tokens: [String] = []
+        for _ in 0..<Self.devices { tokens.append(try await world.register().registrationToken) }
+        let receipt = try await world.send(#"{"message":{"body":"through the faults"},"target":{"platform":"ios"}}"#, client)
+        return (tokens, try await world.finished(receipt, client))
+    }
+
+    func expectAllDelivered(_ status: [String: Any], _ tokens: [String], _ world: DeliveryWorld) {
+        #expect(status["targeted"] as? Int == Self.devices)
+        #expect(status["delivered"] as? Int == Self.devices)
+        #expect(status["failed"] as? Int == 0, "\(status)")
+        #expect(status["pending"] as? Int == 0)
+        #expect(Set(world.mock.received.map(\.deviceToken)) == Set(tokens))
+    }
+
+    /// GOAWAY after every 7 requests on a connection: the streams it names are answered, any
+    /// later ones are refused unprocessed and sent again on a new connection — so no device is
+    /// lost and none doubled.
+    @Test(arguments: Backend.available)
+    func goAwaysMakeTheWorkersReconnectWithoutLossOrDuplicates(_ backend: Backend) async throws {
+        try await DeliveryWorld.run(backend, Self.options) { world, client in
+            world.mock.update {
+                $0.goAwayAfterStreams = 7
+                $0.responseDelay = .milliseconds(2)
+            }
+            let (tokens, status) = try await broadcast(world, client)
+            expectAllDelivered(status, tokens, world)
+            #expect(world.mock.received.count == Self.devices, "a refused stream was processed")
+            let statistics = world.mock.statistics
+            // Every connection but perhaps the last ended with a GOAWAY, and the workers went on
+            // on a new one.
+            #expect(statistics.goAways >= 2)
+            #expect(statistics.connections >= statistics.goAways)
+        }
+    }
+
+    /// A reset every 7 requests, with answers slow enough that several are in flight: the
+    /// requests that lost their answers are sent again, so some devices get two copies — never
+    /// more duplicates than the requests that were in flight when a connection went down.
+    @Test(arguments: Backend.available)
+    func droppedConnectionsLoseAnswersButNoDevice(_ backend: Backend) async throws {
+        try await DeliveryWorld.run(backend, Self.options) { world, client in
+            world.mock.update {
+                $0.dropConnectionAfterRequests = 7
+                $0.responseDelay = .milliseconds(5)
+            }
+            let (tokens, status) = try await broadcast(world, client)
+            expectAllDelivered(status, tokens, world)
+            let statistics = world.mock.statistics
+            #expect(statistics.droppedConnections >= 2)
+            let duplicates = world.mock.received.count - Set(world.mock.received.map(\.deviceToken)).count
+            let inFlight = Self.options.workers * Self.options.batchSize
+            #expect(duplicates <= statistics.droppedConnections * inFlight)
+        }
+    }
+}
