@@ -44,6 +44,8 @@ public struct DeliveryService: Service {
                     }
                     continue
                 }
+            } catch let error as StoreError where error.reason == .leaseLost {
+                logger.warning("a delivery job's lease ran out and another worker took it over", metadata: ["error": "\(error)"])
             } catch {
                 logger.error("delivery job failed; it will be taken again when its lease runs out", metadata: ["error": "\(error)"])
             }
@@ -61,6 +63,9 @@ public struct DeliveryService: Service {
                     try await Task.sleep(for: interval)
                     do {
                         try await store.pushes.renew(job, lease: configuration.lease)
+                    } catch let error as StoreError where error.reason == .leaseLost {
+                        // Another worker has the job; what this one records will be refused.
+                        return
                     } catch {
                         if Task.isCancelled { return }
                         logger.warning("could not renew a delivery job's lease", metadata: ["job": "\(job.id)", "error": "\(error)"])

@@ -147,7 +147,7 @@ import Glibc
             let devices = 2000
             let tokens = try await setup.seed(devices)
             setup.mock.update { $0.responseDelay = .milliseconds(20) }
-            let arguments = ["--workers", "\(Self.workers)", "--batch-size", "\(Self.batchSize)", "--job-lease", "2"]
+            let arguments = ["--workers", "\(Self.workers)", "--batch-size", "\(Self.batchSize)", "--job-lease", "3"]
 
             let first = try await setup.start(arguments, name: "first")
             var receipt = ""

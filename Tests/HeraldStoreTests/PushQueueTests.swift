@@ -115,4 +115,42 @@ import Testing
             #expect(stored.status == "done")
         }
     }
+
+    /// A worker that stalled past its lease while another took the job over records nothing:
+    /// its renewal, completion and release are refused, and the counters count the job once.
+    @Test(arguments: Backend.available)
+    func aWorkerThatLostItsLeaseRecordsNothing(_ backend: Backend) async throws {
+        let clock = ManualClock()
+        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+            let fixture = try await Fixture.make(db.store)
+            try await registerDevices(db, fixture, count: 2)
+            let id = try await db.store.pushes.create(
+                applicationID: fixture.app.id, request: #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#, expiresAt: nil)
+            let (fanout, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            let push = try PushInput(message: .init(body: "hi"), target: .init(platform: "ios")).validated(now: 0)
+            let ids = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: fanout.cursor, limit: 10)
+            try await db.store.pushes.advance(fanout, page: ids, finished: true)
+
+            let (stalled, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            clock.advance(60_001)
+            let (current, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            #expect(current.id == stalled.id)
+            #expect(current.claim == stalled.claim + 1)
+
+            var result = BatchResult()
+            result.delivered = 2
+            let renewal = await #expect(throws: StoreError.self) { try await db.store.pushes.renew(stalled, lease: 60_000) }
+            #expect(renewal?.reason == .leaseLost)
+            let completion = await #expect(throws: StoreError.self) { try await db.store.pushes.complete(stalled, result) }
+            #expect(completion?.reason == .leaseLost)
+            try await db.store.pushes.release(stalled, availableAt: 0)
+            #expect(try await db.store.pushes.claim(lease: 60_000) == nil, "the stalled worker's release put the job back")
+
+            try await db.store.pushes.renew(current, lease: 60_000)
+            try await db.store.pushes.complete(current, result)
+            let stored = try #require(try await db.store.pushes.find(id: id, applicationID: fixture.app.id))
+            #expect(stored.delivered == 2)
+            #expect(stored.status == "done")
+        }
+    }
 }

@@ -12,6 +12,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case unavailable
         /// The schema is newer than this build knows.
         case schemaTooNew
+        /// A delivery job's lease ran out and another worker claimed it: this worker's results
+        /// were not recorded.
+        case leaseLost
         /// Anything else the driver said.
         case unknown(String)
     }

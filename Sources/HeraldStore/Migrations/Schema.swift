@@ -120,5 +120,10 @@ public enum Schema {
             """,
             "CREATE INDEX push_jobs_due ON push_jobs (state, available_at, id)",
         ]),
+        Migration(version: 3, name: "push job claims", statements: [
+            // Counts the claims of a job: a worker whose lease ran out and was taken over can no
+            // longer renew, advance, complete or release it.
+            "ALTER TABLE push_jobs ADD COLUMN claim {int} NOT NULL DEFAULT 0",
+        ]),
     ]
 }

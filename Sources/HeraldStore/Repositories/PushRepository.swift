@@ -41,6 +41,9 @@ public struct PushJob: Sendable, Equatable {
     public var deviceIDs: [Int64]
     /// Batch: how many times these devices were tried already.
     public var attempt: Int
+    /// Which claim of the job this is: the store refuses a renewal, an advance, a completion or
+    /// a release from an earlier one (its worker stalled past its lease and another took over).
+    public var claim: Int64
 }
 
 /// A device as the sender needs it.
@@ -77,7 +80,7 @@ public struct PushRepository: Sendable {
 
     private static let pushColumns =
         "id, app_id, request, status, created_at, expires_at, targeted, delivered, failed, invalid_tokens, expired, skipped"
-    private static let jobColumns = "id, push_id, kind, cursor, device_ids, attempt"
+    private static let jobColumns = "id, push_id, kind, cursor, device_ids, attempt, claim"
 
     /// Stores a push with its fan-out job; when this returns the push is durable.
     public func create(applicationID: UUID, request: String, expiresAt: Int64?, availableAt: Int64? = nil) async throws -> UUID {
@@ -111,7 +114,7 @@ public struct PushRepository: Sendable {
         let time = now()
         let lock = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let rows = try await database.query("""
-            UPDATE push_jobs SET state = 'claimed', lease_until = \(time + lease)
+            UPDATE push_jobs SET state = 'claimed', lease_until = \(time + lease), claim = claim + 1
             WHERE id = (
                 SELECT id FROM push_jobs
                 WHERE (state = 'ready' AND available_at <= \(time)) OR (state = 'claimed' AND lease_until < \(time))
@@ -127,9 +130,11 @@ public struct PushRepository: Sendable {
         return (job, push)
     }
 
-    /// Extends a claimed job's lease.
+    /// Extends a claimed job's lease; throws `leaseLost` if another worker has claimed it since.
     public func renew(_ job: PushJob, lease: Int64) async throws {
-        try await database.query("UPDATE push_jobs SET lease_until = \(now() + lease) WHERE id = \(job.id)")
+        let rows = try await database.query(
+            "UPDATE push_jobs SET lease_until = \(now() + lease) WHERE \(Self.held(job)) RETURNING id")
+        if rows.isEmpty { throw Self.leaseLost(job) }
     }
 
     /// The next page of the audience after `cursor`, in device id order (each device once).
@@ -162,6 +167,12 @@ public struct PushRepository: Sendable {
     public func advance(_ fanout: PushJob, page: [Int64], finished: Bool) async throws {
         let time = now()
         try await database.transaction { connection in
+            let state = finished ? "done" : "claimed"
+            let moved = try await connection.query("""
+                UPDATE push_jobs SET state = \(state), cursor = \(page.last ?? fanout.cursor)
+                WHERE \(Self.held(fanout)) RETURNING id
+                """)
+            if moved.isEmpty { throw Self.leaseLost(fanout) }
             if !page.isEmpty {
                 try await Self.enqueue(
                     connection, pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: time, time: time)
@@ -169,10 +180,7 @@ public struct PushRepository: Sendable {
                     "UPDATE pushes SET targeted = targeted + \(page.count), status = 'sending' WHERE id = \(fanout.pushID)")
             }
             if finished {
-                try await connection.query("UPDATE push_jobs SET state = 'done', cursor = \(page.last ?? fanout.cursor) WHERE id = \(fanout.id)")
                 try await Self.closeIfFinished(connection, pushID: fanout.pushID)
-            } else if let last = page.last {
-                try await connection.query("UPDATE push_jobs SET cursor = \(last) WHERE id = \(fanout.id)")
             }
         }
     }
@@ -192,10 +200,13 @@ public struct PushRepository: Sendable {
 
     /// Records a batch's outcomes and closes it, in one transaction: counters, failures, dead
     /// tokens (unless the device registered again after the provider's timestamp), a new batch
-    /// job for what is to be retried, and one for what was released unsent.
+    /// job for what is to be retried, and one for what was released unsent. Throws `leaseLost`,
+    /// recording nothing, if another worker has claimed the job since.
     public func complete(_ job: PushJob, _ result: BatchResult) async throws {
         let time = now()
         try await database.transaction { connection in
+            let closed = try await connection.query("UPDATE push_jobs SET state = 'done' WHERE \(Self.held(job)) RETURNING id")
+            if closed.isEmpty { throw Self.leaseLost(job) }
             let failed = result.failed.values.reduce(0, +)
             try await connection.query("""
                 UPDATE pushes SET delivered = delivered + \(result.delivered), failed = failed + \(failed),
@@ -224,18 +235,27 @@ public struct PushRepository: Sendable {
                     connection, pushID: job.pushID, kind: .batch, deviceIDs: result.released, attempt: job.attempt,
                     availableAt: time, time: time)
             }
-            try await connection.query("UPDATE push_jobs SET state = 'done' WHERE id = \(job.id)")
             try await Self.closeIfFinished(connection, pushID: job.pushID)
         }
     }
 
-    /// Puts a claimed job back, due at `availableAt` (its platform is paused, or the worker stops).
+    /// Puts a claimed job back, due at `availableAt` (the worker stops); nothing if another worker
+    /// has claimed it since.
     public func release(_ job: PushJob, availableAt: Int64) async throws {
         try await database.query(
-            "UPDATE push_jobs SET state = 'ready', available_at = \(availableAt), lease_until = 0 WHERE id = \(job.id)")
+            "UPDATE push_jobs SET state = 'ready', available_at = \(availableAt), lease_until = 0 WHERE \(Self.held(job))")
     }
 
     // MARK: Helpers
+
+    /// The job's row, as long as this claim of it holds.
+    static func held(_ job: PushJob) -> SQL {
+        "id = \(job.id) AND claim = \(job.claim) AND state = 'claimed'"
+    }
+
+    static func leaseLost(_ job: PushJob) -> StoreError {
+        StoreError(reason: .leaseLost, message: "job \(job.id): its lease ran out and another worker claimed it")
+    }
 
     static func enqueue(
         _ connection: any SQLExecutor, pushID: UUID, kind: PushJob.Kind, deviceIDs: [Int64], attempt: Int, availableAt: Int64, time: Int64
@@ -269,6 +289,6 @@ public struct PushRepository: Sendable {
         return PushJob(
             id: try row.int("id"), pushID: try row.uuid("push_id"),
             kind: PushJob.Kind(rawValue: try row.string("kind")) ?? .batch, cursor: try row.int("cursor"),
-            deviceIDs: ids, attempt: Int(try row.int("attempt")))
+            deviceIDs: ids, attempt: Int(try row.int("attempt")), claim: try row.int("claim"))
     }
 }
