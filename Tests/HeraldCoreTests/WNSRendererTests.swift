@@ -179,6 +179,7 @@ import Testing
             (#""windows8":{"type":"badge","template_fields":{"value":"-1"}}"#, "message.custom.windows8.template_fields.value"),
             (#""windows8":{"type":"badge","template_name":"B"}"#, "message.custom.windows8.template_name"),
             (#""windows8":{"payload":"x"}"#, "message.custom.windows8.payload"),
+            (#""windows8":{"type":"raw","payload":"x","template_fields":{"a":"b"}}"#, "message.custom.windows8.payload"),
             (#""windows8":{"type":"raw","xml":"<toast/>"}"#, "message.custom.windows8.xml"),
             (#""windows8":{"xml":"<toast/>","template_name":"ToastText01"}"#, "message.custom.windows8.xml"),
             (#""windows8":{"xml":"<toast/>","options":{"launch":"x"}}"#, "message.custom.windows8.options"),

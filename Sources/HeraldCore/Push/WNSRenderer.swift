@@ -107,6 +107,9 @@ public enum WNSRenderer {
         if payloadValue != nil && kind != .raw {
             throw ValidationError(message: "payload is the body of a raw notification; a \(kind.name) takes template_fields or xml", field: field("payload"))
         }
+        if payloadValue != nil && fields != nil {
+            throw ValidationError(code: "conflicting_fields", message: "give payload or template_fields, not both", field: field("payload"))
+        }
         if let xml {
             guard let root = kind.rootElement else {
                 throw ValidationError(message: "a raw notification takes payload, not xml", field: field("xml"))
