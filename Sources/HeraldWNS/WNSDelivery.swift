@@ -23,6 +23,7 @@ public struct WNSDelivery: Sendable, Equatable {
         }
     }
 
+    /// `X-WNS-Status`.
     public var status: Status
     /// `X-WNS-Msg-ID`.
     public var messageID: String?

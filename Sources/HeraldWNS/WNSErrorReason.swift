@@ -73,9 +73,13 @@ public struct WNSErrorReason: Sendable, Hashable, CustomStringConvertible {
     public static let serviceUnavailable = WNSErrorReason(.serviceUnavailable, "ServiceUnavailable")
     /// The token endpoint does not know the package SID, or the secret is wrong.
     public static let invalidClient = WNSErrorReason(.invalidClient, "invalid_client")
+    /// The request lacks a parameter (`client_id`, `client_secret`, …).
     public static let invalidRequest = WNSErrorReason(.invalidRequest, "invalid_request")
+    /// The scope is not `notify.windows.com`.
     public static let invalidScope = WNSErrorReason(.invalidScope, "invalid_scope")
+    /// The app may not use this grant.
     public static let unauthorizedClient = WNSErrorReason(.unauthorizedClient, "unauthorized_client")
+    /// The grant type is not `client_credentials`.
     public static let unsupportedGrantType = WNSErrorReason(.unsupportedGrantType, "unsupported_grant_type")
 
     /// The channel is dead (404, 410): deactivate the device.

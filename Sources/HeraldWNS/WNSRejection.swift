@@ -6,8 +6,9 @@ public struct WNSRejection: Sendable, Equatable, CustomStringConvertible {
     public var reason: WNSErrorReason
     /// `X-WNS-Error-Description`, the token endpoint's `error_description`, or the answer's text.
     public var message: String
-    /// `X-WNS-Msg-ID` and `X-WNS-Debug-Trace`: what Microsoft asks for when a problem is reported.
+    /// `X-WNS-Msg-ID`: what Microsoft asks for, with the debug trace, when a problem is reported.
     public var messageID: String?
+    /// `X-WNS-Debug-Trace`.
     public var debugTrace: String?
 
     public init(status: Int, reason: WNSErrorReason, message: String, messageID: String? = nil, debugTrace: String? = nil) {

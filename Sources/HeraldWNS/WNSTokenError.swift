@@ -12,6 +12,7 @@ public struct WNSTokenError: Error, Sendable, Equatable, CustomStringConvertible
         case unavailable
     }
 
+    /// Refused, failing or unavailable.
     public var reason: Reason
     /// The token endpoint's (or WNS's) HTTP status, when there was one.
     public var status: Int?

@@ -13,8 +13,11 @@ public struct WNSTokenStateMachine: Sendable {
 
     /// An access token, when to renew it and when it expires (epoch seconds).
     public struct Token: Sendable, Equatable {
+        /// The bearer token.
         public var value: String
+        /// From this time on, the next caller renews it.
         public var renewAt: Int64
+        /// From this time on, it is not sent.
         public var expiresAt: Int64
 
         public init(value: String, renewAt: Int64, expiresAt: Int64) {

@@ -33,7 +33,9 @@ public struct WNSNotification: Sendable, Equatable {
 
     /// `X-WNS-Cache-Policy`: whether WNS keeps the notification for a device that is offline.
     public enum CachePolicy: String, Sendable, Equatable, CaseIterable {
+        /// Keep it for the device while it is offline.
         case cache
+        /// Drop it if the device is offline.
         case noCache = "no-cache"
     }
 
