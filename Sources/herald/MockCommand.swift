@@ -6,7 +6,7 @@ import HeraldMocks
 /// `herald mock …`: protocol-faithful provider mocks, for local development and benchmarks.
 struct MockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "mock", abstract: "Run a mock push provider on this machine.", subcommands: [APNs.self, FCM.self, WebPush.self])
+        commandName: "mock", abstract: "Run a mock push provider on this machine.", subcommands: [APNs.self, FCM.self, WebPush.self, WNS.self])
 
     struct APNs: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

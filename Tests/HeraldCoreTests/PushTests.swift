@@ -22,6 +22,16 @@ import Testing
             platforms: [.ios, .android], topics: ["breaking_news", "local", "dairy"], customUserIDs: [], interactiveOnly: false))
     }
 
+    /// The seed's complete example carries a `windowsPhone` block beside `windows8`: WNS
+    /// reaches Windows Phone 8.1 apps too, so the block is kept for `WNSRenderer`.
+    @Test func keepsAWindowsPhoneBlockForWNS() throws {
+        let validated = try push(#"""
+            {"message":{"body":"x","custom":{"windowsPhone":{"template":"toast","template_fields":{"subtitle":"s"}}}},
+             "target":{"platforms":["windows8"]}}
+            """#).validated(now: now)
+        #expect(validated.custom["windowsPhone"]?.objectValue?["template"] == .string("toast"))
+    }
+
     @Test func devicesOverrideEveryOtherTarget() throws {
         let id = UUID()
         let validated = try push(#"""
@@ -53,6 +63,8 @@ import Testing
             (#"{"message":{"body":"x"},"target":{"platform":"bb10"}}"#, "target.platform"),
             (#"{"message":{"body":"x"},"target":{"platform":"all"},"scheduleAt":1,"scheduleIn":2}"#, "scheduleIn"),
             (#"{"message":{"body":"x","custom":{"ios":"text"}},"target":{"platform":"all"}}"#, "message.custom.ios"),
+            (#"{"message":{"body":"x","custom":{"windowsPhone":"text"}},"target":{"platform":"all"}}"#, "message.custom.windowsPhone"),
+            (#"{"message":{"body":"x","custom":{"bb10":"text"}},"target":{"platform":"all"}}"#, "message.custom.bb10"),
         ]
         for (json, field) in cases {
             let error = #expect(throws: ValidationError.self, "\(json.prefix(60))") { try push(json).validated(now: now) }

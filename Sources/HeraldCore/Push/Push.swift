@@ -4,7 +4,7 @@ import struct Foundation.UUID
 public struct Push: Sendable, Equatable {
     /// `message.body`: the text every platform shows unless its custom block overrides it.
     public var body: String?
-    /// `message.custom`, by platform key (`ios`, `android`, `web`, `windows8`).
+    /// `message.custom`, by platform key (`ios`, `android`, `web`, `windows8`, `windowsPhone`).
     public var custom: [String: JSONValue]
     public var audience: Audience
     /// Epoch milliseconds after which nothing is delivered.
@@ -47,11 +47,13 @@ extension PushInput {
         }
         for (key, value) in custom {
             switch key {
-            case "ios", "android", "web", "windows8", "windows":
+            // `windowsPhone` is kept: Windows Phone 8.1 and later apps receive through WNS, and
+            // `WNSRenderer` reads the block when there is no `windows8` one. Only MPNS is retired.
+            case "ios", "android", "web", "windows8", "windows", "windowsPhone":
                 guard value.objectValue != nil else {
                     throw ValidationError(code: "invalid_type", message: "must be an object", field: "message.custom.\(key)")
                 }
-            case "windowsPhone", "bb10":
+            case "bb10":
                 _ = try PlatformType.parse(key, field: "message.custom.\(key)")
             default:
                 break

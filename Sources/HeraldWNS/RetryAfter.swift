@@ -1,0 +1,17 @@
+import Foundation
+
+/// Reads a retry time: `Retry-After` (RFC 9110 §10.2.3) or `X-WNS-CONTINUE-AFTER`, each a
+/// number of seconds or an HTTP date.
+enum RetryAfter {
+    /// Seconds to wait from `now` (epoch seconds), or nil when the header is absent or unreadable.
+    static func seconds(_ header: String?, now: Int64) -> Int64? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        if let seconds = Int64(header) { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: header) else { return nil }
+        return max(0, Int64(date.timeIntervalSince1970) - now)
+    }
+}

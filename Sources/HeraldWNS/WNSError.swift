@@ -1,0 +1,32 @@
+/// Why `WNSClient` would not send, or could not be made.
+///
+/// Compare with the static values (`error == .channelNotAllowed`); `message` says what exactly.
+public struct WNSError: Error, Sendable, Hashable, CustomStringConvertible {
+    private enum Base: Hashable, Sendable {
+        case channelNotAllowed, invalidEndpoint
+    }
+
+    private let base: Base
+    /// What went wrong, for logs and the device's failure.
+    public let message: String
+
+    private init(_ base: Base, _ message: String) {
+        self.base = base
+        self.message = message
+    }
+
+    /// The channel URI is not an https URL on a WNS host (`*.notify.windows.com`) or on the
+    /// client's allowed test host: nothing was sent, so no access token left the machine.
+    public static let channelNotAllowed = WNSError(.channelNotAllowed, "channel not allowed")
+    /// The token endpoint or the endpoint override is not an http(s) URL.
+    public static let invalidEndpoint = WNSError(.invalidEndpoint, "invalid endpoint")
+
+    static func channelNotAllowed(_ message: String) -> WNSError { WNSError(.channelNotAllowed, message) }
+    static func invalidEndpoint(_ message: String) -> WNSError { WNSError(.invalidEndpoint, message) }
+
+    public var description: String { message }
+
+    public static func == (lhs: WNSError, rhs: WNSError) -> Bool { lhs.base == rhs.base }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(base) }
+}

@@ -1,0 +1,49 @@
+import NIOHTTP1
+
+/// What came of sending one notification to one channel, sorted by what to do about it.
+///
+/// The client only sorts; acting on an outcome (counting, deactivating the device, scheduling a
+/// retry, pausing the platform) is the delivery engine's decision.
+public enum WNSOutcome: Sendable, Equatable {
+    /// 200: WNS took the notification (`X-WNS-Status` says whether it was received or dropped).
+    case delivered(WNSDelivery)
+    /// 404 or 410: the channel is unknown or expired; deactivate the device.
+    case deviceGone(WNSRejection)
+    /// 406 (throttled), 429 (monthly quota), 5xx, or a token endpoint that is down: send again,
+    /// not before `retryAfter` seconds when WNS said (`X-WNS-CONTINUE-AFTER` or `Retry-After`).
+    case retry(WNSRejection, retryAfter: Int64?)
+    /// 403, a 401 that a fresh access token did not cure, or a token endpoint that refuses the
+    /// package SID and secret: pause the platform and keep its devices.
+    case credentialsRejected(WNSRejection)
+    /// 400, 405, 413 or another refusal: this notification will not be delivered as it is.
+    case failed(WNSRejection)
+
+    /// The outcome of WNS's answer (a 401 here is final: the client has refreshed already).
+    ///
+    /// - Parameter now: epoch seconds, to read a retry time given as an HTTP date.
+    public init(status: Int, headers: HTTPHeaders, body: String, now: Int64) {
+        if status == 200 {
+            self = .delivered(WNSDelivery(
+                status: WNSDelivery.Status(headers.first(name: "x-wns-status")), messageID: headers.first(name: "x-wns-msg-id"),
+                deviceConnectionStatus: headers.first(name: "x-wns-deviceconnectionstatus")))
+            return
+        }
+        let reason = WNSErrorReason(status: status)
+        let description = headers.first(name: "x-wns-error-description") ?? ""
+        let text = String(body.prefix(512)).trimmingASCIIWhitespace()
+        let rejection = WNSRejection(
+            status: status, reason: reason,
+            message: !description.isEmpty ? description : !text.isEmpty ? text : HTTPResponseStatus(statusCode: status).reasonPhrase,
+            messageID: headers.first(name: "x-wns-msg-id"), debugTrace: headers.first(name: "x-wns-debug-trace"))
+        if reason.meansDeviceGone {
+            self = .deviceGone(rejection)
+        } else if reason.meansCredentialsRejected {
+            self = .credentialsRejected(rejection)
+        } else if reason.isRetryable || (500..<600).contains(status) || status == 408 {
+            let after = headers.first(name: "x-wns-continue-after") ?? headers.first(name: "retry-after")
+            self = .retry(rejection, retryAfter: RetryAfter.seconds(after, now: now))
+        } else {
+            self = .failed(rejection)
+        }
+    }
+}
