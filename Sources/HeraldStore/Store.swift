@@ -18,6 +18,7 @@ public struct Store: Sendable {
     public let locations: LocationRepository
     public let locationGroups: LocationGroupRepository
     public let geofences: GeofenceRepository
+    public let analytics: AnalyticsRepository
     public let migrator: Migrator
 
     /// - Parameters:
@@ -34,6 +35,7 @@ public struct Store: Sendable {
         self.locations = LocationRepository(database: database, now: now)
         self.locationGroups = LocationGroupRepository(database: database, now: now)
         self.geofences = GeofenceRepository(database: database, now: now)
+        self.analytics = AnalyticsRepository(database: database, now: now)
         self.migrator = Migrator(database: database, now: now, logger: logger)
     }
 }
