@@ -26,7 +26,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
 
 /// Builds the server around an open store.
 public func buildApplication(_ configuration: ServerConfiguration, store: Store, logger: Logger) -> some ApplicationProtocol {
-    let router = buildRouter(store: store)
+    let router = buildRouter(store: store, geofenceUpdates: configuration.geofenceUpdates)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
@@ -38,7 +38,11 @@ public func buildApplication(_ configuration: ServerConfiguration, store: Store,
 }
 
 /// The routes of the Pivotal-compatible API and the admin API.
-public func buildRouter(store: Store, now: @escaping @Sendable () -> Int64 = systemMillis) -> Router<BasicRequestContext> {
+///
+/// - Parameter geofenceUpdates: when geofence changes are pushed to devices.
+public func buildRouter(
+    store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy()
+) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: PathNormalizingMiddleware())
     router.add(middleware: ErrorMiddleware())
@@ -47,6 +51,10 @@ public func buildRouter(store: Store, now: @escaping @Sendable () -> Int64 = sys
     RegistrationController(store: store, auth: auth).addRoutes(to: router)
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
     PushController(store: store, auth: auth, now: now).addRoutes(to: router)
+    LocationsController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
+    LocationGroupsController(store: store, auth: auth).addRoutes(to: router)
+    GeofencesController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
+    GeofenceSyncController(store: store, auth: auth).addRoutes(to: router)
     AdminController(store: store, auth: auth).addRoutes(to: router)
     return router
 }
