@@ -33,6 +33,7 @@ public func buildApplication(_ configuration: ServerConfiguration, store: Store,
         services: [
             DatabaseService(database: store.database),
             DeliveryService(store: store, configuration: configuration.delivery, logger: logger),
+            AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
         ],
         logger: logger)
 }
@@ -55,6 +56,7 @@ public func buildRouter(
     LocationGroupsController(store: store, auth: auth).addRoutes(to: router)
     GeofencesController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
     GeofenceSyncController(store: store, auth: auth).addRoutes(to: router)
+    AnalyticsController(store: store, auth: auth, now: now).addRoutes(to: router)
     AdminController(store: store, auth: auth).addRoutes(to: router)
     return router
 }

@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var delivery = DeliveryConfiguration()
     /// When geofence changes are pushed to devices (the debounce of the update push).
     public var geofenceUpdates = GeofenceUpdatePolicy()
+    /// How long raw analytics events are kept.
+    public var analytics = AnalyticsConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "herald-data", databaseURL: String? = nil,
