@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldServer
+import HeraldStore
 import Hummingbird
 import Logging
 
@@ -27,12 +28,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Delivery workers in this process (0: this process only serves the API).")
     var workers: Int = 4
 
+    @Option(help: "Days raw analytics events are kept (their hourly aggregates are kept for ever).")
+    var analyticsRetentionDays: Int = 30
+
+    @Option(help: "Milliseconds geofence edits must settle before devices are told (one silent push per burst).")
+    var geofencePushDelay: Int64 = 3_000
+
     func run() async throws {
         var configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
         configuration.host = host
         configuration.port = port
         guard workers >= 0 else { throw ValidationError("--workers must be 0 or more") }
         configuration.delivery.workers = workers
+        guard analyticsRetentionDays >= 1 else { throw ValidationError("--analytics-retention-days must be 1 or more") }
+        configuration.analytics.retentionDays = analyticsRetentionDays
+        guard geofencePushDelay >= 0 else { throw ValidationError("--geofence-push-delay must be 0 or more") }
+        configuration.geofenceUpdates = GeofenceUpdatePolicy(delay: geofencePushDelay, maximumDelay: max(30_000, 10 * geofencePushDelay))
         let app = try await buildApplication(configuration)
         try await app.runService()
     }
