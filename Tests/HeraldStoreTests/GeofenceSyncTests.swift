@@ -110,6 +110,14 @@ import Testing
             let fourth = try await world.sync(device, since: third.lastModified)
             #expect(fourth.geofences.isEmpty && fourth.deletedIDs.isEmpty)
             #expect(fourth.lastModified >= third.lastModified)
+            // An update that changes nothing is not a change.
+            world.clock.advance(10_000)
+            _ = try await world.store.geofences.update(
+                id: kept.id, applicationID: world.fixture.app.id, GeofenceChanges(tags: [], locationIDs: [world.office.id]),
+                notify: policy)
+            world.clock.advance(10_000)
+            let fifth = try await world.sync(device, since: fourth.lastModified)
+            #expect(fifth.geofences.isEmpty && fifth.deletedIDs.isEmpty)
             // A deleted geofence is gone from the API too.
             #expect(try await world.store.geofences.find(id: deleted.id, applicationID: world.fixture.app.id) == nil)
         }

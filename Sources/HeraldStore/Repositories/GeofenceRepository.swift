@@ -99,6 +99,8 @@ public struct GeofenceRepository: Sendable {
             ).first else { return false }
             let old = stored.definition
             let new = try changes.applied(to: old, now: time)
+            // Nothing changed: devices need not fetch it again.
+            if new == old { return true }
             if new.locationIDs != old.locationIDs {
                 try await LocationRepository.requireExisting(
                     connection, ids: new.locationIDs, applicationID: applicationID, field: "locations")
