@@ -20,6 +20,8 @@ import Testing
         let fixture: Fixture
         let subscribed: [Device]
         let other: Device
+        /// The store's clock: the pending push is due only when the test moves it.
+        let clock: TestClock
     }
 
     @Test(arguments: Backend.available)
@@ -43,10 +45,14 @@ import Testing
                 uri: "/v1/geofence/\(ids[0])", method: .put, headers: appAuth(fixture), body: ByteBuffer(string: #"{"tags":["news","local"]}"#))
             _ = try await client.execute(uri: "/v1/geofence/\(ids[1])", method: .delete, headers: appAuth(fixture))
 
-            // One push for the burst; wait (with a deadline) until the workers have finished it.
+            // One push for the burst, due once the edits have settled.
             let pushes = try await world.db.database.query("SELECT id FROM pushes").map { try $0.uuid("id") }
             #expect(pushes.count == 1)
             let receipt = try #require(pushes.first)
+            #expect(try await world.db.store.pushes.find(id: receipt, applicationID: fixture.app.id)?.status == "queued")
+            world.clock.advance(GeofenceUpdatePushTests.policy.delay)
+
+            // The workers send it; wait (with a deadline) until they have finished.
             let deadline = ContinuousClock.now + .seconds(20)
             while try await world.db.store.pushes.find(id: receipt, applicationID: fixture.app.id)?.status != "done" {
                 guard ContinuousClock.now < deadline else { throw TestFailure(message: "the geofence push never finished") }
@@ -70,9 +76,11 @@ import Testing
         }
     }
 
+    static let policy = GeofenceUpdatePolicy(delay: 1_000, maximumDelay: 5_000)
+
     /// An app with an iOS platform on the mock APNs, two devices subscribed to `news` or `local`
-    /// and one to `sports`, the delivery workers, and the API with a one-second settle time (the
-    /// test's edits, well within it, form one burst).
+    /// and one to `sports`, the delivery workers, and the API; the store runs on a clock the test
+    /// moves, so the test's edits form one burst however slowly the machine runs them.
     func withWorld(
         _ backend: Backend, _ body: @escaping @Sendable (World, any TestClientProtocol) async throws -> Void
     ) async throws {
@@ -83,7 +91,8 @@ import Testing
         let mock = MockAPNsServer(tls: tls, behavior: behavior)
         let port = try await mock.start()
         do {
-            try await withTestDatabase(backend) { db async throws in
+            let clock = TestClock()
+            try await withTestDatabase(backend, now: { clock.now }) { db async throws in
                 let tenant = try #require(try await db.store.tenants.create(name: "t"))
                 let (app, apiKey) = try await db.store.applications.create(tenantID: tenant.id, name: "Maps", description: "")
                 let credentials = try CredentialsInput(
@@ -98,7 +107,8 @@ import Testing
                 }
                 let world = World(
                     db: db, mock: mock, fixture: Fixture(app: app, apiKey: apiKey, platform: platform, platformSecret: secret),
-                    subscribed: [try await register(["news"]), try await register(["local", "other"])], other: try await register(["sports"]))
+                    subscribed: [try await register(["news"]), try await register(["local", "other"])], other: try await register(["sports"]),
+                    clock: clock)
 
                 var configuration = DeliveryConfiguration()
                 configuration.apnsEndpoint = "https://127.0.0.1:\(port)"
@@ -106,7 +116,7 @@ import Testing
                 configuration.idlePoll = .milliseconds(10)
                 let service = DeliveryService(store: db.store, configuration: configuration, logger: TestDatabase.logger)
                 let workers = Task { try await service.run() }
-                let router = buildRouter(store: db.store, geofenceUpdates: GeofenceUpdatePolicy(delay: 1_000, maximumDelay: 5_000))
+                let router = buildRouter(store: db.store, geofenceUpdates: Self.policy)
                 do {
                     try await Application(router: router, logger: TestDatabase.logger).test(.router) { client in
                         try await body(world, client)
