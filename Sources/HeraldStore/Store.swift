@@ -15,6 +15,10 @@ public struct Store: Sendable {
     public let platforms: PlatformRepository
     public let devices: DeviceRepository
     public let pushes: PushRepository
+    public let locations: LocationRepository
+    public let locationGroups: LocationGroupRepository
+    public let geofences: GeofenceRepository
+    public let analytics: AnalyticsRepository
     public let migrator: Migrator
 
     /// - Parameters:
@@ -28,6 +32,10 @@ public struct Store: Sendable {
         self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now)
         self.devices = DeviceRepository(database: database, now: now)
         self.pushes = PushRepository(database: database, now: now)
+        self.locations = LocationRepository(database: database, now: now)
+        self.locationGroups = LocationGroupRepository(database: database, now: now)
+        self.geofences = GeofenceRepository(database: database, now: now)
+        self.analytics = AnalyticsRepository(database: database, now: now)
         self.migrator = Migrator(database: database, now: now, logger: logger)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldServer
+import HeraldStore
 import Hummingbird
 import Logging
 import NIOCore
@@ -34,6 +35,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("job-lease"), help: "Seconds a claimed delivery job stays reserved without being renewed: after a crash, its jobs are taken again this long after it.")
     var jobLease: Int = 30
 
+    @Option(help: "Days raw analytics events are kept (their hourly aggregates are kept for ever).")
+    var analyticsRetentionDays: Int = 30
+
+    @Option(help: "Milliseconds geofence edits must settle before devices are told (one silent push per burst).")
+    var geofencePushDelay: Int64 = 3_000
+
     func run() async throws {
         var configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
         configuration.host = host
@@ -44,6 +51,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.delivery.workers = workers
         configuration.delivery.batchSize = batchSize
         configuration.delivery.lease = Int64(jobLease) * 1000
+        guard analyticsRetentionDays >= 1 else { throw ValidationError("--analytics-retention-days must be 1 or more") }
+        configuration.analytics.retentionDays = analyticsRetentionDays
+        guard geofencePushDelay >= 0 else { throw ValidationError("--geofence-push-delay must be 0 or more") }
+        configuration.geofenceUpdates = GeofenceUpdatePolicy(delay: geofencePushDelay, maximumDelay: max(30_000, 10 * geofencePushDelay))
         let (host, port) = (configuration.host, configuration.port)
         let app = try await buildApplication(configuration) { channel in
             // One line on standard output, unbuffered, with the port actually bound (--port 0).

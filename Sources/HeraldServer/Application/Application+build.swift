@@ -33,20 +33,25 @@ public func buildApplication(
     _ configuration: ServerConfiguration, store: Store, logger: Logger,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
-    let router = buildRouter(store: store)
+    let router = buildRouter(store: store, geofenceUpdates: configuration.geofenceUpdates)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
         services: [
             DatabaseService(database: store.database),
             DeliveryService(store: store, configuration: configuration.delivery, logger: logger),
+            AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
         ],
         onServerRunning: onServerRunning,
         logger: logger)
 }
 
 /// The routes of the Pivotal-compatible API and the admin API.
-public func buildRouter(store: Store, now: @escaping @Sendable () -> Int64 = systemMillis) -> Router<BasicRequestContext> {
+///
+/// - Parameter geofenceUpdates: when geofence changes are pushed to devices.
+public func buildRouter(
+    store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy()
+) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: PathNormalizingMiddleware())
     router.add(middleware: ErrorMiddleware())
@@ -55,6 +60,11 @@ public func buildRouter(store: Store, now: @escaping @Sendable () -> Int64 = sys
     RegistrationController(store: store, auth: auth).addRoutes(to: router)
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
     PushController(store: store, auth: auth, now: now).addRoutes(to: router)
+    LocationsController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
+    LocationGroupsController(store: store, auth: auth).addRoutes(to: router)
+    GeofencesController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
+    GeofenceSyncController(store: store, auth: auth).addRoutes(to: router)
+    AnalyticsController(store: store, auth: auth, now: now).addRoutes(to: router)
     AdminController(store: store, auth: auth).addRoutes(to: router)
     return router
 }

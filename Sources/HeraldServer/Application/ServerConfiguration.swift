@@ -1,4 +1,5 @@
 import HeraldDelivery
+import HeraldStore
 import Logging
 
 /// Everything `herald serve` can be told; defaults give the zero-configuration server.
@@ -16,6 +17,10 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// The delivery workers and provider endpoints.
     public var delivery = DeliveryConfiguration()
+    /// When geofence changes are pushed to devices (the debounce of the update push).
+    public var geofenceUpdates = GeofenceUpdatePolicy()
+    /// How long raw analytics events are kept.
+    public var analytics = AnalyticsConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "herald-data", databaseURL: String? = nil,

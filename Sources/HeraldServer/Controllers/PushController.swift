@@ -63,10 +63,15 @@ struct PushController<Context: RequestContext>: Sendable {
         var expired: Int
         var skipped: Int
         var pending: Int
+        /// Device reports (`POST /v1/analytics`) carrying this receipt.
+        var received: Int
+        var opened: Int
+        var geofenceTriggers: Int
 
         enum CodingKeys: String, CodingKey {
             case receiptID = "receipt_id", status, createdAt = "created_at", targeted, delivered, failed, failures
             case invalidTokens = "invalid_tokens", expired, skipped, pending
+            case received, opened, geofenceTriggers = "geofence_triggers"
         }
     }
 
@@ -77,9 +82,12 @@ struct PushController<Context: RequestContext>: Sendable {
         else {
             throw APIError.notFound("push")
         }
+        let reported = try await store.analytics.counts(pushID: push.id, applicationID: app.id)
         return Status(
             receiptID: push.id.uuidString.lowercased(), status: push.status, createdAt: push.createdAt,
             targeted: push.targeted, delivered: push.delivered, failed: push.failed, failures: push.failures,
-            invalidTokens: push.invalidTokens, expired: push.expired, skipped: push.skipped, pending: push.pending)
+            invalidTokens: push.invalidTokens, expired: push.expired, skipped: push.skipped, pending: push.pending,
+            received: reported[AnalyticsEventType.received] ?? 0, opened: reported[AnalyticsEventType.opened] ?? 0,
+            geofenceTriggers: reported[AnalyticsEventType.geofenceTriggered] ?? 0)
     }
 }

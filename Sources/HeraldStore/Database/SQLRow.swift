@@ -30,6 +30,16 @@ public struct SQLRow: Sendable {
         return try int(column)
     }
 
+    public func double(_ column: String) throws -> Double {
+        switch self[column] {
+        case .double(let value): return value
+        case .int(let value): return Double(value)
+        case .text(let text): if let value = Double(text) { return value }
+        case .null, .blob: break
+        }
+        throw StoreError.decoding(column: column, expected: "number")
+    }
+
     public func string(_ column: String) throws -> String {
         guard case .text(let value) = self[column] else { throw StoreError.decoding(column: column, expected: "text") }
         return value

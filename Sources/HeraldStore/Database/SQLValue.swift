@@ -25,6 +25,10 @@ extension Int: SQLBindable {
     public var sqlValue: SQLValue { .int(Int64(self)) }
 }
 
+extension Double: SQLBindable {
+    public var sqlValue: SQLValue { .double(self) }
+}
+
 extension String: SQLBindable {
     public var sqlValue: SQLValue { .text(self) }
 }

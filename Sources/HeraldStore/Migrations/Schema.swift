@@ -125,5 +125,113 @@ public enum Schema {
             // longer renew, advance, complete or release it.
             "ALTER TABLE push_jobs ADD COLUMN claim {int} NOT NULL DEFAULT 0",
         ]),
+        Migration(version: 4, name: "locations, location groups, geofences, analytics", statements: [
+            """
+            CREATE TABLE locations (
+                id {id},
+                app_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                latitude DOUBLE PRECISION NOT NULL,
+                longitude DOUBLE PRECISION NOT NULL,
+                radius DOUBLE PRECISION NOT NULL,
+                created_at {int} NOT NULL,
+                updated_at {int} NOT NULL
+            )
+            """,
+            "CREATE INDEX locations_app ON locations (app_id, id)",
+            """
+            CREATE TABLE location_groups (
+                id {id},
+                app_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                description TEXT NOT NULL,
+                created_at {int} NOT NULL,
+                updated_at {int} NOT NULL
+            )
+            """,
+            "CREATE INDEX location_groups_app ON location_groups (app_id, id)",
+            """
+            CREATE TABLE location_group_members (
+                group_id {int} NOT NULL REFERENCES location_groups(id) ON DELETE CASCADE,
+                location_id {int} NOT NULL REFERENCES locations(id) ON DELETE CASCADE,
+                position {int} NOT NULL,
+                PRIMARY KEY (group_id, location_id)
+            )
+            """,
+            "CREATE INDEX location_group_members_location ON location_group_members (location_id)",
+            """
+            CREATE TABLE geofences (
+                id {id},
+                app_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+                platform TEXT NOT NULL,
+                trigger_type TEXT NOT NULL,
+                start_time {int} NOT NULL,
+                expiry_time {int} NOT NULL,
+                data TEXT NOT NULL,
+                created_at {int} NOT NULL,
+                updated_at {int} NOT NULL,
+                deleted_at {int}
+            )
+            """,
+            "CREATE INDEX geofences_app_updated ON geofences (app_id, updated_at)",
+            """
+            CREATE TABLE geofence_locations (
+                geofence_id {int} NOT NULL REFERENCES geofences(id) ON DELETE CASCADE,
+                location_id {int} NOT NULL REFERENCES locations(id) ON DELETE CASCADE,
+                position {int} NOT NULL,
+                PRIMARY KEY (geofence_id, location_id)
+            )
+            """,
+            "CREATE INDEX geofence_locations_location ON geofence_locations (location_id)",
+            """
+            CREATE TABLE geofence_tags (
+                geofence_id {int} NOT NULL REFERENCES geofences(id) ON DELETE CASCADE,
+                tag TEXT NOT NULL,
+                PRIMARY KEY (geofence_id, tag)
+            )
+            """,
+            """
+            CREATE TABLE geofence_update_pushes (
+                app_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+                slot {int} NOT NULL,
+                push_id TEXT NOT NULL REFERENCES pushes(id) ON DELETE CASCADE,
+                first_change_at {int} NOT NULL,
+                platforms TEXT NOT NULL,
+                topics TEXT NOT NULL,
+                everyone {int} NOT NULL,
+                PRIMARY KEY (app_id, slot)
+            )
+            """,
+            """
+            CREATE TABLE analytics_events (
+                id {id},
+                app_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+                platform_id TEXT NOT NULL,
+                event_type TEXT NOT NULL,
+                event_time {int} NOT NULL,
+                received_at {int} NOT NULL,
+                receipt_id TEXT,
+                device_uuid TEXT,
+                geofence_id TEXT,
+                location_id TEXT,
+                sdk_version TEXT,
+                platform_type TEXT
+            )
+            """,
+            "CREATE INDEX analytics_events_received ON analytics_events (received_at)",
+            """
+            CREATE TABLE analytics_hourly (
+                app_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+                push_id TEXT NOT NULL,
+                geofence_id {int} NOT NULL,
+                event_type TEXT NOT NULL,
+                hour {int} NOT NULL,
+                count {int} NOT NULL,
+                PRIMARY KEY (app_id, push_id, geofence_id, event_type, hour)
+            )
+            """,
+            "CREATE INDEX analytics_hourly_app_hour ON analytics_hourly (app_id, hour)",
+            "CREATE INDEX analytics_hourly_geofence ON analytics_hourly (app_id, geofence_id)",
+        ]),
     ]
 }

@@ -87,12 +87,9 @@ public struct PushRepository: Sendable {
         let id = UUID.timeOrdered(milliseconds: now())
         let time = now()
         try await database.transaction { connection in
-            try await connection.query("""
-                INSERT INTO pushes (id, app_id, request, status, created_at, expires_at)
-                VALUES (\(id), \(applicationID), \(request), 'queued', \(time), \(expiresAt))
-                """)
-            try await Self.enqueue(
-                connection, pushID: id, kind: .fanout, deviceIDs: [], attempt: 0, availableAt: availableAt ?? time, time: time)
+            try await Self.insert(
+                connection, id: id, applicationID: applicationID, request: request, expiresAt: expiresAt,
+                availableAt: availableAt ?? time, time: time)
         }
         return id
     }
@@ -255,6 +252,17 @@ public struct PushRepository: Sendable {
 
     static func leaseLost(_ job: PushJob) -> StoreError {
         StoreError(reason: .leaseLost, message: "job \(job.id): its lease ran out and another worker claimed it")
+    }
+
+    /// Stores a push and its fan-out job on `connection` (inside the caller's transaction).
+    static func insert(
+        _ connection: any SQLExecutor, id: UUID, applicationID: UUID, request: String, expiresAt: Int64?, availableAt: Int64, time: Int64
+    ) async throws {
+        try await connection.query("""
+            INSERT INTO pushes (id, app_id, request, status, created_at, expires_at)
+            VALUES (\(id), \(applicationID), \(request), 'queued', \(time), \(expiresAt))
+            """)
+        try await enqueue(connection, pushID: id, kind: .fanout, deviceIDs: [], attempt: 0, availableAt: availableAt, time: time)
     }
 
     static func enqueue(

@@ -1,0 +1,44 @@
+import HeraldStore
+import Logging
+import ServiceLifecycle
+
+/// Deletes raw analytics events older than the retention period, at start and then every
+/// `cleanupInterval`, until a graceful shutdown. The aggregates stay.
+public struct AnalyticsRetentionService: Service {
+    let store: Store
+    let configuration: AnalyticsConfiguration
+    let now: @Sendable () -> Int64
+    let logger: Logger
+
+    public init(store: Store, configuration: AnalyticsConfiguration, now: @escaping @Sendable () -> Int64 = systemMillis, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.now = now
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                _ = await cleanUp()
+                try await Task.sleep(for: configuration.cleanupInterval)
+            }
+        }
+    }
+
+    /// One cleanup; returns how many events went. Failures are logged, and the next run tries again.
+    public func cleanUp() async -> Int {
+        do {
+            let deleted = try await store.analytics.deleteEvents(receivedBefore: configuration.cutoff(now: now()))
+            if deleted > 0 {
+                logger.info(
+                    "deleted raw analytics events past retention",
+                    metadata: ["count": "\(deleted)", "retention_days": "\(configuration.retentionDays)"])
+            }
+            return deleted
+        } catch {
+            logger.error("analytics cleanup failed; it runs again later", metadata: ["error": "\(error)"])
+            return 0
+        }
+    }
+}
