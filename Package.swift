@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "HeraldDelivery",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldFCM", "HeraldWebPush",
+                "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldFCM", "HeraldWebPush", "HeraldWNS",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

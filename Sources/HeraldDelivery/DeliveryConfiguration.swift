@@ -22,9 +22,15 @@ public struct DeliveryConfiguration: Sendable {
     public var fcmEndpoint: String?
     /// Sends every Web Push message to this origin instead of the subscription's (a mock).
     public var webPushEndpoint: String?
+    /// Replaces Microsoft's WNS token endpoint (a mock).
+    public var wnsTokenEndpoint: String?
+    /// Sends every WNS notification to this origin instead of the channel URI's (a mock).
+    public var wnsEndpoint: String?
+    /// A channel host to allow besides `*.notify.windows.com` (a test WNS), for registration and sending.
+    public var wnsAllowedTestHost: String?
     /// A CA to trust besides the system's, PEM, for every provider.
     public var extraTrustedCAPEM: String?
-    /// An HTTP CONNECT or SOCKS5 proxy for FCM and Web Push (`HERALD_PROXY`).
+    /// An HTTP CONNECT or SOCKS5 proxy for FCM, Web Push and WNS (`HERALD_PROXY`).
     public var proxy: OutboundProxy?
 
     public init() {}

@@ -2,6 +2,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldFCM
 import HeraldStore
+import HeraldWNS
 import HeraldWebPush
 import ServiceLifecycle
 
@@ -13,6 +14,7 @@ struct PlatformSender: Sendable {
         case apns(APNsClient, topic: String, bearer: String?)
         case fcm(FCMClient)
         case webPush(WebPushClient, VAPIDSigner)
+        case wns(WNSClient)
     }
 
     let client: Client
@@ -48,6 +50,17 @@ struct PlatformSender: Sendable {
                 do {
                     return Self.outcome(try await client.send(notification, to: subscription, vapid: vapid))
                 } catch let error as WebPushError {
+                    return .failed(reason: "\(error)")
+                } catch {
+                    return .unanswered(reason: "\(error)")
+                }
+            }
+        case .wns(let client):
+            guard let notification = content.wns else { return targets.map { _ in .failed(reason: "NothingToSend") } }
+            return await Self.eachConcurrently(targets, concurrency: concurrency) { target in
+                do {
+                    return Self.outcome(try await client.send(notification, channelURI: target.token))
+                } catch let error as WNSError {
                     return .failed(reason: "\(error)")
                 } catch {
                     return .unanswered(reason: "\(error)")
@@ -111,6 +124,16 @@ struct PlatformSender: Sendable {
         case .retry(let reason, let after): .retry(reason: "\(reason)", after: after)
         case .credentialsRejected(let reason, _): .credentialsRejected(reason: "\(reason)")
         case .failed(let reason, _): .failed(reason: "\(reason)")
+        }
+    }
+
+    static func outcome(_ outcome: WNSOutcome) -> DeliveryOutcome {
+        switch outcome {
+        case .delivered: .delivered
+        case .deviceGone: .gone(since: nil)
+        case .retry(let rejection, let after): .retry(reason: "\(rejection.reason)", after: after)
+        case .credentialsRejected(let rejection): .credentialsRejected(reason: "\(rejection.reason)")
+        case .failed(let rejection): .failed(reason: "\(rejection.reason)")
         }
     }
 }

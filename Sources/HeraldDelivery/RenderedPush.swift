@@ -5,6 +5,7 @@ struct RenderedPush: Sendable {
     var apns: APNsNotification?
     var fcm: FCMMessage?
     var webPush: WebPushNotification?
+    var wns: WNSNotification?
     /// Kinds of device the push cannot be rendered for (it was accepted under older rules, say).
     var problems: [PlatformType: ValidationError] = [:]
 
@@ -16,7 +17,7 @@ struct RenderedPush: Sendable {
                 case .ios: apns = try APNsRenderer.render(push, receiptID: receiptID)
                 case .android: fcm = try FCMRenderer.render(push, receiptID: receiptID, now: now)
                 case .web: webPush = try WebPushRenderer.render(push, receiptID: receiptID, now: now)
-                case .windows: break
+                case .windows: wns = try WNSRenderer.render(push, receiptID: receiptID, now: now)
                 }
             } catch {
                 problems[type] = error
@@ -30,7 +31,7 @@ struct RenderedPush: Sendable {
         case .ios: apns != nil
         case .android: fcm != nil
         case .web: webPush != nil
-        case .windows: false
+        case .windows: wns != nil
         }
     }
 }

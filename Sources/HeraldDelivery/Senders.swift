@@ -2,6 +2,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldFCM
 import HeraldStore
+import HeraldWNS
 import HeraldWebPush
 import struct Foundation.UUID
 
@@ -13,6 +14,7 @@ actor Senders {
         case apns(APNsClient, topic: String, generator: APNsTokenGenerator?, machine: APNsTokenStateMachine)
         case fcm(FCMClient)
         case webPush(VAPIDSigner)
+        case wns(WNSClient)
     }
 
     private struct Entry {
@@ -93,6 +95,8 @@ actor Senders {
             return .ready(PlatformSender(client: .fcm(client)))
         case .webPush(let signer):
             return .ready(PlatformSender(client: .webPush(try webPush(), signer)))
+        case .wns(let client):
+            return .ready(PlatformSender(client: .wns(client)))
         }
     }
 
@@ -115,8 +119,12 @@ actor Senders {
                     extraTrustedCAPEM: configuration.extraTrustedCAPEM, proxy: configuration.proxy))
         case .webPush(let credentials):
             return .webPush(try VAPIDSigner(credentials: credentials))
-        case .wns:
-            return nil
+        case .wns(let credentials):
+            return .wns(
+                try WNSClient(
+                    credentials: credentials, tokenEndpoint: configuration.wnsTokenEndpoint ?? WNSAccessTokenProvider.defaultTokenEndpoint,
+                    endpointOverride: configuration.wnsEndpoint, allowedTestHost: configuration.wnsAllowedTestHost,
+                    extraTrustedCAPEM: configuration.extraTrustedCAPEM, proxy: configuration.proxy))
         }
     }
 
@@ -153,7 +161,7 @@ actor Senders {
         case .apns(_, _, nil, _):
             // A certificate APNs refuses will not get better by itself.
             return .markFailing
-        case .fcm:
+        case .fcm, .wns:
             // The client already fetched a fresh access token once before reporting this.
             return .markFailing
         case .webPush:
@@ -181,6 +189,7 @@ actor Senders {
         switch kind {
         case .apns(let client, _, _, _): await client.shutdown()
         case .fcm(let client): try? await client.shutdown()
+        case .wns(let client): try? await client.shutdown()
         case .webPush: break
         }
     }

@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
             With no options: SQLite in ./herald-data/, 127.0.0.1:8080. Environment: HERALD_DATABASE_URL,
             HERALD_ENCRYPTION_KEY (base64 or hex of 32 bytes), HERALD_ADMIN_TOKEN (install this root token),
             HERALD_APNS_ENDPOINT (send to this APNs instead of Apple's, e.g. `herald mock apns`),
-            HERALD_EXTRA_CA_FILE (a PEM CA to trust besides the system's).
+            HERALD_EXTRA_CA_FILE (a PEM CA to trust besides the system's), HERALD_PROXY (http://[user:pass@]host:port or
+            socks5://host:port, for FCM, Web Push and WNS), HERALD_FCM_ENDPOINT, HERALD_WEBPUSH_ENDPOINT, HERALD_WNS_ENDPOINT,
+            HERALD_WNS_TOKEN_ENDPOINT and HERALD_WNS_TEST_HOST (send to mocks instead of Google's, the browsers' and Microsoft's).
             """)
 
     @OptionGroup var database: DatabaseOptions

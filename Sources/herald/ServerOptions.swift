@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCore
 import HeraldServer
 import Logging
 
@@ -26,6 +27,22 @@ struct DatabaseOptions: ParsableArguments {
             logLevel: level)
         if let endpoint = environment["HERALD_APNS_ENDPOINT"], !endpoint.isEmpty {
             configuration.delivery.apnsEndpoint = endpoint
+        }
+        let delivery = { (name: String) -> String? in
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            return value
+        }
+        configuration.delivery.fcmEndpoint = delivery("HERALD_FCM_ENDPOINT")
+        configuration.delivery.webPushEndpoint = delivery("HERALD_WEBPUSH_ENDPOINT")
+        configuration.delivery.wnsEndpoint = delivery("HERALD_WNS_ENDPOINT")
+        configuration.delivery.wnsTokenEndpoint = delivery("HERALD_WNS_TOKEN_ENDPOINT")
+        configuration.delivery.wnsAllowedTestHost = delivery("HERALD_WNS_TEST_HOST")
+        if let proxy = delivery("HERALD_PROXY") {
+            do {
+                configuration.delivery.proxy = try OutboundProxy(url: proxy)
+            } catch {
+                throw ValidationError("HERALD_PROXY: \(error.message)")
+            }
         }
         if let path = environment["HERALD_EXTRA_CA_FILE"], !path.isEmpty {
             guard let pem = FileManager.default.contents(atPath: path) else {
