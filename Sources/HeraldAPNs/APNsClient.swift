@@ -44,6 +44,10 @@ public final class APNsClient: Sendable {
     private let connectTimeout: TimeAmount
     private let maximumConnections: Int
     private let pool = Mutex(Pool())
+    /// Requests given to one connection before another is opened (up to `maximumConnections`):
+    /// swift-nio-http2's per-stream bookkeeping grows with the streams open on a connection, so
+    /// a few connections with a few hundred streams each go faster than one with a thousand.
+    static let loadPerConnection = 250
 
     private struct Pool {
         var connections: [APNsConnection] = []
@@ -178,7 +182,7 @@ public final class APNsClient: Sendable {
                 pool.connections.removeAll { !$0.isUsable }
                 let best = pool.connections.min { $0.load < $1.load }
                 let room = pool.connections.count + pool.opening.count < maximumConnections
-                if let best, best.load + load <= APNsConnectionHandler.streamCeiling || !room {
+                if let best, best.load + load <= Self.loadPerConnection || !room {
                     best.add(load: load)
                     return .use(best)
                 }
