@@ -51,12 +51,11 @@ struct Dispatcher: Sendable {
     private func fanOut(_ job: PushJob, _ push: Push, _ stored: StoredPush) async throws {
         var job = job
         while true {
-            let page = try await store.pushes.audience(
+            let page = try await store.pushes.audiencePage(
                 of: push, applicationID: stored.applicationID, after: job.cursor, limit: configuration.batchSize)
-            let finished = page.count < configuration.batchSize
-            try await store.pushes.advance(job, page: page, finished: finished)
-            if finished { return }
-            job.cursor = page.last ?? job.cursor
+            try await store.pushes.advance(job, page: page.deviceIDs, through: page.cursor, finished: page.exhausted)
+            if page.exhausted { return }
+            job.cursor = page.cursor
             if Task.isShuttingDownGracefully {
                 // The cursor is saved: the next worker (here or in another process) goes on from it.
                 try await store.pushes.release(job, availableAt: now())

@@ -73,6 +73,15 @@ public struct BatchResult: Sendable, Equatable {
     public init() {}
 }
 
+/// One page of a fan-out: the devices to send to, and how far the audience was read.
+public struct AudiencePage: Sendable, Equatable {
+    public var deviceIDs: [Int64]
+    /// The last device read (whether or not it is sent to).
+    public var cursor: Int64
+    /// Nothing is left after this page.
+    public var exhausted: Bool
+}
+
 /// Pushes and the job queue that delivers them.
 public struct PushRepository: Sendable {
     let database: any SQLDatabase
@@ -136,11 +145,20 @@ public struct PushRepository: Sendable {
 
     /// The next page of the audience after `cursor`, in device id order (each device once).
     public func audience(of push: Push, applicationID: UUID, after cursor: Int64, limit: Int) async throws -> [Int64] {
+        try await audiencePage(of: push, applicationID: applicationID, after: cursor, limit: limit).deviceIDs
+    }
+
+    /// The next `limit` devices after `cursor` that the push's targets select, in device id
+    /// order, and of those the ones it goes to (`interactive-only` leaves out the devices that
+    /// cannot show interactive notifications): the fan-out moves its cursor past what was read.
+    public func audiencePage(of push: Push, applicationID: UUID, after cursor: Int64, limit: Int) async throws -> AudiencePage {
         var condition: SQL = "d.app_id = \(applicationID) AND d.active = 1 AND d.id > \(cursor)"
+        var interactiveOnly = false
         switch push.audience {
         case .devices(let ids):
             condition.append(" AND d.uuid IN (\(list: ids))")
-        case .selection(let platforms, let topics, let customUserIDs, _):
+        case .selection(let platforms, let topics, let customUserIDs, let interactive):
+            interactiveOnly = interactive
             if let platforms {
                 condition.append(" AND d.platform_type IN (\(list: platforms.map(\.rawValue).sorted()))")
             }
@@ -155,18 +173,33 @@ public struct PushRepository: Sendable {
                 condition.append(" AND d.custom_user_id IN (\(list: customUserIDs))")
             }
         }
-        return try await database.query("SELECT d.id FROM devices d WHERE \(condition) ORDER BY d.id LIMIT \(limit)")
-            .map { try $0.int("id") }
+        let rows = try await database.query(
+            "SELECT d.id, d.platform_type, d.os_version FROM devices d WHERE \(condition) ORDER BY d.id LIMIT \(limit)")
+        var page = AudiencePage(deviceIDs: [], cursor: cursor, exhausted: rows.count < limit)
+        page.deviceIDs.reserveCapacity(rows.count)
+        for row in rows {
+            let id = try row.int("id")
+            page.cursor = id
+            if interactiveOnly {
+                guard let type = PlatformType(rawValue: try row.string("platform_type")),
+                    InteractivePush.isSupported(by: type, osVersion: try row.optionalString("os_version"))
+                else { continue }
+            }
+            page.deviceIDs.append(id)
+        }
+        return page
     }
 
     /// Turns one audience page into a batch job and moves the fan-out past it, atomically: a
     /// crash before this commits repeats the page, never skips or doubles it.
-    public func advance(_ fanout: PushJob, page: [Int64], finished: Bool) async throws {
+    ///
+    /// - Parameter cursor: the last device read (by default the page's last): past it next time.
+    public func advance(_ fanout: PushJob, page: [Int64], through cursor: Int64? = nil, finished: Bool) async throws {
         let time = now()
         try await database.transaction { connection in
             let state = finished ? "done" : "claimed"
             let moved = try await connection.query("""
-                UPDATE push_jobs SET state = \(state), cursor = \(page.last ?? fanout.cursor)
+                UPDATE push_jobs SET state = \(state), cursor = \(cursor ?? page.last ?? fanout.cursor)
                 WHERE \(Self.held(fanout)) RETURNING id
                 """)
             if moved.isEmpty { throw Self.leaseLost(fanout) }
