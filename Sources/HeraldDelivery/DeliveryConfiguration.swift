@@ -26,7 +26,7 @@ public struct DeliveryConfiguration: Sendable {
     public var wnsTokenEndpoint: String?
     /// Sends every WNS notification to this origin instead of the channel URI's (a mock).
     public var wnsEndpoint: String?
-    /// A channel host to allow besides `*.notify.windows.com` (a test WNS), for registration and sending.
+    /// A channel host to send to besides `*.notify.windows.com` (a test WNS).
     public var wnsAllowedTestHost: String?
     /// A CA to trust besides the system's, PEM, for every provider.
     public var extraTrustedCAPEM: String?

@@ -148,8 +148,10 @@ import Testing
             #expect(outcomes.allSatisfy { if case .accepted = $0 { true } else { false } })
             #expect(setup.server.received.count == 300)
             let statistics = setup.server.statistics
-            #expect(statistics.connections == 1)
-            #expect(statistics.streamLimitRaises == 1)
+            // A few connections at most (past 250 requests in flight on one, another is opened),
+            // each starting at one stream until its first token was accepted.
+            #expect((1...4).contains(statistics.connections))
+            #expect((1...statistics.connections).contains(statistics.streamLimitRaises))
             #expect(statistics.peakStreamsBeforeRaise == 1)
             #expect(statistics.peakStreams > 1)
         }
