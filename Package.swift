@@ -94,6 +94,7 @@ let package = Package(
             name: "HeraldWNS",
             dependencies: [
                 "HeraldCore",
+                "HeraldHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -199,7 +200,7 @@ let package = Package(
         .testTarget(
             name: "HeraldFCMTests",
             dependencies: [
-                "HeraldFCM", "HeraldCore", "HeraldMocks", "HeraldTestSupport",
+                "HeraldFCM", "HeraldCore", "HeraldHTTP", "HeraldMocks", "HeraldTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -220,7 +221,7 @@ let package = Package(
         .testTarget(
             name: "HeraldWNSTests",
             dependencies: [
-                "HeraldWNS", "HeraldCore", "HeraldMocks",
+                "HeraldWNS", "HeraldCore", "HeraldMocks", "HeraldTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

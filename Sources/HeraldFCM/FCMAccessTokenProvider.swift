@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldCore
+import HeraldHTTP
 import NIOCore
 
 /// OAuth2 access tokens for one service account: exchanges a signed assertion at the account's

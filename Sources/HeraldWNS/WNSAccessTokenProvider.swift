@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldCore
+import HeraldHTTP
 import NIOCore
 
 /// OAuth access tokens for one Windows app (package SID and secret): asks the token endpoint

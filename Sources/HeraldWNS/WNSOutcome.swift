@@ -1,3 +1,4 @@
+import HeraldHTTP
 import NIOHTTP1
 
 /// What came of sending one notification to one channel, sorted by what to do about it.

@@ -71,7 +71,7 @@ public final class WebPushClient: Sendable {
         let answer = try await response.body.collect(upTo: 64 * 1024)
         let status = Int(response.status.code)
         let detail = String(decoding: answer.readableBytesView.prefix(512), as: UTF8.self)
-        let retryAfter = response.headers.first(name: "retry-after").flatMap { Self.retryAfterSeconds($0, now: now()) }
+        let retryAfter = RetryAfter.seconds(response.headers.first(name: "retry-after"), now: now())
         let outcome = WebPushOutcome(
             status: status, location: response.headers.first(name: "location"), retryAfter: retryAfter, detail: detail)
         if case .credentialsRejected = outcome {
@@ -97,17 +97,5 @@ public final class WebPushClient: Sendable {
         var path = components.percentEncodedPath
         if let query = components.percentEncodedQuery { path += "?" + query }
         return endpointOverride + path
-    }
-
-    /// `Retry-After` (RFC 9110 §10.2.3): delay seconds or an HTTP date, as seconds from `now`.
-    static func retryAfterSeconds(_ value: String, now: Int64) -> Int64? {
-        let text = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int64(text) { return max(0, seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: text) else { return nil }
-        return max(0, Int64(date.timeIntervalSince1970) - now)
     }
 }

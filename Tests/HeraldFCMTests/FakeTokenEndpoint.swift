@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import Synchronization
 import Testing
+import HeraldTestSupport
 
 @testable import HeraldFCM
 

@@ -1,6 +1,7 @@
 import HeraldCore
 import Synchronization
 import Testing
+import HeraldTestSupport
 
 @testable import HeraldWNS
 

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldMocks
 import Testing
+import HeraldTestSupport
 
 @testable import HeraldWNS
 

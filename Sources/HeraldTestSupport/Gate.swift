@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Holds callers until the test opens it.
-final class Gate: Sendable {
+public final class Gate: Sendable {
     private struct State {
         var open = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -9,7 +9,9 @@ final class Gate: Sendable {
 
     private let state = Mutex(State())
 
-    func wait() async {
+    public init() {}
+
+    public func wait() async {
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state -> Bool in
                 if state.open { return true }
@@ -20,7 +22,7 @@ final class Gate: Sendable {
         }
     }
 
-    func open() {
+    public func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.open = true
             defer { state.waiters = [] }

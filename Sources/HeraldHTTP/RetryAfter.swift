@@ -1,9 +1,10 @@
 import Foundation
 
-/// Reads an HTTP `Retry-After` header (RFC 9110 §10.2.3): a number of seconds, or an HTTP date.
-enum RetryAfter {
+/// Reads an HTTP `Retry-After` header (RFC 9110 §10.2.3), or a header of the same form such as
+/// WNS's `X-WNS-CONTINUE-AFTER`: a number of seconds, or an HTTP date.
+public enum RetryAfter {
     /// Seconds to wait from `now` (epoch seconds), or nil when the header is absent or unreadable.
-    static func seconds(_ header: String?, now: Int64) -> Int64? {
+    public static func seconds(_ header: String?, now: Int64) -> Int64? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
         if let seconds = Int64(header) { return max(0, seconds) }
         let formatter = DateFormatter()
