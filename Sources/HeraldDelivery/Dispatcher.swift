@@ -77,8 +77,11 @@ struct Dispatcher: Sendable {
         let targets = try await store.pushes.targets(job.deviceIDs)
         result.skipped = job.deviceIDs.count - targets.count
 
+        // The app may have turned receipts off since the push was accepted: read it per batch.
+        let includesReceipt = try await store.applications.find(id: stored.applicationID)?.includesReceiptID ?? true
         let rendered = RenderedPush(
-            push, receiptID: stored.id.uuidString.lowercased(), types: Set(targets.map(\.platformType)), now: time)
+            push, receiptID: includesReceipt ? stored.id.uuidString.lowercased() : nil, types: Set(targets.map(\.platformType)),
+            now: time)
         var byPlatform: [UUID: [DeliveryTarget]] = [:]
         for target in targets {
             if let problem = rendered.problems[target.platformType] {

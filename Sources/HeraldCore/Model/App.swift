@@ -6,15 +6,21 @@ public struct App: Sendable, Equatable {
     public var tenantID: UUID
     public var name: String
     public var description: String
+    /// Whether delivered payloads carry `receiptId` (the push's receipt, which the PCF SDKs report
+    /// back for analytics); on unless the app turns it off.
+    public var includesReceiptID: Bool
     /// Milliseconds since 1970.
     public var createdAt: Int64
     public var updatedAt: Int64
 
-    public init(id: UUID, tenantID: UUID, name: String, description: String, createdAt: Int64, updatedAt: Int64) {
+    public init(
+        id: UUID, tenantID: UUID, name: String, description: String, includesReceiptID: Bool = true, createdAt: Int64, updatedAt: Int64
+    ) {
         self.id = id
         self.tenantID = tenantID
         self.name = name
         self.description = description
+        self.includesReceiptID = includesReceiptID
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }

@@ -153,7 +153,10 @@ struct AdminController<Context: RequestContext>: Sendable {
         }
         let name = try input.name.map { try AdminValidation.name($0, field: "name") }
         let description = try AdminValidation.description(input.description)
-        guard let updated = try await store.applications.update(id: app.id, name: name, description: description) else {
+        guard
+            let updated = try await store.applications.update(
+                id: app.id, name: name, description: description, includesReceiptID: input.includeReceiptID)
+        else {
             throw APIError.notFound("application")
         }
         return ApplicationView(updated)

@@ -15,9 +15,10 @@ struct ApplicationInput: Decodable {
     var name: String?
     var description: String?
     var tenantID: String?
+    var includeReceiptID: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case name, description, tenantID = "tenant_id"
+        case name, description, tenantID = "tenant_id", includeReceiptID = "include_receipt_id"
     }
 }
 

@@ -46,13 +46,15 @@ struct ApplicationView: ResponseEncodable {
     var tenantID: String
     var name: String
     var description: String
+    var includeReceiptID: Bool
     var createdAt: Int64
     var updatedAt: Int64
     /// Only when just created or regenerated.
     var apiKey: String?
 
     enum CodingKeys: String, CodingKey {
-        case uuid, tenantID = "tenant_id", name, description, createdAt = "created_at", updatedAt = "updated_at"
+        case uuid, tenantID = "tenant_id", name, description, includeReceiptID = "include_receipt_id"
+        case createdAt = "created_at", updatedAt = "updated_at"
         case apiKey = "api_key"
     }
 
@@ -61,6 +63,7 @@ struct ApplicationView: ResponseEncodable {
         tenantID = app.tenantID.uuidString.lowercased()
         name = app.name
         description = app.description
+        includeReceiptID = app.includesReceiptID
         createdAt = app.createdAt
         updatedAt = app.updatedAt
         self.apiKey = apiKey

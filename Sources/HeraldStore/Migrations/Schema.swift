@@ -233,5 +233,8 @@ public enum Schema {
             "CREATE INDEX analytics_hourly_app_hour ON analytics_hourly (app_id, hour)",
             "CREATE INDEX analytics_hourly_geofence ON analytics_hourly (app_id, geofence_id)",
         ]),
+        Migration(version: 5, name: "per-app receiptId switch", statements: [
+            "ALTER TABLE applications ADD COLUMN include_receipt_id {int} NOT NULL DEFAULT 1",
+        ]),
     ]
 }

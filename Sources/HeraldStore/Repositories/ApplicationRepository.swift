@@ -7,7 +7,7 @@ public struct ApplicationRepository: Sendable {
     let now: @Sendable () -> Int64
     private let cache = CredentialCache<App>()
 
-    private static let columns = "id, tenant_id, name, description, created_at, updated_at"
+    private static let columns = "id, tenant_id, name, description, include_receipt_id, created_at, updated_at"
 
     /// Creates an application and returns it with its clear api key.
     public func create(tenantID: UUID, name: String, description: String) async throws -> (App, String) {
@@ -51,15 +51,17 @@ public struct ApplicationRepository: Sendable {
         return try rows.map(Self.application)
     }
 
-    /// Changes name and description; the id never changes.
-    public func update(id: UUID, name: String?, description: String?) async throws -> App? {
+    /// Changes name, description and settings; the id never changes.
+    public func update(id: UUID, name: String?, description: String?, includesReceiptID: Bool? = nil) async throws -> App? {
         guard var app = try await find(id: id) else { return nil }
         if let name { app.name = name }
         if let description { app.description = description }
+        if let includesReceiptID { app.includesReceiptID = includesReceiptID }
         app.updatedAt = now()
         cache.invalidate(id)
         try await database.query("""
-            UPDATE applications SET name = \(app.name), description = \(app.description), updated_at = \(app.updatedAt)
+            UPDATE applications SET name = \(app.name), description = \(app.description),
+                include_receipt_id = \(app.includesReceiptID ? 1 : 0), updated_at = \(app.updatedAt)
             WHERE id = \(id)
             """)
         return app
@@ -88,6 +90,7 @@ public struct ApplicationRepository: Sendable {
     static func application(_ row: SQLRow) throws -> App {
         App(
             id: try row.uuid("id"), tenantID: try row.uuid("tenant_id"), name: try row.string("name"),
-            description: try row.string("description"), createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"))
+            description: try row.string("description"), includesReceiptID: try row.int("include_receipt_id") != 0,
+            createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"))
     }
 }
