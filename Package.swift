@@ -186,7 +186,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldCoreTests",
-            dependencies: ["HeraldCore", "HeraldTestSupport"],
+            dependencies: ["HeraldCore", "HeraldMocks", "HeraldTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -103,14 +103,15 @@ actor Senders {
     private func make(_ credentials: PlatformCredentials) throws -> Kind? {
         switch credentials {
         case .apnsToken(let credentials):
-            let endpoint = configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
+            let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
             return .apns(
-                try APNsClient(endpoint: endpoint, extraTrustedCAPEM: configuration.extraTrustedCAPEM),
+                try APNsClient(endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM)),
                 topic: credentials.topic, generator: try APNsTokenGenerator(credentials: credentials), machine: APNsTokenStateMachine())
         case .apnsCertificate(let credentials):
-            let endpoint = configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
+            let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
             return .apns(
-                try APNsClient(endpoint: endpoint, extraTrustedCAPEM: configuration.extraTrustedCAPEM, clientCertificate: credentials),
+                try APNsClient(
+                    endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), clientCertificate: credentials),
                 topic: credentials.topic, generator: nil, machine: APNsTokenStateMachine())
         case .fcm(let credentials):
             return .fcm(
@@ -126,6 +127,12 @@ actor Senders {
                     endpointOverride: configuration.wnsEndpoint, allowedTestHost: configuration.wnsAllowedTestHost,
                     extraTrustedCAPEM: configuration.extraTrustedCAPEM, proxy: configuration.proxy))
         }
+    }
+
+    /// The platform's extra CA and the process's, both trusted.
+    private func trustedCAs(_ platformCA: String?) -> String? {
+        let both = [platformCA, configuration.extraTrustedCAPEM].compactMap { $0 }
+        return both.isEmpty ? nil : both.joined(separator: "\n")
     }
 
     private func webPush() throws -> WebPushClient {

@@ -125,6 +125,8 @@ struct PlatformCommand: AsyncParsableCommand {
         @Option(name: .customLong("vapid-private-key"), help: "An existing VAPID private key (base64url, 32 bytes).") var vapidPrivateKey: String?
         @Option(name: .customLong("client-id"), help: "WNS package SID.") var clientID: String?
         @Option(name: .customLong("client-secret"), help: "WNS client secret.") var clientSecret: String?
+        @Option(help: "iOS: this platform's APNs endpoint instead of Apple's (https://host[:port]).") var endpoint: String?
+        @Option(name: .customLong("extra-ca"), help: "iOS: a PEM CA file to trust for --endpoint.") var extraCA: String?
 
         func run() async throws {
             var credentials: [String: Any] = [:]
@@ -142,6 +144,8 @@ struct PlatformCommand: AsyncParsableCommand {
             credentials["vapid_private_key"] = vapidPrivateKey
             credentials["client_id"] = clientID
             credentials["client_secret"] = clientSecret
+            credentials["endpoint"] = endpoint
+            if let extraCA { credentials["extra_ca_pem"] = String(decoding: try readFile(extraCA, option: "--extra-ca"), as: UTF8.self) }
             var body: [String: Any] = ["type": type]
             body["name"] = name
             if !credentials.isEmpty { body["credentials"] = credentials }

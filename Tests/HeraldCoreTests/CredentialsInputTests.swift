@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldMocks
 import HeraldTestSupport
 import Testing
 
@@ -15,6 +16,30 @@ import Testing
         #expect(token.environment == .sandbox)
         #expect(credentials.summary.fields["key_id"] == "ABC123DEFG")
         #expect(credentials.summary.fields.values.allSatisfy { !$0.contains("PRIVATE KEY") })
+    }
+
+    @Test func anIOSPlatformMayHaveItsOwnEndpointAndCA() throws {
+        var input = CredentialsInput(p8: p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.app")
+        input.endpoint = "https://apns-proxy.internal:8443"
+        input.extraCAPEM = try MockTLS().caCertificatePEM
+        guard case .apnsToken(let token) = try input.validate(for: .ios) else { Issue.record("not token auth"); return }
+        #expect(token.endpoint == "https://apns-proxy.internal:8443")
+        #expect(token.extraTrustedCAPEM != nil)
+        #expect(try input.validate(for: .ios).summary.fields["endpoint"] == "https://apns-proxy.internal:8443")
+
+        input.endpoint = "http://apns-proxy.internal"
+        #expect(throws: ValidationError.self) { try input.validate(for: .ios) }
+        do { _ = try input.validate(for: .ios) } catch { #expect(error.field == "credentials.endpoint") }
+        input.endpoint = "https://apns-proxy.internal/3/device"
+        do { _ = try input.validate(for: .ios) } catch { #expect(error.field == "credentials.endpoint") }
+        input.endpoint = nil
+        input.extraCAPEM = "not a certificate"
+        do {
+            _ = try input.validate(for: .ios)
+            Issue.record("a bad CA was accepted")
+        } catch {
+            #expect(error.field == "credentials.extra_ca_pem")
+        }
     }
 
     @Test func namesTheFieldOfAMalformedP8() {

@@ -3,6 +3,7 @@ import _CryptoExtras
 import NIOSSL
 import struct Foundation.Data
 import class Foundation.JSONSerialization
+import struct Foundation.URL
 
 /// Credentials as the admin API receives them; `validate(for:)` checks them
 /// the way the provider would and yields `PlatformCredentials`.
@@ -26,6 +27,10 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
     // WNS
     public var clientID: String?
     public var clientSecret: String?
+    /// iOS: an APNs endpoint for this platform instead of Apple's (a proxy, a test server).
+    public var endpoint: String?
+    /// iOS: a CA (PEM) to trust for this platform's endpoint besides the system's.
+    public var extraCAPEM: String?
 
     enum CodingKeys: String, CodingKey {
         case p8
@@ -41,6 +46,8 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
         case vapidPrivateKey = "vapid_private_key"
         case clientID = "client_id"
         case clientSecret = "client_secret"
+        case endpoint
+        case extraCAPEM = "extra_ca_pem"
     }
 
     public init(
@@ -76,6 +83,7 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
         case .ios:
             let topic = try required(topic, "topic")
             let environment = try Self.apnsEnvironment(environment, field: field("environment"))
+            let (endpoint, extraCAPEM) = try Self.apnsConnection(endpoint, extraCAPEM, field: field)
             if let p8 {
                 guard p12 == nil else {
                     throw ValidationError(message: "give either p8 (token auth) or p12 (certificate auth), not both", field: field("p12"))
@@ -93,7 +101,8 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
                 try Self.appleIdentifier(keyID, field: field("key_id"))
                 try Self.appleIdentifier(teamID, field: field("team_id"))
                 return .apnsToken(APNsTokenCredentials(
-                    privateKeyPEM: p8, keyID: keyID, teamID: teamID, topic: topic, environment: environment))
+                    privateKeyPEM: p8, keyID: keyID, teamID: teamID, topic: topic, environment: environment, endpoint: endpoint,
+                    extraTrustedCAPEM: extraCAPEM))
             } else if let p12 {
                 guard let bytes = Base64URL.decode(p12.trimmingASCIIWhitespace()), !bytes.isEmpty else {
                     throw ValidationError(code: "invalid_credentials", message: "p12 must be the .p12 file, base64 encoded", field: field("p12"))
@@ -113,7 +122,8 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
                         field: field("password"))
                 }
                 return .apnsCertificate(APNsCertificateCredentials(
-                    pkcs12: bytes, password: password, topic: topic, environment: environment))
+                    pkcs12: bytes, password: password, topic: topic, environment: environment, endpoint: endpoint,
+                    extraTrustedCAPEM: extraCAPEM))
             } else {
                 throw ValidationError(
                     code: "missing_field",
@@ -165,6 +175,33 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
     }
 
     // MARK: Helpers
+
+    /// The per-platform APNs endpoint (an https URL) and extra CA (PEM certificates), checked.
+    static func apnsConnection(
+        _ endpoint: String?, _ extraCAPEM: String?, field: (String) -> String
+    ) throws(ValidationError) -> (String?, String?) {
+        var checkedEndpoint: String?
+        if let endpoint = endpoint?.trimmingASCIIWhitespace(), !endpoint.isEmpty {
+            guard let url = URL(string: endpoint), url.scheme == "https", let host = url.host, !host.isEmpty,
+                url.path.isEmpty || url.path == "/", url.query == nil
+            else {
+                throw ValidationError(
+                    message: "endpoint must be an https origin such as https://api.push.apple.com or https://apns-proxy.internal:8443",
+                    field: field("endpoint"))
+            }
+            checkedEndpoint = endpoint
+        }
+        var checkedCA: String?
+        if let extraCAPEM, !extraCAPEM.trimmingASCIIWhitespace().isEmpty {
+            guard let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(extraCAPEM.utf8)), !certificates.isEmpty else {
+                throw ValidationError(
+                    code: "invalid_credentials", message: "extra_ca_pem must hold PEM certificates (-----BEGIN CERTIFICATE-----)",
+                    field: field("extra_ca_pem"))
+            }
+            checkedCA = extraCAPEM
+        }
+        return (checkedEndpoint, checkedCA)
+    }
 
     static func apnsEnvironment(_ raw: String?, field: String) throws(ValidationError) -> APNsEnvironment {
         switch raw?.lowercased() {

@@ -27,11 +27,11 @@ public enum PlatformCredentials: Sendable, Equatable, Codable {
         case .apnsToken(let c):
             CredentialsSummary(kind: "apns_token", fields: [
                 "key_id": c.keyID, "team_id": c.teamID, "topic": c.topic, "environment": c.environment.rawValue,
-            ])
+            ].merging(c.endpoint.map { ["endpoint": $0] } ?? [:]) { $1 })
         case .apnsCertificate(let c):
             CredentialsSummary(kind: "apns_certificate", fields: [
                 "topic": c.topic, "environment": c.environment.rawValue,
-            ])
+            ].merging(c.endpoint.map { ["endpoint": $0] } ?? [:]) { $1 })
         case .fcm(let c):
             CredentialsSummary(kind: "fcm_service_account", fields: [
                 "project_id": c.projectID, "client_email": c.clientEmail,
@@ -71,13 +71,22 @@ public struct APNsTokenCredentials: Sendable, Equatable, Codable {
     /// The app's bundle id, sent as `apns-topic`.
     public var topic: String
     public var environment: APNsEnvironment
+    /// This platform's APNs endpoint instead of Apple's for `environment` (a proxy, a test server).
+    public var endpoint: String?
+    /// A CA (PEM) to trust for `endpoint` besides the system's.
+    public var extraTrustedCAPEM: String?
 
-    public init(privateKeyPEM: String, keyID: String, teamID: String, topic: String, environment: APNsEnvironment) {
+    public init(
+        privateKeyPEM: String, keyID: String, teamID: String, topic: String, environment: APNsEnvironment, endpoint: String? = nil,
+        extraTrustedCAPEM: String? = nil
+    ) {
         self.privateKeyPEM = privateKeyPEM
         self.keyID = keyID
         self.teamID = teamID
         self.topic = topic
         self.environment = environment
+        self.endpoint = endpoint
+        self.extraTrustedCAPEM = extraTrustedCAPEM
     }
 }
 
@@ -87,12 +96,21 @@ public struct APNsCertificateCredentials: Sendable, Equatable, Codable {
     public var password: String
     public var topic: String
     public var environment: APNsEnvironment
+    /// This platform's APNs endpoint instead of Apple's for `environment` (a proxy, a test server).
+    public var endpoint: String?
+    /// A CA (PEM) to trust for `endpoint` besides the system's.
+    public var extraTrustedCAPEM: String?
 
-    public init(pkcs12: [UInt8], password: String, topic: String, environment: APNsEnvironment) {
+    public init(
+        pkcs12: [UInt8], password: String, topic: String, environment: APNsEnvironment, endpoint: String? = nil,
+        extraTrustedCAPEM: String? = nil
+    ) {
         self.pkcs12 = pkcs12
         self.password = password
         self.topic = topic
         self.environment = environment
+        self.endpoint = endpoint
+        self.extraTrustedCAPEM = extraTrustedCAPEM
     }
 }
 
