@@ -81,6 +81,23 @@ import Testing
         }
     }
 
+    /// Windows devices register WNS channel URIs, and only Microsoft's hosts are sent to.
+    @Test(arguments: Backend.available)
+    func aWindowsChannelMustBeOnMicrosoftsHosts(_ backend: Backend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let fixture = try await Fixture.make(harness.store, type: .windows)
+            let good = try await client.execute(
+                uri: "/v1/registration", method: .post, headers: basic(fixture),
+                body: body(#"{"registration_token":"https://db5.notify.windows.com/w/?token=AwYAAAB","os":"windows8"}"#))
+            #expect(good.status == .ok, "\(String(buffer: good.body))")
+            let elsewhere = try await client.execute(
+                uri: "/v1/registration", method: .post, headers: basic(fixture),
+                body: body(#"{"registration_token":"https://collector.example.com/w/?token=x","os":"windows8"}"#))
+            #expect(elsewhere.status == .badRequest)
+            #expect(try elsewhere.error()["field"] as? String == "registration_token")
+        }
+    }
+
     @Test(arguments: Backend.available)
     func trailingSlashesAreAccepted(_ backend: Backend) async throws {
         try await ServerHarness.run(backend) { harness, client in

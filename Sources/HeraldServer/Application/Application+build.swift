@@ -33,7 +33,8 @@ public func buildApplication(
     _ configuration: ServerConfiguration, store: Store, logger: Logger,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
-    let router = buildRouter(store: store, geofenceUpdates: configuration.geofenceUpdates)
+    let router = buildRouter(
+        store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
@@ -50,14 +51,15 @@ public func buildApplication(
 ///
 /// - Parameter geofenceUpdates: when geofence changes are pushed to devices.
 public func buildRouter(
-    store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy()
+    store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
+    wnsTestHost: String? = nil
 ) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: PathNormalizingMiddleware())
     router.add(middleware: ErrorMiddleware())
     let auth = Authenticator(store: store)
     VersionController(heraldVersion: heraldVersion).addRoutes(to: router)
-    RegistrationController(store: store, auth: auth).addRoutes(to: router)
+    RegistrationController(store: store, auth: auth, wnsTestHost: wnsTestHost).addRoutes(to: router)
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
     PushController(store: store, auth: auth, now: now).addRoutes(to: router)
     LocationsController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)

@@ -8,6 +8,8 @@ import struct Foundation.UUID
 struct RegistrationController<Context: RequestContext>: Sendable {
     let store: Store
     let auth: Authenticator
+    /// A WNS channel host accepted besides `*.notify.windows.com` (a test WNS).
+    var wnsTestHost: String? = nil
 
     func addRoutes(to router: Router<Context>) {
         let group = router.group("v1/registration")
@@ -23,8 +25,15 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         let platform = try await auth.platform(request)
         let input = try await request.decodeJSON(RegistrationInput.self)
         let registration = try input.validated(for: platform.type, requireToken: true)
+        try checkChannel(registration, platform)
         let device = try await store.devices.register(on: platform, registration)
         return RegistrationResponse(device: device)
+    }
+
+    /// Windows devices register a WNS channel URI, which Herald only sends to on Microsoft's hosts.
+    private func checkChannel(_ registration: Registration, _ platform: Platform) throws {
+        guard platform.type == .windows, let channel = registration.registrationToken else { return }
+        _ = try WNSChannel.check(channel, allowedTestHost: wnsTestHost)
     }
 
     @Sendable func update(_ request: Request, context: Context) async throws -> RegistrationResponse {
@@ -33,6 +42,7 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         let uuid = try deviceUUID(context)
         let input = try await request.decodeJSON(RegistrationInput.self)
         let registration = try input.validated(for: platform.type, requireToken: false)
+        try checkChannel(registration, platform)
         guard let device = try await store.devices.update(on: platform, uuid: uuid, registration) else {
             throw APIError.notFound("device")
         }
