@@ -124,6 +124,9 @@ extension PushInput {
                 code: "limit_exceeded", message: "at most \(Limits.pushCustomUserIDs) custom user ids, got \(customUserIDs.count)",
                 field: "target.custom_user_ids")
         }
+        for (index, id) in customUserIDs.enumerated() {
+            try id.requireStorable(field: "target.custom_user_ids[\(index)]")
+        }
         for (index, id) in customUserIDs.enumerated() where id.isEmpty || id.count > Limits.customUserIDLength {
             throw ValidationError(message: "a custom user id has 1 to \(Limits.customUserIDLength) characters", field: "target.custom_user_ids[\(index)]")
         }

@@ -64,8 +64,11 @@ extension RegistrationInput {
         }
 
         func text(_ change: FieldChange<String>, _ field: String, limit: Int = Limits.deviceFieldLength) throws(ValidationError) -> FieldChange<String> {
-            if case .set(let value) = change, value.count > limit {
-                throw ValidationError(message: "is longer than \(limit) characters", field: field)
+            if case .set(let value) = change {
+                guard value.count <= limit else {
+                    throw ValidationError(message: "is longer than \(limit) characters", field: field)
+                }
+                try value.requireStorable(field: field)
             }
             return change
         }
@@ -107,6 +110,7 @@ extension RegistrationInput {
             guard !lowered.isEmpty else {
                 throw ValidationError(message: "a tag must not be empty", field: "\(field)[\(index)]")
             }
+            try lowered.requireStorable(field: "\(field)[\(index)]")
             guard lowered.count <= Limits.tagLength else {
                 throw ValidationError(
                     code: "limit_exceeded", message: "a tag is at most \(Limits.tagLength) characters", field: "\(field)[\(index)]")

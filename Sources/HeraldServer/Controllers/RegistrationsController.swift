@@ -67,6 +67,8 @@ struct DeviceQuery {
         }
         if let q = parameters.get("q"), !q.isEmpty {
             guard q.count <= 255 else { throw APIError.badRequest("q is at most 255 characters", field: "q") }
+            // PostgreSQL cannot hold a NUL in text: refused alike on both backends.
+            guard !q.utf8.contains(0) else { throw APIError.badRequest("q must not contain NUL characters", field: "q") }
             filter.query = q
         }
     }
