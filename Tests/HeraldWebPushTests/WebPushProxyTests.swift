@@ -59,9 +59,10 @@ import Testing
     @Test func theProxyIsAskedForThePushServicesHost() async throws {
         let proxy = MockProxyServer(kind: .httpConnect)
         let proxyPort = try await proxy.start()
-        // The connection pool retries a refused tunnel until the connect timeout.
+        // The connection pool retries a refused tunnel until the connect timeout; long enough for
+        // the first attempt to reach the proxy on a loaded machine.
         let client = try WebPushClient(
-            proxy: OutboundProxy(kind: .httpConnect, host: "127.0.0.1", port: proxyPort), connectTimeout: .milliseconds(300))
+            proxy: OutboundProxy(kind: .httpConnect, host: "127.0.0.1", port: proxyPort), connectTimeout: .seconds(2))
         let subscriber = MockWebPushSubscriber()
         await #expect(throws: (any Error).self) {
             try await client.send(
