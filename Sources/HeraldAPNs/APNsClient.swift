@@ -98,13 +98,21 @@ public final class APNsClient: Sendable {
     public func send(
         _ notification: APNsNotification, deviceToken: String, topic: String, bearer: String?, apnsID: UUID? = nil
     ) async throws -> APNsOutcome {
-        let results = await send(notification, deviceTokens: [deviceToken], topic: topic, bearer: bearer, apnsID: apnsID)
+        let results = await sendBatch(notification, deviceTokens: [deviceToken], topic: topic, bearer: bearer, apnsID: apnsID)
         return try results[0].get()
     }
 
     /// Sends the same notification to each device; the results come in the tokens' order.
+    /// APNs gives each its own `apns-id`.
     public func send(
-        _ notification: APNsNotification, deviceTokens: [String], topic: String, bearer: String?, apnsID: UUID? = nil
+        _ notification: APNsNotification, deviceTokens: [String], topic: String, bearer: String?
+    ) async -> [Result<APNsOutcome, APNsSendError>] {
+        await sendBatch(notification, deviceTokens: deviceTokens, topic: topic, bearer: bearer, apnsID: nil)
+    }
+
+    /// The batch send; `apnsID` only for a batch of one (it names one notification).
+    private func sendBatch(
+        _ notification: APNsNotification, deviceTokens: [String], topic: String, bearer: String?, apnsID: UUID?
     ) async -> [Result<APNsOutcome, APNsSendError>] {
         var headers = HPACKHeaders()
         headers.add(name: ":method", value: "POST")

@@ -71,9 +71,6 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
     /// Called on the event loop when the connection stops taking requests (GOAWAY, closed).
     var onUnusable: (() -> Void)?
 
-    /// Requests this connection was given and has not answered yet.
-    private(set) var outstanding = 0
-
     /// The connection's receive window: without swift-nio-http2's stream multiplexer, granting
     /// window for what the server sends is this handler's job.
     static let connectionWindow = 1 << 24
@@ -112,7 +109,6 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
             for index in batch.paths.indices { batch.finish(index, .notSent) }
             return
         }
-        outstanding += batch.paths.count
         queue.append(Pending(batch: batch, next: 0))
         startStreams()
     }
@@ -160,7 +156,6 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
 
     private func finish(_ streamID: HTTP2StreamID, _ response: APNsResponse) {
         guard let request = inFlight.removeValue(forKey: streamID) else { return }
-        outstanding -= 1
         request.batch.finish(request.index, response)
         if closing && inFlight.isEmpty {
             // Drained after a GOAWAY: nothing more will come on this connection.
@@ -254,7 +249,6 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         while queueHead < queue.count {
             let pending = queue[queueHead]
             for index in pending.next..<pending.batch.paths.count {
-                outstanding -= 1
                 pending.batch.finish(index, .notSent)
             }
             queueHead += 1

@@ -24,7 +24,7 @@ public enum ProviderHTTPClient {
             tls.additionalTrustRoots = [.certificates(extra)]
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
+        configuration.httpVersion = applicationProtocols.contains("h2") ? .automatic : .http1Only
         configuration.timeout = .init(connect: connectTimeout, read: .seconds(30))
         configuration.redirectConfiguration = .disallow
         configuration.proxy = proxy.map(Self.proxy)

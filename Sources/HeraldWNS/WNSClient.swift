@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldCore
+import HeraldHTTP
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -53,18 +54,9 @@ public final class WNSClient: Sendable {
         } else {
             self.endpointOverride = nil
         }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.applicationProtocols = ["http/1.1"]
-        if let extraTrustedCAPEM {
-            let extra = try NIOSSLCertificate.fromPEMBytes(Array(extraTrustedCAPEM.utf8))
-            tls.additionalTrustRoots = [.certificates(extra)]
-        }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .http1Only
-        configuration.timeout = .init(connect: connectTimeout, read: .seconds(30))
-        configuration.redirectConfiguration = .disallow
-        configuration.proxy = proxy.map(\.asyncHTTPClientProxy)
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        // WNS speaks HTTP/1.1.
+        let httpClient = try ProviderHTTPClient.make(
+            extraTrustedCAPEM: extraTrustedCAPEM, proxy: proxy, connectTimeout: connectTimeout, applicationProtocols: ["http/1.1"])
         self.httpClient = httpClient
         self.tokens = WNSAccessTokenProvider(credentials: credentials, tokenEndpoint: tokenEndpoint, httpClient: httpClient, now: now)
         self.allowedTestHost = allowedTestHost

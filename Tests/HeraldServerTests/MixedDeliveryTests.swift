@@ -29,15 +29,25 @@ import Testing
         let fcmPort = try await fcm.start()
         _ = try await webPush.start()
         _ = try await wns.start()
-        defer {
-            Task {
-                await apns.shutdown()
-                await fcm.shutdown()
-                await webPush.shutdown()
-                await wns.shutdown()
-            }
+        @Sendable func shutdownMocks() async {
+            await apns.shutdown()
+            await fcm.shutdown()
+            await webPush.shutdown()
+            await wns.shutdown()
         }
+        do {
+            try await deliver(backend, tls, apnsKey, apns, apnsPort, fcm, fcmPort, webPush, wns)
+        } catch {
+            await shutdownMocks()
+            throw error
+        }
+        await shutdownMocks()
+    }
 
+    private func deliver(
+        _ backend: Backend, _ tls: MockTLS, _ apnsKey: P256.Signing.PrivateKey, _ apns: MockAPNsServer, _ apnsPort: Int,
+        _ fcm: MockFCMServer, _ fcmPort: Int, _ webPush: MockWebPushServer, _ wns: MockWNSServer
+    ) async throws {
         try await withTestDatabase(backend) { db async throws in
             let store = db.store
             let tenant = try #require(try await store.tenants.create(name: "t"))
