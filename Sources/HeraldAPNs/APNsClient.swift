@@ -41,6 +41,7 @@ public final class APNsClient: Sendable {
     private let authority: String
     private let sslContext: NIOSSLContext
     private let group: any EventLoopGroup
+    private let proxy: OutboundProxy?
     private let connectTimeout: TimeAmount
     private let maximumConnections: Int
     private let pool = Mutex(Pool())
@@ -60,11 +61,12 @@ public final class APNsClient: Sendable {
     ///   - endpoint: Apple's for the environment, or a test server (`https://host[:port]`).
     ///   - extraTrustedCAPEM: a CA to trust besides the system's (a test endpoint or a TLS proxy).
     ///   - clientCertificate: the .p12 for certificate-based auth.
+    ///   - proxy: an HTTP CONNECT or SOCKS5 proxy to reach APNs through; TLS runs inside the tunnel.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
     ///   - maximumConnections: connections opened at most while the open ones are full.
     public init(
         endpoint: String, extraTrustedCAPEM: String? = nil, clientCertificate: APNsCertificateCredentials? = nil,
-        connectTimeout: TimeAmount = .seconds(10), maximumConnections: Int = 4,
+        proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10), maximumConnections: Int = 4,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws {
         guard let url = URL(string: endpoint), url.scheme == "https", let host = url.host, !host.isEmpty else {
@@ -86,6 +88,7 @@ public final class APNsClient: Sendable {
         }
         self.sslContext = try NIOSSLContext(configuration: tls)
         self.group = eventLoopGroup
+        self.proxy = proxy
         self.connectTimeout = connectTimeout
         self.maximumConnections = max(1, maximumConnections)
     }
@@ -201,7 +204,7 @@ public final class APNsClient: Sendable {
                 let task = Task { [self] in
                     do {
                         let connection = try await APNsConnection.connect(
-                            host: host, port: port, sslContext: sslContext, group: group, timeout: connectTimeout)
+                            host: host, port: port, sslContext: sslContext, proxy: proxy, group: group, timeout: connectTimeout)
                         // In the pool before anyone awaiting this task resumes.
                         let kept = self.pool.withLock { pool -> Bool in
                             pool.opening[id] = nil

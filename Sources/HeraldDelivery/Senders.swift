@@ -105,13 +105,15 @@ actor Senders {
         case .apnsToken(let credentials):
             let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
             return .apns(
-                try APNsClient(endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM)),
+                try APNsClient(
+                    endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), proxy: configuration.proxy),
                 topic: credentials.topic, generator: try APNsTokenGenerator(credentials: credentials), machine: APNsTokenStateMachine())
         case .apnsCertificate(let credentials):
             let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
             return .apns(
                 try APNsClient(
-                    endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), clientCertificate: credentials),
+                    endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), clientCertificate: credentials,
+                    proxy: configuration.proxy),
                 topic: credentials.topic, generator: nil, machine: APNsTokenStateMachine())
         case .fcm(let credentials):
             return .fcm(
