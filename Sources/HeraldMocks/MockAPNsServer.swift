@@ -111,8 +111,6 @@ public final class MockAPNsServer: Sendable {
     private struct State {
         var behavior: Behavior
         var received: [Received] = []
-        var acceptedCount = 0
-        var arrivals: [UInt64] = []
         var statistics = Statistics()
         /// Provider tokens whose signature checked out, with their issue time: like Apple, the mock
         /// verifies a token once, not on every request (ECDSA costs milliseconds in a debug build).
@@ -189,11 +187,8 @@ public final class MockAPNsServer: Sendable {
     /// What was accepted so far.
     public var received: [Received] { state.withLock { $0.received } }
 
-    /// How many notifications were accepted so far.
-    public var acceptedCount: Int { state.withLock { $0.acceptedCount } }
-
-    /// When each accepted notification arrived (`DispatchTime` uptime nanoseconds), in order.
-    public var arrivalTimes: [UInt64] { state.withLock { $0.arrivals } }
+    /// How many notifications were accepted so far, and when each arrived.
+    public let arrivals = ArrivalLog()
 
     /// What happened on the wire so far.
     public var statistics: Statistics { state.withLock { $0.statistics } }
@@ -301,21 +296,12 @@ public final class MockAPNsServer: Sendable {
         }
         if unavailable { return fail(.serviceUnavailable, "ServiceUnavailable") }
 
-        let arrival = DispatchTime.now().uptimeNanoseconds
+        arrivals.record()
         if behavior.recordsNotifications {
             var headers: [String: String] = [:]
             for (name, value) in head.headers { headers[name.lowercased()] = value }
             let received = Received(deviceToken: token, headers: headers, payload: Array(body.readableBytesView))
-            state.withLock {
-                $0.received.append(received)
-                $0.acceptedCount += 1
-                $0.arrivals.append(arrival)
-            }
-        } else {
-            state.withLock {
-                $0.acceptedCount += 1
-                $0.arrivals.append(arrival)
-            }
+            state.withLock { $0.received.append(received) }
         }
         return Answer(status: .ok, reason: nil, timestamp: nil, apnsID: apnsID, authenticated: authenticated)
     }

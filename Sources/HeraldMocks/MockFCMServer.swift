@@ -88,6 +88,8 @@ public final class MockFCMServer: Sendable {
         public var tokenEndpointUnavailable = 0
         /// The mock's clock, epoch seconds: assertion times and access-token expiry.
         public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        /// Keep each accepted message in `received`; a benchmark turns it off and reads `arrivals`.
+        public var recordsMessages = true
 
         public init() {}
     }
@@ -168,6 +170,9 @@ public final class MockFCMServer: Sendable {
 
     /// What was accepted so far.
     public var received: [Received] { state.withLock { $0.received } }
+
+    /// How many messages were accepted so far (validate-only ones aside), and when each arrived.
+    public let arrivals = ArrivalLog()
 
     /// How many requests reached the token endpoint.
     public var tokenRequests: Int { state.withLock { $0.tokenRequests } }
@@ -356,6 +361,9 @@ public final class MockFCMServer: Sendable {
         let messageID = "0:\(UInt64.random(in: 1_000_000_000_000...9_999_999_999_999))%\(Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) }))"
         let validateOnly = request["validate_only"] == .bool(true) || request["validateOnly"] == .bool(true)
         if !validateOnly {
+            arrivals.record()
+        }
+        if !validateOnly && behavior.recordsMessages {
             let received = Received(
                 projectID: projectID, target: target, message: .object(message), accessToken: accessToken,
                 httpVersion: "\(head.version)")

@@ -15,7 +15,9 @@ public struct MockTLS: Sendable {
 
     public init(hostnames: [String] = ["localhost"], addresses: [[UInt8]] = [[127, 0, 0, 1]]) throws {
         let caKey = P256.Signing.PrivateKey()
-        let caName = try DistinguishedName { CommonName("Herald Mock CA") }
+        // A name of its own: with several mocks' CAs trusted at once, certificate paths are built
+        // by issuer name, and two CAs of one name would be confused.
+        let caName = try DistinguishedName { CommonName("Herald Mock CA \(UUID().uuidString.prefix(8))") }
         let now = Date()
         let validity = (now.addingTimeInterval(-3600), now.addingTimeInterval(86_400 * 30))
         let ca = try Certificate(

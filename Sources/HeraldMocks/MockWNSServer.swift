@@ -72,6 +72,8 @@ public final class MockWNSServer: Sendable {
         public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
         /// Called with each notification accepted, on the connection's event loop (to print it, say).
         public var onReceive: (@Sendable (Received) -> Void)?
+        /// Keep each accepted notification in `received`; a benchmark turns it off and reads `arrivals`.
+        public var recordsMessages = true
 
         public init() {}
     }
@@ -140,6 +142,9 @@ public final class MockWNSServer: Sendable {
 
     /// What was accepted so far.
     public var received: [Received] { state.withLock { $0.received } }
+
+    /// How many notifications were accepted so far, and when each arrived.
+    public let arrivals = ArrivalLog()
 
     /// How many requests reached the token endpoint.
     public var tokenRequests: Int { state.withLock { $0.tokenRequests } }
@@ -277,15 +282,19 @@ public final class MockWNSServer: Sendable {
             break
         }
 
-        var headers: [String: String] = [:]
-        for (name, value) in head.headers { headers[name.lowercased()] = value }
-        let received = Received(
-            channel: channel, type: headers["x-wns-type"] ?? "", headers: headers, body: Array(body.readableBytesView),
-            accessToken: accessToken)
-        state.withLock { $0.received.append(received) }
-        behavior.onReceive?(received)
+        arrivals.record()
+        let requestsStatus = head.headers.first(name: "x-wns-requestforstatus") == "true"
+        if behavior.recordsMessages || behavior.onReceive != nil {
+            var headers: [String: String] = [:]
+            for (name, value) in head.headers { headers[name.lowercased()] = value }
+            let received = Received(
+                channel: channel, type: headers["x-wns-type"] ?? "", headers: headers, body: Array(body.readableBytesView),
+                accessToken: accessToken)
+            if behavior.recordsMessages { state.withLock { $0.received.append(received) } }
+            behavior.onReceive?(received)
+        }
         var answer: [(String, String)] = [("x-wns-status", "received"), ("x-wns-msg-id", Self.messageID()), ("x-wns-debug-trace", "MOCK")]
-        if headers["x-wns-requestforstatus"] == "true" { answer.append(("x-wns-deviceconnectionstatus", "connected")) }
+        if requestsStatus { answer.append(("x-wns-deviceconnectionstatus", "connected")) }
         return Answer(status: .ok, headers: answer)
     }
 

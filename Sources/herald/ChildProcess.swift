@@ -9,7 +9,7 @@ final class ChildProcess {
     init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], logPath: String) throws {
         self.name = name
         self.logPath = logPath
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -10,22 +10,40 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// `herald bench fanout`: one broadcast to N iOS devices, through a real `herald serve` process,
-/// to the mock APNs in its own process; then h2load against the same mock for comparison.
+/// `herald bench fanout`: one broadcast to N devices, through a real `herald serve` process, to
+/// the provider mocks in their own processes; for iOS, then h2load against the same mock for
+/// comparison.
 struct FanoutBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fanout",
-        abstract: "Broadcast one push to N iOS devices through `herald serve` and the mock APNs, and measure it.",
+        abstract: "Broadcast one push to N devices through `herald serve` and the provider mocks, and measure it.",
         discussion: """
-            Registers N devices straight into a fresh store (SQLite in a temporary directory, or the PostgreSQL
-            database given with --database-url), starts `herald mock apns` and `herald serve` as their own
+            Registers N devices of --platform straight into a fresh store (SQLite in a temporary directory, or the
+            PostgreSQL database given with --database-url), starts the provider's mock (`herald mock apns`, `fcm`,
+            `webpush` or `wns`; all four for `mixed`, a quarter of the devices each) and `herald serve` as their own
             processes, sends one broadcast, and prints notifications/s, time to last delivery, delivery latency
-            percentiles and the server's peak RSS. Then it runs h2load (Debian package nghttp2-client) against
-            the same mock with the same request shape and prints Herald's rate as a fraction of h2load's.
+            percentiles and the server's peak RSS. For iOS it then runs h2load (Debian package nghttp2-client)
+            against the same mock with the same request shape and prints Herald's rate as a fraction of h2load's.
             Build with `swift build -c release` first and run the release binary.
             """)
 
+    /// Whose devices the broadcast reaches.
+    enum Audience: String, ExpressibleByArgument, CaseIterable {
+        case ios, android, web, windows, mixed
+
+        var platforms: [PlatformType] {
+            switch self {
+            case .ios: [.ios]
+            case .android: [.android]
+            case .web: [.web]
+            case .windows: [.windows]
+            case .mixed: [.ios, .android, .web, .windows]
+            }
+        }
+    }
+
     @Option(help: "Devices to register and send to.") var devices: Int = 100_000
+    @Option(help: "Their platform: ios, android, web, windows, or mixed (a quarter each).") var platform: Audience = .ios
     @Option(name: .customLong("database-url"), help: "postgres://… to benchmark PostgreSQL (a scratch database).")
     var databaseURL: String?
     @Option(help: "Delivery workers in the server.") var workers: Int = 4
@@ -47,35 +65,36 @@ struct FanoutBenchmark: AsyncParsableCommand {
         defer {
             if keep { print("kept \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) }
         }
-        print("herald bench fanout: \(devices) devices, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers")
+        print(
+            "herald bench fanout: \(devices) \(platform.rawValue) devices, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers")
 
-        // The provider-token key the mock verifies against.
+        // The provider-token key the mock APNs verifies against.
         let signingKey = P256.Signing.PrivateKey()
-        let keyID = "BENCHKEY01"
         let keyPath = directory + "/key.p8"
         try signingKey.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
 
-        // MARK: The mock, in its own process
-        let mock = try ChildProcess(
-            name: "mock APNs", executable: executable,
-            arguments: [
-                "mock", "apns", "--port", "0", "--ca-file", directory + "/ca.pem", "--p8", "\(keyID)=\(keyPath)",
-                "--threads", String(mockThreads), "--expect", String(devices), "--arrivals", directory + "/arrivals.bin",
-            ],
-            logPath: directory + "/mock.log")
-        var children = [mock]
+        var children: [ChildProcess] = []
         do {
-            let listening = try await mock.waitForLine(containing: "listening on", timeout: .seconds(30))
-            guard let mockURL = listening.split(separator: " ").first(where: { $0.hasPrefix("https://") }) else {
-                throw BenchmarkError("cannot read the mock's address from: \(listening)")
+            // MARK: The mocks, each in its own process
+            let shares = Self.split(devices, among: platform.platforms)
+            var mocks: [ProviderMock] = []
+            for (type, count) in shares {
+                let mock = try await ProviderMock.start(
+                    type, expecting: count, directory: directory, executable: executable, threads: mockThreads, apnsKeyPath: keyPath,
+                    apnsKeyID: Self.apnsKeyID)
+                children.append(mock.process)
+                mocks.append(mock)
             }
+            // One file with every mock's CA, for HERALD_EXTRA_CA_FILE.
+            let caPath = directory + "/ca.pem"
+            try mocks.map(\.caPEM).joined(separator: "\n").write(toFile: caPath, atomically: true, encoding: .utf8)
 
             // MARK: The store, seeded directly
             let encryptionKey = SecretBox.generateEncodedKey()
             let configuration = ServerConfiguration(
                 dataDirectory: directory + "/data", databaseURL: databaseURL, encryptionKey: encryptionKey, adminToken: nil,
                 logLevel: .warning)
-            let seeded = try await seed(configuration, signingKey: signingKey, keyID: keyID)
+            let seeded = try await seed(configuration, mocks: mocks, signingKey: signingKey)
 
             // MARK: The server, in its own process
             let port = try await freePort()
@@ -84,12 +103,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
             ]
             if let databaseURL { serveArguments += ["--database-url", databaseURL] }
             serveArguments += self.serveArguments.split(separator: " ").map(String.init)
+            var environment = ["HERALD_ENCRYPTION_KEY": encryptionKey, "HERALD_EXTRA_CA_FILE": caPath]
+            for mock in mocks { environment.merge(mock.serverEnvironment) { $1 } }
             let server = try ChildProcess(
-                name: "herald serve", executable: executable, arguments: serveArguments,
-                environment: [
-                    "HERALD_ENCRYPTION_KEY": encryptionKey, "HERALD_APNS_ENDPOINT": String(mockURL),
-                    "HERALD_EXTRA_CA_FILE": directory + "/ca.pem",
-                ],
+                name: "herald serve", executable: executable, arguments: serveArguments, environment: environment,
                 logPath: directory + "/serve.log")
             children.append(server)
             let base = "http://127.0.0.1:\(port)"
@@ -101,9 +118,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
             let receipt = try await sendBroadcast(base, seeded)
             var peakSampled = idleRSS
             let deadline = ContinuousClock.now + .seconds(max(120, devices / 2000))
-            while !mock.output.contains("accepted ") {
+            while !mocks.allSatisfy({ $0.process.output.contains("accepted ") }) {
                 guard ContinuousClock.now < deadline else {
-                    throw BenchmarkError("not every notification reached the mock in time; receipt \(receipt), logs in \(directory)")
+                    throw BenchmarkError("not every notification reached the mocks in time; receipt \(receipt), logs in \(directory)")
                 }
                 guard server.isRunning else { throw BenchmarkError("the server exited; its output is in \(server.logPath)") }
                 peakSampled = max(peakSampled, server.memoryKiB("VmRSS") ?? 0)
@@ -113,24 +130,27 @@ struct FanoutBenchmark: AsyncParsableCommand {
             let status = try await pushStatus(base, seeded, receipt: receipt)
             await server.stop()
 
-            let arrivals = try readArrivals(directory + "/arrivals.bin").map { Double(Int64($0) - Int64(started)) / 1e6 }
-            guard let first = arrivals.first, let last = arrivals.last else { throw BenchmarkError("the mock recorded no arrivals") }
+            var arrivals: [Double] = []
+            for mock in mocks {
+                arrivals += try readArrivals(mock.arrivalsPath).map { Double(Int64($0) - Int64(started)) / 1e6 }
+            }
+            arrivals.sort()
+            guard let first = arrivals.first, let last = arrivals.last else { throw BenchmarkError("the mocks recorded no arrivals") }
             let rate = Double(devices) / (last / 1000)
             let steadyRate = arrivals.count > 1 ? Double(arrivals.count - 1) / ((last - first) / 1000) : rate
-            let sorted = arrivals.sorted()
             print("")
             print("push \(receipt): \(status)")
             print(String(format: "time to first delivery  %.0f ms", first))
             print(String(format: "time to last delivery   %.0f ms", last))
             print(String(format: "notifications/s         %.0f (accept → last delivery); %.0f from first to last", rate, steadyRate))
-            print(String(format: "delivery latency        p50 %.0f ms, p99 %.0f ms (push accepted → APNs received)",
-                         percentile(sorted, 0.50), percentile(sorted, 0.99)))
+            print(String(format: "delivery latency        p50 %.0f ms, p99 %.0f ms (push accepted → provider received)",
+                         percentile(arrivals, 0.50), percentile(arrivals, 0.99)))
             print("server RSS              idle \(idleRSS / 1024) MiB, peak \(peakRSS / 1024) MiB")
 
-            // MARK: h2load against the same mock
-            if h2loadRequests > 0 {
+            // MARK: h2load against the same mock APNs
+            if h2loadRequests > 0, platform == .ios, let apns = mocks.first {
                 let h2load = try await runH2Load(
-                    mockURL: String(mockURL), signingKey: signingKey, keyID: keyID, topic: seeded.topic, receipt: receipt,
+                    mockURL: apns.url, signingKey: signingKey, keyID: Self.apnsKeyID, topic: seeded.topic, receipt: receipt,
                     directory: directory, executable: executable)
                 print(String(format: "h2load                  %.0f req/s (-c %d -m %d, %d requests)", h2load, h2loadConnections, h2loadStreams, h2loadRequests))
                 print(String(format: "herald / h2load         %.2f", steadyRate / h2load))
@@ -142,6 +162,14 @@ struct FanoutBenchmark: AsyncParsableCommand {
         for child in children { await child.stop(grace: .seconds(2)) }
     }
 
+    static let apnsKeyID = "BENCHKEY01"
+
+    /// `total` devices shared among `platforms`, the first taking the remainder.
+    static func split(_ total: Int, among platforms: [PlatformType]) -> [(PlatformType, Int)] {
+        let each = total / platforms.count
+        return platforms.enumerated().map { index, type in (type, index == 0 ? total - each * (platforms.count - 1) : each) }
+    }
+
     // MARK: Steps
 
     struct Seeded {
@@ -150,7 +178,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let topic: String
     }
 
-    private func seed(_ configuration: ServerConfiguration, signingKey: P256.Signing.PrivateKey, keyID: String) async throws -> Seeded {
+    private func seed(_ configuration: ServerConfiguration, mocks: [ProviderMock], signingKey: P256.Signing.PrivateKey) async throws -> Seeded {
         var logger = Logger(label: "herald.bench")
         logger.logLevel = .warning
         let opened = try await Bootstrap.open(configuration, logger: logger)
@@ -161,19 +189,21 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 throw BenchmarkError("could not create the benchmark's tenant")
             }
             let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald bench fanout")
-            let credentials = try CredentialsInput(p8: signingKey.pemRepresentation, keyID: keyID, teamID: "BENCHTEAM1", topic: topic)
-                .validate(for: .ios)
-            let (platform, _) = try await store.platforms.create(applicationID: app.id, name: "ios", type: .ios, credentials: credentials)
             let clock = ContinuousClock.now
-            let chunk = 50_000
-            for start in stride(from: 0, to: devices, by: chunk) {
-                let registrations = (start..<min(start + chunk, devices)).map { _ in
-                    Registration(
-                        os: "ios", registrationToken: Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) }), osVersion: .unchanged,
-                        deviceAlias: .unchanged, deviceModel: .unchanged, deviceManufacturer: .unchanged, customUserID: .unchanged,
-                        tags: .replace([]))
+            for mock in mocks {
+                let credentials = try mock.credentials(apnsKey: signingKey, apnsKeyID: Self.apnsKeyID, topic: topic)
+                let (platform, _) = try await store.platforms.create(
+                    applicationID: app.id, name: mock.type.rawValue, type: mock.type, credentials: credentials)
+                let chunk = 50_000
+                for start in stride(from: 0, to: mock.expected, by: chunk) {
+                    let registrations = (start..<min(start + chunk, mock.expected)).map { index in
+                        Registration(
+                            os: mock.type.rawValue, registrationToken: mock.deviceToken(index), osVersion: .unchanged,
+                            deviceAlias: .unchanged, deviceModel: .unchanged, deviceManufacturer: .unchanged, customUserID: .unchanged,
+                            tags: .replace([]))
+                    }
+                    try await store.devices.importRegistrations(on: platform, registrations)
                 }
-                try await store.devices.importRegistrations(on: platform, registrations)
             }
             print("registered \(devices) devices in \(ContinuousClock.now - clock)")
             await store.database.shutdown()

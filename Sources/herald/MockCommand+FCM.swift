@@ -26,6 +26,10 @@ extension MockCommand {
         @Option(help: "The project of the written service account.") var project: String = "demo-project"
         @Option(help: "A registration token to answer 404 UNREGISTERED (repeatable).") var unregistered: [String] = []
         @Option(help: "Event-loop threads.") var threads: Int = 1
+        @Option(help: "Benchmark mode: keep only counts and arrival times, and report when this many were accepted.")
+        var expect: Int?
+        @Option(help: "With --expect: where to write the arrival times (uptime ns, 8 bytes little-endian each).")
+        var arrivals: String?
 
         func run() async throws {
             let tls = try MockTLS()
@@ -40,6 +44,7 @@ extension MockCommand {
             }
             behavior.acceptAnyAccount = serviceAccounts.isEmpty && writeServiceAccount == nil
             behavior.unregistered = Set(unregistered)
+            behavior.recordsMessages = expect == nil
             let server = MockFCMServer(tls: tls, behavior: behavior, threads: threads)
             let bound = try await server.start(host: host, port: port)
             let tokenURI = "https://\(host):\(bound)/token"
@@ -51,10 +56,7 @@ extension MockCommand {
             // Written unbuffered, so that a script reading the port sees it at once.
             FileHandle.standardOutput.write(Data(
                 "mock FCM listening on https://\(host):\(bound) (token endpoint \(tokenURI), CA certificate in \(caFile))\n".utf8))
-            // Runs until the process is stopped.
-            while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(3600))
-            }
+            try await MockCommand.serve(reporting: server.arrivals, expect: expect, arrivalsFile: arrivals)
             await server.shutdown()
         }
     }

@@ -14,7 +14,8 @@ extension MockCommand {
                 Writes the certificate authority of its throw-away TLS certificate to --ca-file. Its subscriptions (the
                 browser's key pair and auth secret) are kept in --subscribers, created there (--count of them) when the
                 file does not exist; at start the subscription JSON of each is printed, one a line: register those as web
-                devices. Each message accepted is decrypted with its subscription's key and printed.
+                devices. Each message accepted is decrypted with its subscription's key and printed. With --expect (benchmarks),
+                any /push/<id> on this origin is the first subscription, and messages are counted instead of printed.
                 """)
 
         @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
@@ -28,6 +29,10 @@ extension MockCommand {
         var applicationServerKey: String?
         @Option(help: "A subscription id to answer 410 Gone (repeatable).") var gone: [String] = []
         @Option(help: "Event-loop threads.") var threads: Int = 1
+        @Option(help: "Benchmark mode: keep only counts and arrival times, and report when this many were accepted.")
+        var expect: Int?
+        @Option(help: "With --expect: where to write the arrival times (uptime ns, 8 bytes little-endian each).")
+        var arrivals: String?
 
         func run() async throws {
             let tls = try MockTLS()
@@ -35,8 +40,13 @@ extension MockCommand {
             let known = try loadOrCreateSubscribers()
             var behavior = MockWebPushServer.Behavior()
             behavior.gone = Set(gone)
-            behavior.onReceive = { received in
-                FileHandle.standardOutput.write(Data("received for \(received.subscriptionID): \(received.text)\n".utf8))
+            if expect == nil {
+                behavior.onReceive = { received in
+                    FileHandle.standardOutput.write(Data("received for \(received.subscriptionID): \(received.text)\n".utf8))
+                }
+            } else {
+                // Any /push/<id> is the first subscription: one key pair for a benchmark's audience.
+                behavior.benchmarkSubscriber = known.first
             }
             let server = MockWebPushServer(tls: tls, behavior: behavior, threads: threads)
             for subscriber in known { server.register(subscriber) }
@@ -46,10 +56,7 @@ extension MockCommand {
             var banner = "mock Web Push service listening on \(origin) (CA certificate in \(caFile)); subscriptions:\n"
             for subscriber in known { banner += subscriber.subscriptionJSON(origin: origin) + "\n" }
             FileHandle.standardOutput.write(Data(banner.utf8))
-            // Runs until the process is stopped.
-            while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(3600))
-            }
+            try await MockCommand.serve(reporting: server.arrivals, expect: expect, arrivalsFile: arrivals)
             await server.shutdown()
         }
 

@@ -23,6 +23,10 @@ extension MockCommand {
         @Option(name: .customLong("client-secret"), help: "Its client secret.") var clientSecret: String?
         @Option(help: "A channel token to answer 410 Gone (repeatable).") var gone: [String] = []
         @Option(help: "Event-loop threads.") var threads: Int = 1
+        @Option(help: "Benchmark mode: keep only counts and arrival times, and report when this many were accepted.")
+        var expect: Int?
+        @Option(help: "With --expect: where to write the arrival times (uptime ns, 8 bytes little-endian each).")
+        var arrivals: String?
 
         func validate() throws {
             guard (clientID == nil) == (clientSecret == nil) else {
@@ -40,8 +44,11 @@ extension MockCommand {
                 behavior.acceptAnyClient = true
             }
             behavior.gone = Set(gone)
-            behavior.onReceive = { received in
-                FileHandle.standardOutput.write(Data("received \(received.type) for \(received.channel): \(received.text)\n".utf8))
+            behavior.recordsMessages = expect == nil
+            if expect == nil {
+                behavior.onReceive = { received in
+                    FileHandle.standardOutput.write(Data("received \(received.type) for \(received.channel): \(received.text)\n".utf8))
+                }
             }
             let server = MockWNSServer(tls: tls, behavior: behavior, threads: threads)
             let bound = try await server.start(host: host, port: port)
@@ -52,10 +59,7 @@ extension MockCommand {
                 a channel URI: \(origin)/w/?token=device-1
 
                 """.utf8))
-            // Runs until the process is stopped.
-            while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(3600))
-            }
+            try await MockCommand.serve(reporting: server.arrivals, expect: expect, arrivalsFile: arrivals)
             await server.shutdown()
         }
     }

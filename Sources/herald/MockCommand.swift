@@ -73,26 +73,23 @@ struct MockCommand: AsyncParsableCommand {
             let bound = try await server.start(host: host, port: port)
             // Written unbuffered, so that a script reading the port sees it at once.
             FileHandle.standardOutput.write(Data("mock APNs listening on https://\(host):\(bound) (CA certificate in \(caFile))\n".utf8))
-            if let expect {
-                while server.acceptedCount < expect {
-                    try await Task.sleep(for: .milliseconds(5))
-                }
-                if let arrivals {
-                    var bytes: [UInt8] = []
-                    let times = server.arrivalTimes
-                    bytes.reserveCapacity(times.count * 8)
-                    for time in times {
-                        withUnsafeBytes(of: time.littleEndian) { bytes.append(contentsOf: $0) }
-                    }
-                    try Data(bytes).write(to: URL(fileURLWithPath: arrivals))
-                }
-                FileHandle.standardOutput.write(Data("accepted \(server.acceptedCount)\n".utf8))
-            }
-            // Runs until the process is stopped.
-            while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(3600))
-            }
+            try await MockCommand.serve(reporting: server.arrivals, expect: expect, arrivalsFile: arrivals)
             await server.shutdown()
+        }
+    }
+
+    /// Runs until the process is stopped. In benchmark mode (`expect`), prints `accepted N` once
+    /// `expect` messages were accepted, after writing their arrival times to `arrivalsFile`.
+    static func serve(reporting log: ArrivalLog, expect: Int?, arrivalsFile: String?) async throws {
+        if let expect {
+            while log.count < expect {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            if let arrivalsFile { try log.write(toFile: arrivalsFile) }
+            FileHandle.standardOutput.write(Data("accepted \(log.count)\n".utf8))
+        }
+        while !Task.isCancelled {
+            try await Task.sleep(for: .seconds(3600))
         }
     }
 }
