@@ -14,8 +14,16 @@ public struct DeliveryConfiguration: Sendable {
     public var lease: Int64 = 30_000
     /// Pause between looks at an empty queue.
     public var idlePoll: Duration = .milliseconds(50)
-    /// Tries of one device before its failure is final.
+    /// Tries of one device before its failure is final, when the provider answered (an error,
+    /// throttling, refused credentials).
     public var maximumAttempts: Int = 5
+    /// The wait before a device's first retry (ms); each further one doubles, up to 5 minutes.
+    public var firstRetryDelay: Int64 = 1000
+    /// How long after a push was accepted a device whose provider could not be reached (no
+    /// connection, no answer) is still tried, with backoff up to 5 minutes (ms). An outage of
+    /// the provider or the network loses nothing shorter than this; the push's own expiry, if
+    /// sooner, ends it first.
+    public var unreachableRetryWindow: Int64 = 86_400_000
     /// Replaces Apple's endpoints (a mock, a proxy).
     public var apnsEndpoint: String?
     /// Replaces Google's FCM endpoint (a mock, a proxy).
@@ -30,7 +38,7 @@ public struct DeliveryConfiguration: Sendable {
     public var wnsAllowedTestHost: String?
     /// A CA to trust besides the system's, PEM, for every provider.
     public var extraTrustedCAPEM: String?
-    /// An HTTP CONNECT or SOCKS5 proxy for FCM, Web Push and WNS (`HERALD_PROXY`).
+    /// An HTTP CONNECT or SOCKS5 proxy for every provider (`HERALD_PROXY`).
     public var proxy: OutboundProxy?
 
     public init() {}

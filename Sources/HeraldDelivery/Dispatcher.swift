@@ -107,8 +107,8 @@ struct Dispatcher: Sendable {
                 }
             case .ready(let sender):
                 try await deliver(
-                    rendered, to: devices, with: sender, platformID: platformID, attempt: job.attempt, into: &result,
-                    providerDelay: &providerDelay)
+                    rendered, to: devices, with: sender, platformID: platformID, attempt: job.attempt,
+                    pushAge: time - stored.createdAt, into: &result, providerDelay: &providerDelay)
             }
         }
         if !result.released.isEmpty {
@@ -120,17 +120,18 @@ struct Dispatcher: Sendable {
             // A paused platform's devices wait a minute: its credentials may be fixed meanwhile.
             // Otherwise back off, and at least as long as a provider asked (Retry-After).
             result.retry += held
-            let delay = held.isEmpty ? max(Self.backoff(attempt: job.attempt), providerDelay * 1000) : 60_000
+            let delay = held.isEmpty ? max(Self.backoff(attempt: job.attempt, first: configuration.firstRetryDelay), providerDelay * 1000) : 60_000
             result.retryAt = time + delay
         }
         try await store.pushes.complete(job, result)
     }
 
     /// Sends to one platform's devices and folds the outcomes into `result`: devices not sent
-    /// because the process is shutting down go to `result.released`.
+    /// because the process is shutting down go to `result.released`. `age` is how long ago the
+    /// push was accepted (ms).
     private func deliver(
         _ rendered: RenderedPush, to devices: [DeliveryTarget], with sender: PlatformSender, platformID: UUID, attempt: Int,
-        into result: inout BatchResult, providerDelay: inout Int64
+        pushAge age: Int64, into result: inout BatchResult, providerDelay: inout Int64
     ) async throws {
         var outcomes: [(DeliveryTarget, DeliveryOutcome)] = []
         var pending = devices
@@ -191,8 +192,14 @@ struct Dispatcher: Sendable {
             case .failed(let reason):
                 result.failed[reason, default: 0] += 1
             case .unanswered(let reason):
+                // Nothing came back from the provider: an outage is waited out, not counted
+                // against the attempts a provider's answers get.
                 logger.debug("a request got no answer", metadata: ["error": "\(reason)"])
-                if lastAttempt { result.failed["ConnectionError", default: 0] += 1 } else { result.retry.append(device.id) }
+                if age >= configuration.unreachableRetryWindow {
+                    result.failed["ProviderUnreachable", default: 0] += 1
+                } else {
+                    result.retry.append(device.id)
+                }
             case .notAttempted:
                 result.released.append(device.id)
             }
@@ -203,9 +210,10 @@ struct Dispatcher: Sendable {
         }
     }
 
-    /// Exponential backoff with jitter: about 1 s, 2 s, 4 s … at most 5 minutes (ms).
-    static func backoff(attempt: Int) -> Int64 {
-        let base = min(300_000, 1000 * (Int64(1) << min(attempt, 20)))
+    /// Exponential backoff with jitter: about `first`, twice that, four times … at most 5
+    /// minutes (ms).
+    static func backoff(attempt: Int, first: Int64 = 1000) -> Int64 {
+        let base = min(300_000, max(2, first) * (Int64(1) << min(attempt, 20)))
         return base / 2 + Int64.random(in: 0...(base / 2))
     }
 }

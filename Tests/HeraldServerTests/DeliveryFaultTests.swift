@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+@testable import HeraldDelivery
 import HeraldMocks
 import HeraldStore
 import HeraldTestSupport
@@ -67,6 +68,46 @@ import Testing
             let duplicates = world.mock.received.count - Set(world.mock.received.map(\.deviceToken)).count
             let inFlight = Self.options.workers * Self.options.batchSize
             #expect(duplicates <= statistics.droppedConnections * inFlight)
+        }
+    }
+
+    /// APNs unreachable (every connection reset before it answers) for longer than the
+    /// attempts an answering provider gets: the device waits, and gets the push once APNs is
+    /// back — an outage is not a failure.
+    @Test(arguments: Backend.available)
+    func anUnreachableProviderIsWaitedOutBeyondTheAttemptLimit(_ backend: Backend) async throws {
+        let options = DeliveryWorld.Options(batchSize: 5, workers: 1, maximumAttempts: 2, firstRetryDelay: 20)
+        try await DeliveryWorld.run(backend, options) { world, client in
+            let device = try await world.register()
+            world.mock.update { $0.dropConnectionAfterRequests = 1 }
+            let receipt = try await world.send(#"{"message":{"body":"after the outage"},"target":{"platform":"ios"}}"#, client)
+            // Each attempt sends the request three times (twice again at once on a new
+            // connection); wait for a third attempt, past maximumAttempts.
+            let attempts = 1 + Dispatcher.immediateResends
+            let deadline = ContinuousClock.now + .seconds(30)
+            while world.mock.statistics.droppedConnections < 3 * attempts {
+                guard ContinuousClock.now < deadline else { Issue.record("the device was not retried"); return }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            world.mock.update { $0.dropConnectionAfterRequests = 0 }
+            let status = try await world.finished(receipt, client)
+            #expect(status["delivered"] as? Int == 1, "\(status)")
+            #expect(status["failed"] as? Int == 0)
+            #expect(world.mock.received.map(\.deviceToken).contains(device.registrationToken))
+        }
+    }
+
+    /// Past the window, an unreachable provider's devices are failed as `ProviderUnreachable`.
+    @Test(arguments: Backend.available)
+    func pastTheWindowAnUnreachableProviderFailsTheDevice(_ backend: Backend) async throws {
+        let options = DeliveryWorld.Options(batchSize: 5, workers: 1, firstRetryDelay: 20, unreachableRetryWindow: 0)
+        try await DeliveryWorld.run(backend, options) { world, client in
+            _ = try await world.register()
+            world.mock.update { $0.dropConnectionAfterRequests = 1 }
+            let receipt = try await world.send(#"{"message":{"body":"lost cause"},"target":{"platform":"ios"}}"#, client)
+            let status = try await world.finished(receipt, client)
+            #expect(status["delivered"] as? Int == 0)
+            #expect((status["failures"] as? [String: Int]) == ["ProviderUnreachable": 1], "\(status)")
         }
     }
 }

@@ -19,6 +19,8 @@ struct DeliveryWorld: Sendable {
         var workers = 4
         var maximumAttempts = 5
         var sendConcurrency = 100
+        var firstRetryDelay: Int64 = 1000
+        var unreachableRetryWindow: Int64 = 86_400_000
     }
 
     /// The key id the platform's .p8 is uploaded with, and the mock knows.
@@ -60,6 +62,8 @@ struct DeliveryWorld: Sendable {
                 configuration.workers = options.workers
                 configuration.maximumAttempts = options.maximumAttempts
                 configuration.sendConcurrency = options.sendConcurrency
+                configuration.firstRetryDelay = options.firstRetryDelay
+                configuration.unreachableRetryWindow = options.unreachableRetryWindow
                 let service = DeliveryService(store: db.store, configuration: configuration, logger: TestDatabase.logger)
                 let world = DeliveryWorld(db: db, mock: mock, fixture: fixture, configuration: configuration)
                 let workers = Task { try await service.run() }
