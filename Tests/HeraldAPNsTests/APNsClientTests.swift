@@ -17,18 +17,11 @@ import Testing
     }
 
     func withMock(_ body: (Setup) async throws -> Void) async throws {
-        let tls = try MockTLS()
-        let key = P256.Signing.PrivateKey()
-        var behavior = MockAPNsServer.Behavior()
-        behavior.signingKeys = ["ABC123DEFG": key.publicKey]
-        let server = MockAPNsServer(tls: tls, behavior: behavior)
-        let port = try await server.start()
-        let client = try APNsClient(endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM)
-        let generator = try APNsTokenGenerator(credentials: APNsTokenCredentials(
-            privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.app",
-            environment: .sandbox))
+        let mock = try await SignedMockAPNs.start()
+        let server = mock.server
+        let client = try APNsClient(endpoint: "https://127.0.0.1:\(mock.port)", extraTrustedCAPEM: mock.tls.caCertificatePEM)
         do {
-            try await body(Setup(server: server, client: client, generator: generator, key: key))
+            try await body(Setup(server: server, client: client, generator: try mock.generator(), key: mock.key))
         } catch {
             await client.shutdown()
             await server.shutdown()

@@ -20,24 +20,17 @@ import Testing
         count: Int, through kind: MockProxyServer.Kind, username: String? = nil, password: String? = nil,
         endpointHost: String = "127.0.0.1"
     ) async throws -> Delivery {
-        let tls = try MockTLS()
-        let key = P256.Signing.PrivateKey()
-        var behavior = MockAPNsServer.Behavior()
-        behavior.signingKeys = ["ABC123DEFG": key.publicKey]
-        let server = MockAPNsServer(tls: tls, behavior: behavior)
-        let port = try await server.start()
+        let mock = try await SignedMockAPNs.start()
+        let (server, port) = (mock.server, mock.port)
         let proxy = MockProxyServer(kind: kind)
         let proxyPort = try await proxy.start()
         let client = try APNsClient(
-            endpoint: "https://\(endpointHost):\(port)", extraTrustedCAPEM: tls.caCertificatePEM,
+            endpoint: "https://\(endpointHost):\(port)", extraTrustedCAPEM: mock.tls.caCertificatePEM,
             proxy: OutboundProxy(
                 kind: kind == .socks5 ? .socks5 : .httpConnect, host: "127.0.0.1", port: proxyPort, username: username,
                 password: password),
             connectTimeout: .seconds(5))
-        let generator = try APNsTokenGenerator(
-            credentials: APNsTokenCredentials(
-                privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.app",
-                environment: .sandbox))
+        let generator = try mock.generator()
         let push = try PushInput(message: .init(body: "through the proxy"), target: .init(platform: "ios")).validated(now: 0)
         let notification = try #require(try APNsRenderer.render(push, receiptID: "receipt-1"))
         let outcomes = await client.send(
