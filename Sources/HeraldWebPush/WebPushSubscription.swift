@@ -15,19 +15,32 @@ public struct WebPushSubscription: Sendable, Equatable {
 
     /// Parses a subscription as a web device registers it (Herald stores it as canonical JSON,
     /// see `RegistrationToken`); the same checks apply, with the same messages.
+    ///
+    /// This runs once per message sent, so the JSON is decoded once and the key parsed once; only
+    /// a subscription that fails goes through `RegistrationToken`'s checks, for their message.
     public init(json: String) throws(ValidationError) {
-        let canonical = try RegistrationToken.normalize(json, for: .web)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(canonical.utf8)) as? [String: Any],
-            let endpoint = object["endpoint"] as? String, let keys = object["keys"] as? [String: String],
-            let p256dh = keys["p256dh"].flatMap(Base64URL.decode), let auth = keys["auth"].flatMap(Base64URL.decode),
+        guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(json.utf8)),
+            stored.endpoint.utf8.count > "https://".utf8.count, stored.endpoint.lowercased().hasPrefix("https://"),
+            let p256dh = Base64URL.decode(stored.keys.p256dh), let auth = Base64URL.decode(stored.keys.auth), auth.count == 16,
             let key = try? P256.KeyAgreement.PublicKey(x963Representation: p256dh)
         else {
+            _ = try RegistrationToken.normalize(json, for: .web)
             throw ValidationError(code: "invalid_token", message: "the subscription could not be read", field: "registration_token")
         }
-        self.endpoint = endpoint
+        self.endpoint = stored.endpoint
         self.p256dh = p256dh
         self.authSecret = auth
         self.userAgentKey = key
+    }
+
+    /// The JSON's shape.
+    private struct Stored: Decodable {
+        struct Keys: Decodable {
+            let p256dh: String
+            let auth: String
+        }
+        let endpoint: String
+        let keys: Keys
     }
 
     /// A subscription from its parts (base64url keys, as in the JSON).
