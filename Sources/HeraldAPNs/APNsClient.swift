@@ -1,11 +1,10 @@
 import Foundation
 import HeraldCore
+import HeraldHTTP
 import NIOCore
 import NIOHPACK
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// What APNs said about one notification.
 public enum APNsOutcome: Sendable, Equatable {
@@ -20,12 +19,12 @@ public struct APNsSendError: Error, Sendable, CustomStringConvertible {
     public let description: String
 }
 
-/// Sends notifications to APNs over HTTP/2 and TLS (swift-nio-http2, swift-nio-ssl) on a few
-/// long-lived connections, each carrying as many concurrent streams as APNs allows.
+/// Sends notifications to APNs over HTTP/2 and TLS on a few long-lived connections, each
+/// carrying as many concurrent streams as APNs allows (HeraldHTTP's `HTTP2ConnectionPool`, built
+/// on swift-nio-http2 frames).
 ///
 /// A batch of notifications with the same payload and headers goes out in one hop to a
-/// connection's event loop; new connections are opened while the open ones are full, up to
-/// `maximumConnections`. The client only reports outcomes; what to do about them (deactivate,
+/// connection's event loop. The client only reports outcomes; what to do about them (deactivate,
 /// retry, pause) is the dispatcher's decision.
 public final class APNsClient: Sendable {
     /// Apple's endpoints.
@@ -36,26 +35,8 @@ public final class APNsClient: Sendable {
         }
     }
 
-    private let host: String
-    private let port: Int
     private let authority: String
-    private let sslContext: NIOSSLContext
-    private let group: any EventLoopGroup
-    private let proxy: OutboundProxy?
-    private let connectTimeout: TimeAmount
-    private let maximumConnections: Int
-    private let pool = Mutex(Pool())
-    /// Requests given to one connection before another is opened (up to `maximumConnections`):
-    /// swift-nio-http2's per-stream bookkeeping grows with the streams open on a connection, so
-    /// a few connections with a few hundred streams each go faster than one with a thousand.
-    static let loadPerConnection = 250
-
-    private struct Pool {
-        var connections: [APNsConnection] = []
-        /// Connections being opened.
-        var opening: [UUID: Task<APNsConnection, any Error>] = [:]
-        var shutDown = false
-    }
+    private let pool: HTTP2ConnectionPool
 
     /// - Parameters:
     ///   - endpoint: Apple's for the environment, or a test server (`https://host[:port]`).
@@ -72,25 +53,18 @@ public final class APNsClient: Sendable {
         guard let url = URL(string: endpoint), url.scheme == "https", let host = url.host, !host.isEmpty else {
             throw ValidationError(code: "invalid_endpoint", message: "an APNs endpoint must be an https URL, not '\(endpoint)'", field: "endpoint")
         }
-        self.host = host
-        self.port = url.port ?? 443
         self.authority = url.port.map { "\(host):\($0)" } ?? host
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.applicationProtocols = ["h2"]
-        if let extraTrustedCAPEM {
-            let extra = try NIOSSLCertificate.fromPEMBytes(Array(extraTrustedCAPEM.utf8))
-            tls.additionalTrustRoots = [.certificates(extra)]
-        }
+        let sslContext: NIOSSLContext
         if let clientCertificate {
             let bundle = try NIOSSLPKCS12Bundle(buffer: clientCertificate.pkcs12, passphrase: Array(clientCertificate.password.utf8))
-            tls.certificateChain = bundle.certificateChain.map { .certificate($0) }
-            tls.privateKey = .privateKey(bundle.privateKey)
+            sslContext = try HTTP2ConnectionPool.makeSSLContext(
+                extraTrustedCAPEM: extraTrustedCAPEM, certificateChain: bundle.certificateChain, privateKey: bundle.privateKey)
+        } else {
+            sslContext = try HTTP2ConnectionPool.makeSSLContext(extraTrustedCAPEM: extraTrustedCAPEM)
         }
-        self.sslContext = try NIOSSLContext(configuration: tls)
-        self.group = eventLoopGroup
-        self.proxy = proxy
-        self.connectTimeout = connectTimeout
-        self.maximumConnections = max(1, maximumConnections)
+        self.pool = HTTP2ConnectionPool(
+            host: host, port: url.port ?? 443, sslContext: sslContext, proxy: proxy, connectTimeout: connectTimeout,
+            maximumConnections: maximumConnections, eventLoopGroup: eventLoopGroup)
     }
 
     // MARK: Sending
@@ -135,37 +109,24 @@ public final class APNsClient: Sendable {
             headers.add(name: "authorization", value: "bearer \(bearer)", indexing: .neverIndexed)
         }
         let body = ByteBuffer(bytes: notification.payload)
-
-        var results = [Result<APNsOutcome, APNsSendError>?](repeating: nil, count: deviceTokens.count)
-        var unsent = Array(deviceTokens.indices)
-        // Requests that never reached APNs (a GOAWAY, a connection that closed before they
-        // left) are sent again on another connection, a few times at most.
-        for _ in 0..<4 where !unsent.isEmpty {
-            let chunk = unsent
-            unsent = []
-            let connection: APNsConnection
-            do {
-                connection = try await acquire(load: chunk.count)
-            } catch {
-                for index in chunk { results[index] = .failure(APNsSendError(description: "cannot connect to APNs: \(error)")) }
-                break
-            }
-            let responses = await connection.send(
-                headers: headers, paths: chunk.map { "/3/device/" + deviceTokens[$0] }, body: body)
-            release(connection, load: chunk.count)
-            for (index, response) in zip(chunk, responses) {
-                switch response {
-                case .answered(let status, let apnsID, let body):
-                    results[index] = .success(Self.outcome(status: status, apnsID: apnsID, body: body))
-                case .notSent:
-                    unsent.append(index)
-                case .failed(let reason):
-                    results[index] = .failure(APNsSendError(description: reason))
-                }
+        let requests = deviceTokens.map { token in
+            // The path differs per request: not worth a place in the HPACK table.
+            var request = HPACKHeaders()
+            request.reserveCapacity(headers.count + 1)
+            request.add(name: ":path", value: "/3/device/" + token, indexing: .nonIndexable)
+            request.add(contentsOf: headers)
+            return HTTP2Request(headers: request, body: body)
+        }
+        return await pool.send(requests).map { response in
+            switch response {
+            case .answered(let status, let headers, let body):
+                .success(Self.outcome(status: status, apnsID: headers.first(name: "apns-id"), body: body))
+            case .notSent:
+                .failure(APNsSendError(description: "not sent"))
+            case .failed(let reason):
+                .failure(APNsSendError(description: reason))
             }
         }
-        for index in unsent { results[index] = .failure(APNsSendError(description: "APNs connections kept closing")) }
-        return results.map { $0! }
     }
 
     static func outcome(status: Int, apnsID: String?, body: ByteBuffer?) -> APNsOutcome {
@@ -176,78 +137,8 @@ public final class APNsClient: Sendable {
         return .rejected(status: status, reason: reason, timestamp: timestamp)
     }
 
-    // MARK: Connections
-
-    private enum Choice {
-        case use(APNsConnection)
-        case await(Task<APNsConnection, any Error>)
-        case shutDown
-    }
-
-    /// The least loaded usable connection; a new one while all are busy and there is room; or
-    /// the one being opened.
-    private func acquire(load: Int) async throws -> APNsConnection {
-        while true {
-            let choice = pool.withLock { pool -> Choice in
-                guard !pool.shutDown else { return .shutDown }
-                pool.connections.removeAll { !$0.isUsable }
-                let best = pool.connections.min { $0.load < $1.load }
-                let room = pool.connections.count + pool.opening.count < maximumConnections
-                if let best, best.load + load <= Self.loadPerConnection || !room {
-                    best.add(load: load)
-                    return .use(best)
-                }
-                if best == nil, let opening = pool.opening.values.first {
-                    return .await(opening)
-                }
-                let id = UUID()
-                let task = Task { [self] in
-                    do {
-                        let connection = try await APNsConnection.connect(
-                            host: host, port: port, sslContext: sslContext, proxy: proxy, group: group, timeout: connectTimeout)
-                        // In the pool before anyone awaiting this task resumes.
-                        let kept = self.pool.withLock { pool -> Bool in
-                            pool.opening[id] = nil
-                            guard !pool.shutDown else { return false }
-                            pool.connections.append(connection)
-                            return true
-                        }
-                        if !kept {
-                            connection.close()
-                            throw APNsSendError(description: "the client is shut down")
-                        }
-                        return connection
-                    } catch {
-                        self.pool.withLock { _ = $0.opening.removeValue(forKey: id) }
-                        throw error
-                    }
-                }
-                pool.opening[id] = task
-                return .await(task)
-            }
-            switch choice {
-            case .use(let connection):
-                return connection
-            case .shutDown:
-                throw APNsSendError(description: "the client is shut down")
-            case .await(let task):
-                // A connection being opened (by this send or another): use it once it is up.
-                _ = try await task.value
-            }
-        }
-    }
-
-    private func release(_ connection: APNsConnection, load: Int) {
-        connection.add(load: -load)
-    }
-
     /// Closes every connection.
     public func shutdown() async {
-        let connections = pool.withLock { pool -> [APNsConnection] in
-            pool.shutDown = true
-            defer { pool.connections = [] }
-            return pool.connections
-        }
-        for connection in connections { await connection.closeAndWait() }
+        await pool.shutdown()
     }
 }

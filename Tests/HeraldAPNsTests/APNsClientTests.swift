@@ -114,7 +114,7 @@ import Testing
             #expect(server.received.count == 1)
         } catch {
             await client.shutdown()
-            try? await anonymous.shutdown()
+            await anonymous.shutdown()
             await server.shutdown()
             throw error
         }

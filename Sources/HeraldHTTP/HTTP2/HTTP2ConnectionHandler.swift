@@ -8,33 +8,30 @@ import NIOHTTP2
 /// only opens a stream per request, as many at once as the server's `SETTINGS_MAX_CONCURRENT_STREAMS`
 /// allows (APNs starts at 1 with token auth and raises it after the first request), and matches
 /// the answers to the requests. Working below the stream-channel API saves a channel, a pipeline
-/// and several promises per notification, which is most of the cost of a send.
-final class APNsConnectionHandler: ChannelDuplexHandler {
+/// and several promises per request, which is most of the cost of a provider send; the writes of
+/// the requests queued in one event-loop tick go out with one flush.
+final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias InboundOut = Never
     typealias OutboundIn = Never
     typealias OutboundOut = HTTP2Frame
 
-    /// Requests that share everything but the path.
+    /// Requests handed over together; the promise completes when each has its response.
     final class Batch {
-        /// Every header but `:path`.
-        let headers: HPACKHeaders
-        let paths: [String]
-        let body: ByteBuffer
-        var results: [APNsResponse?]
+        let requests: [HTTP2Request]
+        var results: [HTTP2Response?]
         var remaining: Int
-        let promise: EventLoopPromise<[APNsResponse?]>
+        let promise: EventLoopPromise<[HTTP2Response?]>
 
-        init(headers: HPACKHeaders, paths: [String], body: ByteBuffer, promise: EventLoopPromise<[APNsResponse?]>) {
-            self.headers = headers
-            self.paths = paths
-            self.body = body
-            self.results = Array(repeating: nil, count: paths.count)
-            self.remaining = paths.count
+        init(requests: [HTTP2Request], promise: EventLoopPromise<[HTTP2Response?]>) {
+            self.requests = requests
+            self.results = Array(repeating: nil, count: requests.count)
+            self.remaining = requests.count
             self.promise = promise
+            if requests.isEmpty { promise.succeed([]) }
         }
 
-        func finish(_ index: Int, _ response: APNsResponse) {
+        func finish(_ index: Int, _ response: HTTP2Response) {
             guard results[index] == nil else { return }
             results[index] = response
             remaining -= 1
@@ -51,7 +48,7 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         let batch: Batch
         let index: Int
         var status: Int?
-        var apnsID: String?
+        var headers = HPACKHeaders()
         var body: ByteBuffer?
     }
 
@@ -68,6 +65,7 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
     /// Until the server's first SETTINGS arrives, one stream: APNs may allow only one.
     private var maximumStreams = 1
     private var closing = false
+    private var flushScheduled = false
     /// Called on the event loop when the connection stops taking requests (GOAWAY, closed).
     var onUnusable: (() -> Void)?
 
@@ -106,9 +104,10 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
     /// Queues the batch; its promise completes when every request has a response or an error.
     func enqueue(_ batch: Batch) {
         guard !closing, context != nil else {
-            for index in batch.paths.indices { batch.finish(index, .notSent) }
+            for index in batch.requests.indices { batch.finish(index, .notSent) }
             return
         }
+        guard !batch.requests.isEmpty else { return }
         queue.append(Pending(batch: batch, next: 0))
         startStreams()
     }
@@ -125,7 +124,7 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
             let index = queue[queueHead].next
             let batch = queue[queueHead].batch
             queue[queueHead].next += 1
-            if queue[queueHead].next == batch.paths.count {
+            if queue[queueHead].next == batch.requests.count {
                 queueHead += 1
                 if queueHead > 64, queueHead * 2 > queue.count {
                     queue.removeFirst(queueHead)
@@ -135,10 +134,7 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
             let streamID = HTTP2StreamID(nextStreamID)
 
             nextStreamID += 2
-            // The path differs per request: not worth a place in the HPACK table.
-            var headers = HPACKHeaders()
-            headers.add(name: ":path", value: batch.paths[index], indexing: .nonIndexable)
-            headers.add(contentsOf: batch.headers)
+            let request = batch.requests[index]
             inFlight[streamID] = InFlight(batch: batch, index: index)
             // The HTTP/2 handler refuses a new stream once it has seen the server's GOAWAY, which
             // may be before this handler sees the frame: such a request never left.
@@ -147,14 +143,32 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
                 self?.finish(streamID, .notSent)
                 self?.startStreams()
             }
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: false)))), promise: opened)
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(batch.body), endStream: true)))), promise: nil)
+            let empty = request.body.readableBytes == 0
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: request.headers, endStream: empty)))),
+                promise: opened)
+            if !empty {
+                context.write(
+                    wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))),
+                    promise: nil)
+            }
             wrote = true
         }
-        if wrote { context.flush() }
+        if wrote { scheduleFlush(context) }
     }
 
-    private func finish(_ streamID: HTTP2StreamID, _ response: APNsResponse) {
+    /// Flushes once the event loop has run what is queued on it now: requests enqueued in the
+    /// same tick leave in one write.
+    private func scheduleFlush(_ context: ChannelHandlerContext) {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        context.eventLoop.assumeIsolated().execute {
+            self.flushScheduled = false
+            self.context?.flush()
+        }
+    }
+
+    private func finish(_ streamID: HTTP2StreamID, _ response: HTTP2Response) {
         guard let request = inFlight.removeValue(forKey: streamID) else { return }
         request.batch.finish(request.index, response)
         if closing && inFlight.isEmpty {
@@ -171,8 +185,13 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         case .headers(let headers):
             if var request = inFlight[frame.streamID] {
                 if let status = headers.headers.first(name: ":status").flatMap({ Int($0) }) {
-                    request.status = status
-                    request.apnsID = headers.headers.first(name: "apns-id")
+                    // Informational (1xx) heads come before the final one.
+                    if status >= 200 {
+                        request.status = status
+                        request.headers = headers.headers
+                    }
+                } else {
+                    request.headers.add(contentsOf: headers.headers)  // trailers
                 }
                 inFlight[frame.streamID] = request
                 if headers.endStream { complete(frame.streamID) }
@@ -218,13 +237,13 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
             finish(streamID, .failed("response without a status"))
             return
         }
-        finish(streamID, .answered(status: status, apnsID: request.apnsID, body: request.body))
+        finish(streamID, .answered(status: status, headers: request.headers, body: request.body))
         startStreams()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         becomeUnusable()
-        // Requests on the wire may or may not have reached APNs; the rest never left.
+        // Requests on the wire may or may not have reached the server; the rest never left.
         for streamID in Array(inFlight.keys) {
             finish(streamID, .failed("connection closed"))
         }
@@ -248,7 +267,7 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         // Queued requests that have not started go back to the caller to be sent elsewhere.
         while queueHead < queue.count {
             let pending = queue[queueHead]
-            for index in pending.next..<pending.batch.paths.count {
+            for index in pending.next..<pending.batch.requests.count {
                 pending.batch.finish(index, .notSent)
             }
             queueHead += 1
@@ -258,14 +277,4 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         onUnusable?()
         if inFlight.isEmpty { context?.close(promise: nil) }
     }
-}
-
-/// What became of one request on a connection.
-enum APNsResponse: Sendable {
-    /// An HTTP answer.
-    case answered(status: Int, apnsID: String?, body: ByteBuffer?)
-    /// Never reached APNs (queued when the connection closed, refused, above a GOAWAY): safe to resend.
-    case notSent
-    /// May or may not have reached APNs.
-    case failed(String)
 }

@@ -1,0 +1,176 @@
+import HeraldCore
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import Synchronization
+
+/// One HTTP/2 connection and the requests the pool assigned to it.
+final class HTTP2Connection: Sendable {
+    private let channel: any Channel
+    private let handler: NIOLoopBound<HTTP2ConnectionHandler>
+    private let assigned = Atomic<Int>(0)
+    private let usable = Atomic<Bool>(true)
+
+    private init(channel: any Channel, handler: NIOLoopBound<HTTP2ConnectionHandler>) {
+        self.channel = channel
+        self.handler = handler
+    }
+
+    /// Requests assigned and not yet answered.
+    var load: Int { assigned.load(ordering: .relaxed) }
+
+    /// False once the connection closed or the server sent GOAWAY.
+    var isUsable: Bool { usable.load(ordering: .relaxed) && channel.isActive }
+
+    func add(load: Int) {
+        assigned.add(load, ordering: .relaxed)
+    }
+
+    /// Opens a TLS connection, directly or through `proxy`, and the HTTP/2 session over it;
+    /// returns once TLS is up and the server agreed to h2 (ALPN).
+    static func connect(
+        host: String, port: Int, sslContext: NIOSSLContext, proxy: OutboundProxy?, group: any EventLoopGroup, timeout: TimeAmount
+    ) async throws -> HTTP2Connection {
+        let deadline = NIODeadline.now() + timeout
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(timeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        let channel: any Channel
+        let negotiated: EventLoopFuture<Void>
+        if let proxy {
+            // TCP to the proxy, the tunnel, then TLS to the server inside it.
+            channel = try await bootstrap.connect(host: proxy.host, port: proxy.port).get()
+            negotiated = channel.eventLoop.flatSubmit {
+                ProxyTunnel.open(on: channel, through: proxy, to: host, port: port, deadline: deadline).flatMapThrowing {
+                    try addHTTP2Handlers(to: channel, host: host, sslContext: sslContext, deadline: deadline)
+                }.flatMap { $0 }
+            }
+        } else {
+            let promise = group.any().makePromise(of: EventLoopFuture<Void>.self)
+            do {
+                channel = try await bootstrap
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            promise.succeed(try addHTTP2Handlers(to: channel, host: host, sslContext: sslContext, deadline: deadline))
+                        }
+                    }
+                    .connect(host: host, port: port).get()
+            } catch {
+                promise.fail(error)
+                throw error
+            }
+            negotiated = promise.futureResult.flatMap { $0 }
+        }
+        do {
+            try await negotiated.get()
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+        let handler = try await channel.eventLoop.submit {
+            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: HTTP2ConnectionHandler.self), eventLoop: channel.eventLoop)
+        }.get()
+        let connection = HTTP2Connection(channel: channel, handler: handler)
+        try await channel.eventLoop.submit {
+            handler.value.onUnusable = { [weak connection] in connection?.usable.store(false, ordering: .relaxed) }
+        }.get()
+        return connection
+    }
+
+    /// TLS (SNI for a host name), a check that ALPN chose h2, HTTP/2 and the request handler.
+    /// Call on the channel's loop; the future completes when the TLS handshake has.
+    private static func addHTTP2Handlers(
+        to channel: any Channel, host: String, sslContext: NIOSSLContext, deadline: NIODeadline
+    ) throws -> EventLoopFuture<Void> {
+        // An IP address cannot go in SNI; the certificate is then checked against the address.
+        let serverHostname = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
+        let negotiated = channel.eventLoop.makePromise(of: Void.self)
+        let sync = channel.pipeline.syncOperations
+        try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+        try sync.addHandler(ALPNCheck(promise: negotiated, deadline: deadline))
+        try sync.addHandler(
+            NIOHTTP2Handler(
+                mode: .client,
+                initialSettings: [
+                    HTTP2Setting(parameter: .enablePush, value: 0),
+                    HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+                    HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
+                    HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
+                ]))
+        try sync.addHandler(HTTP2ConnectionHandler())
+        return negotiated.futureResult
+    }
+
+    /// Sends the requests; the responses come in the requests' order.
+    func send(_ requests: [HTTP2Request]) async -> [HTTP2Response] {
+        let promise = channel.eventLoop.makePromise(of: [HTTP2Response?].self)
+        let handler = self.handler
+        channel.eventLoop.execute {
+            handler.value.enqueue(.init(requests: requests, promise: promise))
+        }
+        let results = (try? await promise.futureResult.get()) ?? []
+        return requests.indices.map { index in index < results.count ? results[index] ?? .notSent : .notSent }
+    }
+
+    func close() {
+        usable.store(false, ordering: .relaxed)
+        channel.close(promise: nil)
+    }
+
+    func closeAndWait() async {
+        usable.store(false, ordering: .relaxed)
+        try? await channel.close()
+    }
+}
+
+/// Waits for the TLS handshake and fails the connection unless the server chose h2.
+private final class ALPNCheck: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let promise: EventLoopPromise<Void>
+    private let deadline: NIODeadline
+    private var timeout: Scheduled<Void>?
+
+    init(promise: EventLoopPromise<Void>, deadline: NIODeadline) {
+        self.promise = promise
+        self.deadline = deadline
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let promise = self.promise
+        let channel = context.channel
+        timeout = context.eventLoop.scheduleTask(deadline: deadline) {
+            promise.fail(HTTP2ConnectionError(.timedOut))
+            channel.close(promise: nil)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted(let negotiatedProtocol) = event {
+            timeout?.cancel()
+            if negotiatedProtocol == "h2" {
+                promise.succeed(())
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            } else {
+                promise.fail(HTTP2ConnectionError(.http2NotOffered(negotiatedProtocol)))
+                context.close(promise: nil)
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        timeout?.cancel()
+        promise.fail(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timeout?.cancel()
+        promise.fail(HTTP2ConnectionError(.closed))
+        context.fireChannelInactive()
+    }
+}
