@@ -31,11 +31,11 @@ struct PlatformSender: Sendable {
             return results.map(Self.outcome)
         case .fcm(let client):
             guard let message = content.fcm else { return targets.map { _ in .failed(reason: "NothingToSend") } }
-            return await Self.eachConcurrently(targets, concurrency: concurrency) { target in
-                do {
-                    return Self.outcome(try await client.send(message, token: target.token))
-                } catch {
-                    return .unanswered(reason: "\(error)")
+            let results = await client.send(message, tokens: targets.map(\.token))
+            return results.map { result in
+                switch result {
+                case .success(let outcome): Self.outcome(outcome)
+                case .failure(let error): .unanswered(reason: error.description)
                 }
             }
         case .webPush(let client, let vapid):

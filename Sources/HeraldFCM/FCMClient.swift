@@ -3,13 +3,14 @@ import Foundation
 import HeraldCore
 import HeraldHTTP
 import NIOCore
-import NIOHTTP1
+import NIOHPACK
 import NIOSSL
 
 /// Sends messages to FCM's HTTP v1 API for one Firebase project (one service account):
 /// `POST {endpoint}/v1/projects/{project_id}/messages:send`, one message per registration
-/// token, with an OAuth2 access token from `FCMAccessTokenProvider`. Requests go over
-/// async-http-client's pool (HTTP/2 over TLS), so many sends share a few connections.
+/// token, with an OAuth2 access token from `FCMAccessTokenProvider`. Sends go over HeraldHTTP's
+/// frame-level `HTTP2ConnectionPool` (a batch in one event-loop hop, many streams on a few
+/// connections); the token endpoint over async-http-client.
 ///
 /// The client sorts Google's answers into `FCMOutcome`s; acting on them is the caller's part.
 public final class FCMClient: Sendable {
@@ -21,7 +22,9 @@ public final class FCMClient: Sendable {
     /// The access tokens this client sends with.
     public let tokens: FCMAccessTokenProvider
     private let httpClient: HTTPClient
-    private let sendURL: String
+    private let pool: HTTP2ConnectionPool
+    private let authority: String
+    private let sendPath: String
     private let now: @Sendable () -> Int64
 
     /// - Parameters:
@@ -37,6 +40,11 @@ public final class FCMClient: Sendable {
         credentials: FCMCredentials, endpoint: String = FCMClient.defaultEndpoint, extraTrustedCAPEM: String? = nil,
         proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10), now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) throws {
+        let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+        guard let url = URL(string: base), url.scheme == "https", let host = url.host, !host.isEmpty else {
+            throw ValidationError(code: "invalid_endpoint", message: "an FCM endpoint must be an https URL, not '\(endpoint)'", field: "endpoint")
+        }
+        let sslContext = try HTTP2ConnectionPool.makeSSLContext(extraTrustedCAPEM: extraTrustedCAPEM)
         let httpClient = try ProviderHTTPClient.make(extraTrustedCAPEM: extraTrustedCAPEM, proxy: proxy, connectTimeout: connectTimeout)
         do {
             self.tokens = try FCMAccessTokenProvider(credentials: credentials, httpClient: httpClient, now: now)
@@ -45,10 +53,12 @@ public final class FCMClient: Sendable {
             throw error
         }
         self.httpClient = httpClient
+        self.pool = HTTP2ConnectionPool(
+            host: host, port: url.port ?? 443, sslContext: sslContext, proxy: proxy, connectTimeout: connectTimeout)
         self.projectID = credentials.projectID
         self.now = now
-        let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
-        self.sendURL = "\(base)/v1/projects/\(projectID)/messages:send"
+        self.authority = url.port.map { "\(host):\($0)" } ?? host
+        self.sendPath = url.path + "/v1/projects/\(projectID)/messages:send"
     }
 
     /// Sends `message` to one registration token.
@@ -57,51 +67,88 @@ public final class FCMClient: Sendable {
     /// one as well, the outcome is `credentialsRejected` (and stays so for later sends). Throws
     /// only for network errors (no answer came).
     public func send(_ message: FCMMessage, token deviceToken: String) async throws -> FCMOutcome {
-        let body = Self.requestBody(message, token: deviceToken)
+        try await send(message, tokens: [deviceToken])[0].get()
+    }
+
+    /// Sends `message` to each registration token, in one hop to a connection; the results come
+    /// in the tokens' order, a failure where no answer came. 401s are handled as by
+    /// `send(_:token:)`, once for the batch.
+    public func send(_ message: FCMMessage, tokens deviceTokens: [String]) async -> [Result<FCMOutcome, FCMSendError>] {
+        var results = [Result<FCMOutcome, FCMSendError>?](repeating: nil, count: deviceTokens.count)
+        var pending = Array(deviceTokens.indices)
         var retriedAfter401 = false
         // A fresh token is fetched at most once per refusal; the bound only guards against a loop.
-        for _ in 0..<3 {
+        for _ in 0..<3 where !pending.isEmpty {
             let bearer: String
             do {
                 bearer = try await tokens.token()
             } catch let error as FCMTokenError {
-                return Self.outcome(for: error)
+                for index in pending { results[index] = .success(Self.outcome(for: error)) }
+                pending = []
+                break
+            } catch {
+                for index in pending { results[index] = .failure(FCMSendError(description: "no access token: \(error)")) }
+                pending = []
+                break
             }
-            var request = HTTPClientRequest(url: sendURL)
-            request.method = .POST
-            request.headers.add(name: "authorization", value: "Bearer \(bearer)")
-            request.headers.add(name: "content-type", value: "application/json; charset=utf-8")
-            request.body = .bytes(ByteBuffer(bytes: body))
-            let response = try await httpClient.execute(request, timeout: .seconds(30))
-            let responseBody = try await response.body.collect(upTo: 64 * 1024)
-            let answer = FCMErrorBody(status: Int(response.status.code), body: responseBody)
-
-            if answer.status == 401 && answer.reason != .thirdPartyAuthError {
-                switch await tokens.rejected(bearer, status: answer.status, message: answer.message) {
-                case .retryWithNewToken:
-                    retriedAfter401 = true
-                    continue
-                case .markFailing:
-                    return .credentialsRejected(answer.rejection)
+            var headers = HPACKHeaders()
+            headers.add(name: ":method", value: "POST")
+            headers.add(name: ":scheme", value: "https")
+            headers.add(name: ":authority", value: authority)
+            headers.add(name: ":path", value: sendPath)
+            headers.add(name: "authorization", value: "Bearer \(bearer)", indexing: .neverIndexed)
+            headers.add(name: "content-type", value: "application/json; charset=utf-8")
+            let requests = pending.map { index in
+                HTTP2Request(headers: headers, body: ByteBuffer(bytes: Self.requestBody(message, token: deviceTokens[index])))
+            }
+            let responses = await pool.send(requests)
+            var refused: [Int] = []
+            var refusal: FCMErrorBody?
+            var accepted = false
+            for (index, response) in zip(pending, responses) {
+                switch response {
+                case .answered(let status, let responseHeaders, let body):
+                    let answer = FCMErrorBody(status: status, body: body ?? ByteBuffer())
+                    if answer.status == 401 && answer.reason != .thirdPartyAuthError {
+                        refused.append(index)
+                        refusal = answer
+                    } else {
+                        accepted = true
+                        results[index] = .success(outcome(for: answer, headers: responseHeaders))
+                    }
+                case .notSent:
+                    results[index] = .failure(FCMSendError(description: "not sent"))
+                case .failed(let reason):
+                    results[index] = .failure(FCMSendError(description: reason))
                 }
             }
-            if retriedAfter401 {
+            pending = []
+            if let refusal {
+                switch await tokens.rejected(bearer, status: refusal.status, message: refusal.message) {
+                case .retryWithNewToken:
+                    retriedAfter401 = true
+                    pending = refused
+                case .markFailing:
+                    for index in refused { results[index] = .success(.credentialsRejected(refusal.rejection)) }
+                }
+            } else if retriedAfter401 && accepted {
                 await tokens.accepted(bearer)
             }
-            return outcome(for: answer, headers: response.headers)
         }
-        return .credentialsRejected(FCMRejection(
-            status: 401, reason: .unauthenticated, message: "FCM kept refusing fresh access tokens"))
+        let gaveUp = FCMOutcome.credentialsRejected(
+            FCMRejection(status: 401, reason: .unauthenticated, message: "FCM kept refusing fresh access tokens"))
+        return results.map { $0 ?? .success(gaveUp) }
     }
 
     /// Closes the connections (FCM's and the token endpoint's); call once, after the last send.
     public func shutdown() async throws {
+        await pool.shutdown()
         try await httpClient.shutdown()
     }
 
     // MARK: Sorting answers
 
-    private func outcome(for answer: FCMErrorBody, headers: HTTPHeaders) -> FCMOutcome {
+    private func outcome(for answer: FCMErrorBody, headers: HPACKHeaders) -> FCMOutcome {
         if answer.status == 200 {
             return .delivered(messageName: answer.messageName ?? "")
         }
