@@ -40,21 +40,20 @@ struct PlatformSender: Sendable {
             }
         case .webPush(let client, let vapid):
             guard let notification = content.webPush else { return targets.map { _ in .failed(reason: "NothingToSend") } }
-            return await Self.eachConcurrently(targets, concurrency: concurrency) { target in
-                let subscription: WebPushSubscription
-                do {
-                    subscription = try WebPushSubscription(json: target.token)
-                } catch {
-                    return .failed(reason: "InvalidSubscription")
-                }
-                do {
-                    return Self.outcome(try await client.send(notification, to: subscription, vapid: vapid))
-                } catch let error as WebPushError {
-                    return .failed(reason: "\(error)")
-                } catch {
-                    return .unanswered(reason: "\(error)")
+            var outcomes = [DeliveryOutcome](repeating: .failed(reason: "InvalidSubscription"), count: targets.count)
+            var valid: [(index: Int, subscription: WebPushSubscription)] = []
+            for (index, target) in targets.enumerated() {
+                if let subscription = try? WebPushSubscription(json: target.token) { valid.append((index, subscription)) }
+            }
+            let results = await client.send(notification, to: valid.map(\.subscription), vapid: vapid)
+            for ((index, _), result) in zip(valid, results) {
+                switch result {
+                case .success(let outcome): outcomes[index] = Self.outcome(outcome)
+                case .failure(let error as WebPushError): outcomes[index] = .failed(reason: "\(error)")
+                case .failure(let error): outcomes[index] = .unanswered(reason: "\(error)")
                 }
             }
+            return outcomes
         case .wns(let client):
             guard let notification = content.wns else { return targets.map { _ in .failed(reason: "NothingToSend") } }
             return await Self.eachConcurrently(targets, concurrency: concurrency) { target in

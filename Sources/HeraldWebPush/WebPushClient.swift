@@ -3,19 +3,31 @@ import Foundation
 import HeraldCore
 import HeraldHTTP
 import NIOCore
-import NIOHTTP1
+import NIOHPACK
 import NIOSSL
+import Synchronization
 
 /// Sends Web Push messages (RFC 8030) to push services, encrypted for each subscription
-/// (RFC 8291) and signed with the platform's VAPID key (RFC 8292), over HTTP/2 or HTTP/1.1 as
-/// the push service offers (async-http-client, reusing connections per origin).
+/// (RFC 8291) and signed with the platform's VAPID key (RFC 8292).
+///
+/// Push services that speak HTTP/2 get HeraldHTTP's frame-level `HTTP2ConnectionPool`, one per
+/// origin: a batch's messages for one origin leave in one event-loop hop. One that offers only
+/// HTTP/1.1 (its TLS handshake does not choose h2) is remembered and gets async-http-client,
+/// which reuses connections per origin.
 ///
 /// The client only reports outcomes; what to do about them (deactivate, retry, pause) is the
 /// dispatcher's decision.
 public final class WebPushClient: Sendable {
     private let httpClient: HTTPClient
     private let endpointOverride: String?
+    private let sslContext: NIOSSLContext
+    private let proxy: OutboundProxy?
+    private let connectTimeout: TimeAmount
+    private let pools = Mutex<[String: HTTP2ConnectionPool]>([:])
     private let now: @Sendable () -> Int64
+
+    /// Requests in flight at once to an HTTP/1.1-only push service, per batch.
+    static let http1Concurrency = 64
 
     /// - Parameters:
     ///   - endpointOverride: an origin (`https://127.0.0.1:8443`) to send every message to instead
@@ -38,7 +50,10 @@ public final class WebPushClient: Sendable {
         } else {
             self.endpointOverride = nil
         }
+        self.sslContext = try HTTP2ConnectionPool.makeSSLContext(extraTrustedCAPEM: extraTrustedCAPEM)
         self.httpClient = try ProviderHTTPClient.make(extraTrustedCAPEM: extraTrustedCAPEM, proxy: proxy, connectTimeout: connectTimeout)
+        self.proxy = proxy
+        self.connectTimeout = connectTimeout
         self.now = now
     }
 
@@ -49,40 +64,198 @@ public final class WebPushClient: Sendable {
     public func send(_ notification: WebPushNotification, to subscription: WebPushSubscription, vapid: VAPIDSigner) async throws
         -> WebPushOutcome
     {
+        try await send(notification, to: [subscription], vapid: vapid)[0].get()
+    }
+
+    /// Encrypts the message for each subscription and sends them all; the results come in the
+    /// subscriptions' order: an outcome for each answer, a `WebPushError` for a message that
+    /// cannot be encrypted or addressed, another error where no answer came.
+    public func send(
+        _ notification: WebPushNotification, to subscriptions: [WebPushSubscription], vapid: VAPIDSigner
+    ) async -> [Result<WebPushOutcome, any Error>] {
+        var results = [Result<WebPushOutcome, any Error>?](repeating: nil, count: subscriptions.count)
+        var byOrigin: [String: [Prepared]] = [:]
+        for (index, subscription) in subscriptions.enumerated() {
+            do {
+                let prepared = try prepare(notification, for: subscription, vapid: vapid, index: index)
+                byOrigin[prepared.audience, default: []].append(prepared)
+            } catch {
+                results[index] = .failure(error)
+            }
+        }
+        await withTaskGroup(of: [(Int, Result<WebPushOutcome, any Error>)].self) { group in
+            for (audience, messages) in byOrigin {
+                group.addTask { await self.deliver(messages, notification, audience: audience, vapid: vapid) }
+            }
+            for await answers in group {
+                for (index, result) in answers { results[index] = result }
+            }
+        }
+        return results.map { $0 ?? .failure(WebPushError.invalidEndpoint("not sent")) }
+    }
+
+    /// Closes the connections; call once, after the last send.
+    public func shutdown() async throws {
+        let pools = self.pools.withLock { pools in
+            defer { pools = [:] }
+            return Array(pools.values)
+        }
+        for pool in pools { await pool.shutdown() }
+        try await httpClient.shutdown()
+    }
+
+    // MARK: Requests
+
+    /// One encrypted message, addressed and signed.
+    private struct Prepared: Sendable {
+        let index: Int
+        let url: String
+        /// The origin: the VAPID audience and the connection pool's key.
+        let audience: String
+        /// `host[:port]` and path with query, for HTTP/2's pseudo-headers.
+        let authority: String
+        let path: String
+        let authorization: String
+        let body: ByteBuffer
+    }
+
+    private func prepare(
+        _ notification: WebPushNotification, for subscription: WebPushSubscription, vapid: VAPIDSigner, index: Int
+    ) throws -> Prepared {
         let url = try target(for: subscription.endpoint)
-        guard let audience = WebPushSubscription.origin(of: url) else {
+        guard let components = URLComponents(string: url), let audience = WebPushSubscription.origin(of: url),
+            let host = components.host
+        else {
             throw WebPushError.invalidEndpoint("the endpoint '\(url)' has no origin")
         }
+        var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { path += "?" + query }
         let body = try WebPushEncryption.encrypt(notification.payload, for: subscription)
+        return Prepared(
+            index: index, url: url, audience: audience, authority: components.port.map { "\(host):\($0)" } ?? host, path: path,
+            authorization: try vapid.authorization(audience: audience), body: ByteBuffer(bytes: body))
+    }
 
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "ttl", value: String(max(0, notification.ttl)))
-        request.headers.add(name: "urgency", value: notification.urgency.rawValue)
-        if let topic = notification.topic {
-            request.headers.add(name: "topic", value: topic)
+    /// The RFC 8030 headers every message carries.
+    private static func headers(_ notification: WebPushNotification) -> [(String, String)] {
+        var headers = [
+            ("ttl", String(max(0, notification.ttl))), ("urgency", notification.urgency.rawValue),
+            ("content-encoding", "aes128gcm"), ("content-type", "application/octet-stream"),
+        ]
+        if let topic = notification.topic { headers.append(("topic", topic)) }
+        return headers
+    }
+
+    /// Sends one origin's messages: over HTTP/2 unless the push service refused it, then (or
+    /// for what HTTP/2 could not carry because of that) over HTTP/1.1.
+    private func deliver(
+        _ messages: [Prepared], _ notification: WebPushNotification, audience: String, vapid: VAPIDSigner
+    ) async -> [(Int, Result<WebPushOutcome, any Error>)] {
+        guard let url = URL(string: audience), let host = url.host else {
+            return messages.map { ($0.index, .failure(WebPushError.invalidEndpoint("the origin '\(audience)' has no host"))) }
         }
-        request.headers.add(name: "content-encoding", value: "aes128gcm")
-        request.headers.add(name: "content-type", value: "application/octet-stream")
-        request.headers.add(name: "authorization", value: try vapid.authorization(audience: audience))
-        request.body = .bytes(ByteBuffer(bytes: body))
+        let pool = self.pool(for: audience, host: host, port: url.port ?? 443)
+        var answers: [(Int, Result<WebPushOutcome, any Error>)] = []
+        var overHTTP1 = messages
+        if !pool.refusedHTTP2 {
+            overHTTP1 = []
+            let common = Self.headers(notification)
+            let requests = messages.map { message in
+                var headers = HPACKHeaders()
+                headers.add(name: ":method", value: "POST")
+                headers.add(name: ":scheme", value: "https")
+                headers.add(name: ":authority", value: message.authority)
+                headers.add(name: ":path", value: message.path, indexing: .nonIndexable)
+                for (name, value) in common { headers.add(name: name, value: value) }
+                headers.add(name: "authorization", value: message.authorization, indexing: .neverIndexed)
+                return HTTP2Request(headers: headers, body: message.body)
+            }
+            let responses = await pool.send(requests)
+            for (message, response) in zip(messages, responses) {
+                switch response {
+                case .answered(let status, let headers, let body):
+                    answers.append((message.index, .success(outcome(
+                        status: status, location: headers.first(name: "location"), retryAfter: headers.first(name: "retry-after"),
+                        body: body, audience: audience, vapid: vapid))))
+                case .notSent, .failed where pool.refusedHTTP2:
+                    overHTTP1.append(message)
+                case .notSent:
+                    answers.append((message.index, .failure(WebPushSendError(description: "not sent"))))
+                case .failed(let reason):
+                    answers.append((message.index, .failure(WebPushSendError(description: reason))))
+                }
+            }
+        }
+        if !overHTTP1.isEmpty {
+            answers += await deliverOverHTTP1(overHTTP1, notification, audience: audience, vapid: vapid)
+        }
+        return answers
+    }
 
+    /// async-http-client, `http1Concurrency` requests at a time.
+    private func deliverOverHTTP1(
+        _ messages: [Prepared], _ notification: WebPushNotification, audience: String, vapid: VAPIDSigner
+    ) async -> [(Int, Result<WebPushOutcome, any Error>)] {
+        await withTaskGroup(of: (Int, Result<WebPushOutcome, any Error>).self) { group in
+            var answers: [(Int, Result<WebPushOutcome, any Error>)] = []
+            var next = 0
+            func addNext() {
+                guard next < messages.count else { return }
+                let message = messages[next]
+                next += 1
+                group.addTask {
+                    do {
+                        return (message.index, .success(try await self.sendOverHTTP1(message, notification, audience: audience, vapid: vapid)))
+                    } catch {
+                        return (message.index, .failure(error))
+                    }
+                }
+            }
+            for _ in 0..<Self.http1Concurrency { addNext() }
+            for await answer in group {
+                answers.append(answer)
+                addNext()
+            }
+            return answers
+        }
+    }
+
+    private func sendOverHTTP1(
+        _ message: Prepared, _ notification: WebPushNotification, audience: String, vapid: VAPIDSigner
+    ) async throws -> WebPushOutcome {
+        var request = HTTPClientRequest(url: message.url)
+        request.method = .POST
+        for (name, value) in Self.headers(notification) { request.headers.add(name: name, value: value) }
+        request.headers.add(name: "authorization", value: message.authorization)
+        request.body = .bytes(message.body)
         let response = try await httpClient.execute(request, timeout: .seconds(30))
         let answer = try await response.body.collect(upTo: 64 * 1024)
-        let status = Int(response.status.code)
-        let detail = String(decoding: answer.readableBytesView.prefix(512), as: UTF8.self)
-        let retryAfter = RetryAfter.seconds(response.headers.first(name: "retry-after"), now: now())
+        return outcome(
+            status: Int(response.status.code), location: response.headers.first(name: "location"),
+            retryAfter: response.headers.first(name: "retry-after"), body: answer, audience: audience, vapid: vapid)
+    }
+
+    private func outcome(
+        status: Int, location: String?, retryAfter: String?, body: ByteBuffer?, audience: String, vapid: VAPIDSigner
+    ) -> WebPushOutcome {
+        let detail = body.map { String(decoding: $0.readableBytesView.prefix(512), as: UTF8.self) } ?? ""
         let outcome = WebPushOutcome(
-            status: status, location: response.headers.first(name: "location"), retryAfter: retryAfter, detail: detail)
+            status: status, location: location, retryAfter: RetryAfter.seconds(retryAfter, now: now()), detail: detail)
         if case .credentialsRejected = outcome {
             vapid.rejected(audience: audience)
         }
         return outcome
     }
 
-    /// Closes the connections; call once, after the last send.
-    public func shutdown() async throws {
-        try await httpClient.shutdown()
+    /// The HTTP/2 pool for a push service's origin, made on first use.
+    private func pool(for audience: String, host: String, port: Int) -> HTTP2ConnectionPool {
+        pools.withLock { pools in
+            if let pool = pools[audience] { return pool }
+            let pool = HTTP2ConnectionPool(
+                host: host, port: port, sslContext: sslContext, proxy: proxy, connectTimeout: connectTimeout, maximumConnections: 2)
+            pools[audience] = pool
+            return pool
+        }
     }
 
     /// The URL to POST to: the subscription's endpoint, or its path and query at the override origin.
