@@ -126,7 +126,12 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             queue[queueHead].next += 1
             if queue[queueHead].next == batch.requests.count {
                 queueHead += 1
-                if queueHead > 64, queueHead * 2 > queue.count {
+                // Started batches leave the queue soon: each holds its requests' headers and
+                // bodies, which must not pile up behind a long-lived connection.
+                if queueHead == queue.count {
+                    queue.removeAll(keepingCapacity: true)
+                    queueHead = 0
+                } else if queueHead >= 16, queueHead * 2 > queue.count {
                     queue.removeFirst(queueHead)
                     queueHead = 0
                 }
