@@ -20,7 +20,19 @@ public enum WebPushEncryption {
     public static func encrypt(_ plaintext: [UInt8], for subscription: WebPushSubscription) throws -> [UInt8] {
         try encrypt(
             plaintext, userAgentPublicKey: subscription.userAgentKey, authSecret: subscription.authSecret,
-            ephemeralKey: P256.KeyAgreement.PrivateKey(), salt: randomSalt())
+            ephemeralKey: ephemeralKey(), salt: randomSalt())
+    }
+
+    /// A fresh ephemeral key: 32 random bytes taken as the scalar (drawn again in the
+    /// negligible case that they are not below the group order). `PrivateKey()` makes a key fit
+    /// for long-term use instead: a FIPS pairwise test (an ECDSA signature and its check) per key,
+    /// and half the keys drawn again for a compact representation — three to four times the
+    /// elliptic-curve work, for a key used once for ECDH.
+    static func ephemeralKey() -> P256.KeyAgreement.PrivateKey {
+        while true {
+            let scalar = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+            if let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: scalar) { return key }
+        }
     }
 
     /// Encrypts `plaintext` with the given ephemeral key and salt (reproducible, for tests:

@@ -80,6 +80,18 @@ enum RFC8291Example {
         #expect(try WebPushEncryption.decrypt(second, userAgentPrivateKey: ua, authSecret: auth) == plaintext)
     }
 
+    /// Each message's ephemeral key is new, a valid P-256 key whose ECDH agrees with the other side.
+    @Test func ephemeralKeysAreFreshAndAgree() throws {
+        let keys = (0..<50).map { _ in WebPushEncryption.ephemeralKey() }
+        #expect(Set(keys.map { $0.publicKey.x963Representation }).count == 50)
+        let peer = P256.KeyAgreement.PrivateKey()
+        for key in keys.prefix(5) {
+            let ours = try key.sharedSecretFromKeyAgreement(with: peer.publicKey)
+            let theirs = try peer.sharedSecretFromKeyAgreement(with: try P256.KeyAgreement.PublicKey(x963Representation: key.publicKey.x963Representation))
+            #expect(ours == theirs)
+        }
+    }
+
     @Test func paddingIsStrippedOnDecryption() throws {
         let ua = P256.KeyAgreement.PrivateKey()
         let auth = [UInt8](repeating: 7, count: 16)
