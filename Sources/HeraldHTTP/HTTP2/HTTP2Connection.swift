@@ -90,7 +90,12 @@ final class HTTP2Connection: Sendable {
         let negotiated = channel.eventLoop.makePromise(of: Void.self)
         let sync = channel.pipeline.syncOperations
         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
-        try sync.addHandler(ALPNCheck(promise: negotiated, deadline: deadline))
+        // The connection is ready once TLS is up and the server chose h2.
+        try sync.addHandler(
+            ReadinessHandler(promise: negotiated, deadline: deadline) { event in
+                guard case TLSUserEvent.handshakeCompleted(let chosen) = event else { return nil }
+                return chosen == "h2" ? .success(()) : .failure(HTTP2ConnectionError(.http2NotOffered(chosen)))
+            })
         try sync.addHandler(
             NIOHTTP2Handler(
                 mode: .client,
@@ -123,54 +128,5 @@ final class HTTP2Connection: Sendable {
     func closeAndWait() async {
         usable.store(false, ordering: .relaxed)
         try? await channel.close()
-    }
-}
-
-/// Waits for the TLS handshake and fails the connection unless the server chose h2.
-private final class ALPNCheck: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-
-    private let promise: EventLoopPromise<Void>
-    private let deadline: NIODeadline
-    private var timeout: Scheduled<Void>?
-
-    init(promise: EventLoopPromise<Void>, deadline: NIODeadline) {
-        self.promise = promise
-        self.deadline = deadline
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let promise = self.promise
-        let channel = context.channel
-        timeout = context.eventLoop.scheduleTask(deadline: deadline) {
-            promise.fail(HTTP2ConnectionError(.timedOut))
-            channel.close(promise: nil)
-        }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted(let negotiatedProtocol) = event {
-            timeout?.cancel()
-            if negotiatedProtocol == "h2" {
-                promise.succeed(())
-                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-            } else {
-                promise.fail(HTTP2ConnectionError(.http2NotOffered(negotiatedProtocol)))
-                context.close(promise: nil)
-            }
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        timeout?.cancel()
-        promise.fail(error)
-        context.fireErrorCaught(error)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        timeout?.cancel()
-        promise.fail(HTTP2ConnectionError(.closed))
-        context.fireChannelInactive()
     }
 }

@@ -38,58 +38,16 @@ enum ProxyTunnel {
                 }
             case .socks5:
                 let socks = SOCKSClientHandler(targetAddress: .domain(host, port: port))
-                try sync.addHandlers(socks, SOCKSTunnelWaiter(promise: established, deadline: deadline))
+                try sync.addHandlers(
+                    socks,
+                    ReadinessHandler(promise: established, deadline: deadline) { event in
+                        event is SOCKSProxyEstablishedEvent ? .success(()) : nil
+                    })
                 return established.futureResult.flatMap { channel.pipeline.syncOperations.removeHandler(socks) }
             }
         } catch {
             established.fail(error)
             return established.futureResult
         }
-    }
-}
-
-/// Completes a promise when the SOCKS handshake is done (then leaves the pipeline), or fails it
-/// on an error, a closed channel or the deadline.
-private final class SOCKSTunnelWaiter: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-
-    private let promise: EventLoopPromise<Void>
-    private let deadline: NIODeadline
-    private var timeout: Scheduled<Void>?
-
-    init(promise: EventLoopPromise<Void>, deadline: NIODeadline) {
-        self.promise = promise
-        self.deadline = deadline
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let promise = self.promise
-        let channel = context.channel
-        timeout = context.eventLoop.scheduleTask(deadline: deadline) {
-            promise.fail(ChannelError.connectTimeout(.zero))
-            channel.close(promise: nil)
-        }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard event is SOCKSProxyEstablishedEvent else {
-            context.fireUserInboundEventTriggered(event)
-            return
-        }
-        timeout?.cancel()
-        promise.succeed(())
-        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        timeout?.cancel()
-        promise.fail(error)
-        context.close(promise: nil)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        timeout?.cancel()
-        promise.fail(ChannelError.eof)
-        context.fireChannelInactive()
     }
 }
