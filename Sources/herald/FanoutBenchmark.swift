@@ -10,8 +10,9 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// `herald bench fanout`: one broadcast to N iOS devices, through a real `herald serve` process,
-/// to the mock APNs in its own process; then h2load against the same mock for comparison.
+/// `herald bench fanout`: one broadcast (or, with `--topic`, one push to a topic every device is
+/// subscribed to) to N iOS devices, through a real `herald serve` process, to the mock APNs in its
+/// own process; then h2load against the same mock for comparison.
 struct FanoutBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fanout",
@@ -26,6 +27,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
             """)
 
     @Option(help: "Devices to register and send to.") var devices: Int = 100_000
+    @Option(help: "Subscribe every device to this topic and target the topic instead of broadcasting.")
+    var topic: String?
     @Option(name: .customLong("database-url"), help: "postgres://… to benchmark PostgreSQL (a scratch database).")
     var databaseURL: String?
     @Option(help: "Delivery workers in the server.") var workers: Int = 4
@@ -38,6 +41,13 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
     func validate() throws {
         guard devices > 0 else { throw ValidationError("--devices must be at least 1") }
+        if let topic {
+            do {
+                _ = try RegistrationInput.normalizedTags([topic], field: "--topic")
+            } catch {
+                throw ArgumentParser.ValidationError("--topic: \(error.message)")
+            }
+        }
     }
 
     func run() async throws {
@@ -47,7 +57,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
         defer {
             if keep { print("kept \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) }
         }
-        print("herald bench fanout: \(devices) devices, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers")
+        let audience = topic.map { "subscribed to topic '\($0)'" } ?? "broadcast"
+        print("herald bench fanout: \(devices) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers")
 
         // The provider-token key the mock verifies against.
         let signingKey = P256.Signing.PrivateKey()
@@ -165,13 +176,14 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 .validate(for: .ios)
             let (platform, _) = try await store.platforms.create(applicationID: app.id, name: "ios", type: .ios, credentials: credentials)
             let clock = ContinuousClock.now
+            let subscriptions = try self.topic.map { try RegistrationInput.normalizedTags([$0], field: "--topic") } ?? []
             let chunk = 50_000
             for start in stride(from: 0, to: devices, by: chunk) {
                 let registrations = (start..<min(start + chunk, devices)).map { _ in
                     Registration(
                         os: "ios", registrationToken: Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) }), osVersion: .unchanged,
                         deviceAlias: .unchanged, deviceModel: .unchanged, deviceManufacturer: .unchanged, customUserID: .unchanged,
-                        tags: .replace([]))
+                        tags: .replace(subscriptions))
                 }
                 try await store.devices.importRegistrations(on: platform, registrations)
             }
@@ -214,7 +226,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         request.method = .POST
         request.headers.add(name: "Authorization", value: basic(seeded))
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: Self.broadcastBody))
+        request.body = .bytes(ByteBuffer(string: pushBody))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
         guard response.status == .ok,
@@ -227,6 +239,13 @@ struct FanoutBenchmark: AsyncParsableCommand {
     }
 
     static let broadcastBody = #"{"message":{"body":"Hello from the Herald benchmark"},"target":{"platform":"all"}}"#
+
+    /// The push sent: the broadcast, or the same message to `--topic`.
+    var pushBody: String {
+        guard let topic else { return Self.broadcastBody }
+        let target = String(decoding: (try? JSONSerialization.data(withJSONObject: ["topics": [topic]])) ?? Data(), as: UTF8.self)
+        return #"{"message":{"body":"Hello from the Herald benchmark"},"target":"# + target + "}"
+    }
 
     private func pushStatus(_ base: String, _ seeded: Seeded, receipt: String) async throws -> String {
         var request = HTTPClientRequest(url: base + "/v1/push/" + receipt)
@@ -257,7 +276,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         }
         let credentials = APNsTokenCredentials(privateKeyPEM: signingKey.pemRepresentation, keyID: keyID, teamID: "BENCHTEAM1", topic: topic, environment: .production)
         let token = try APNsTokenGenerator(credentials: credentials).token(issuedAt: Int64(Date().timeIntervalSince1970))
-        let input = try JSONDecoder().decode(PushInput.self, from: Data(Self.broadcastBody.utf8))
+        let input = try JSONDecoder().decode(PushInput.self, from: Data(pushBody.utf8))
         guard let notification = try APNsRenderer.render(try input.validated(now: 0), receiptID: receipt) else {
             throw BenchmarkError("the broadcast renders no APNs payload")
         }
