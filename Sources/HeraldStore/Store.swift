@@ -15,6 +15,7 @@ public struct Store: Sendable {
     public let platforms: PlatformRepository
     public let devices: DeviceRepository
     public let pushes: PushRepository
+    public let topics: TopicRepository
     public let locations: LocationRepository
     public let locationGroups: LocationGroupRepository
     public let geofences: GeofenceRepository
@@ -32,6 +33,7 @@ public struct Store: Sendable {
         self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now)
         self.devices = DeviceRepository(database: database, now: now)
         self.pushes = PushRepository(database: database, now: now)
+        self.topics = TopicRepository(database: database, now: now)
         self.locations = LocationRepository(database: database, now: now)
         self.locationGroups = LocationGroupRepository(database: database, now: now)
         self.geofences = GeofenceRepository(database: database, now: now)

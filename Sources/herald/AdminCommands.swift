@@ -52,11 +52,16 @@ struct AppCommand: AsyncParsableCommand {
         @Argument(help: "The application's name.") var name: String
         @Option(help: "A description.") var description: String?
         @Option(help: "The tenant's id (default: the token's tenant, or 'default').") var tenant: String?
+        @Option(
+            name: .customLong("verify-custom-user-id"),
+            help: "true (default): registrations must sign their custom_user_id with the platform secret; false: plain ids.")
+        var verifyCustomUserID: Bool?
 
         func run() async throws {
             var body: [String: Any] = ["name": name]
             body["description"] = description
             body["tenant_id"] = tenant
+            body["verify_custom_user_id"] = verifyCustomUserID
             try await AdminClient(options: client).call(.POST, "/admin/v1/apps", body: body)
         }
     }

@@ -10,9 +10,9 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// `herald bench fanout`: one broadcast to N devices, through a real `herald serve` process, to
-/// the provider mocks in their own processes; for iOS, then h2load against the same mock for
-/// comparison.
+/// `herald bench fanout`: one broadcast (or, with `--topic`, one push to a topic every device is
+/// subscribed to) to N devices, through a real `herald serve` process, to the provider mocks in
+/// their own processes; for iOS, then h2load against the same mock for comparison.
 struct FanoutBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fanout",
@@ -44,6 +44,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
     @Option(help: "Devices to register and send to.") var devices: Int = 100_000
     @Option(help: "Their platform: ios, android, web, windows, or mixed (a quarter each).") var platform: Audience = .ios
+    @Option(help: "Subscribe every device to this topic and target the topic instead of broadcasting.")
+    var topic: String?
     @Option(name: .customLong("database-url"), help: "postgres://… to benchmark PostgreSQL (a scratch database).")
     var databaseURL: String?
     @Option(help: "Delivery workers in the server.") var workers: Int = 4
@@ -56,6 +58,13 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
     func validate() throws {
         guard devices > 0 else { throw ValidationError("--devices must be at least 1") }
+        if let topic {
+            do {
+                _ = try RegistrationInput.normalizedTags([topic], field: "--topic")
+            } catch {
+                throw ArgumentParser.ValidationError("--topic: \(error.message)")
+            }
+        }
     }
 
     func run() async throws {
@@ -65,8 +74,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
         defer {
             if keep { print("kept \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) }
         }
+        let audience = topic.map { "subscribed to topic '\($0)'" } ?? "broadcast"
         print(
-            "herald bench fanout: \(devices) \(platform.rawValue) devices, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers")
+            "herald bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers")
 
         // The provider-token key the mock APNs verifies against.
         let signingKey = P256.Signing.PrivateKey()
@@ -189,6 +199,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 throw BenchmarkError("could not create the benchmark's tenant")
             }
             let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald bench fanout")
+            let subscriptions = try self.topic.map { try RegistrationInput.normalizedTags([$0], field: "--topic") } ?? []
             let clock = ContinuousClock.now
             for mock in mocks {
                 let credentials = try mock.credentials(apnsKey: signingKey, apnsKeyID: Self.apnsKeyID, topic: topic)
@@ -200,7 +211,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
                         Registration(
                             os: mock.type.rawValue, registrationToken: mock.deviceToken(index), osVersion: .unchanged,
                             deviceAlias: .unchanged, deviceModel: .unchanged, deviceManufacturer: .unchanged, customUserID: .unchanged,
-                            tags: .replace([]))
+                            tags: .replace(subscriptions))
                     }
                     try await store.devices.importRegistrations(on: platform, registrations)
                 }
@@ -244,7 +255,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         request.method = .POST
         request.headers.add(name: "Authorization", value: basic(seeded))
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: Self.broadcastBody))
+        request.body = .bytes(ByteBuffer(string: pushBody))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
         guard response.status == .ok,
@@ -257,6 +268,13 @@ struct FanoutBenchmark: AsyncParsableCommand {
     }
 
     static let broadcastBody = #"{"message":{"body":"Hello from the Herald benchmark"},"target":{"platform":"all"}}"#
+
+    /// The push sent: the broadcast, or the same message to `--topic`.
+    var pushBody: String {
+        guard let topic else { return Self.broadcastBody }
+        let target = String(decoding: (try? JSONSerialization.data(withJSONObject: ["topics": [topic]])) ?? Data(), as: UTF8.self)
+        return #"{"message":{"body":"Hello from the Herald benchmark"},"target":"# + target + "}"
+    }
 
     private func pushStatus(_ base: String, _ seeded: Seeded, receipt: String) async throws -> String {
         var request = HTTPClientRequest(url: base + "/v1/push/" + receipt)
@@ -287,7 +305,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         }
         let credentials = APNsTokenCredentials(privateKeyPEM: signingKey.pemRepresentation, keyID: keyID, teamID: "BENCHTEAM1", topic: topic, environment: .production)
         let token = try APNsTokenGenerator(credentials: credentials).token(issuedAt: Int64(Date().timeIntervalSince1970))
-        let input = try JSONDecoder().decode(PushInput.self, from: Data(Self.broadcastBody.utf8))
+        let input = try JSONDecoder().decode(PushInput.self, from: Data(pushBody.utf8))
         guard let notification = try APNsRenderer.render(try input.validated(now: 0), receiptID: receipt) else {
             throw BenchmarkError("the broadcast renders no APNs payload")
         }

@@ -129,7 +129,8 @@ struct AdminController<Context: RequestContext>: Sendable {
             }
             tenantID = fallback.id
         }
-        let (app, apiKey) = try await store.applications.create(tenantID: tenantID, name: name, description: description)
+        let (app, apiKey) = try await store.applications.create(
+            tenantID: tenantID, name: name, description: description, verifiesCustomUserID: input.verifyCustomUserID ?? true)
         return EditedResponse(status: .created, response: ApplicationView(app, apiKey: apiKey))
     }
 
@@ -155,7 +156,8 @@ struct AdminController<Context: RequestContext>: Sendable {
         let description = try AdminValidation.description(input.description)
         guard
             let updated = try await store.applications.update(
-                id: app.id, name: name, description: description, includesReceiptID: input.includeReceiptID)
+                id: app.id, name: name, description: description, includesReceiptID: input.includeReceiptID,
+                verifiesCustomUserID: input.verifyCustomUserID)
         else {
             throw APIError.notFound("application")
         }

@@ -16,9 +16,11 @@ struct ApplicationInput: Decodable {
     var description: String?
     var tenantID: String?
     var includeReceiptID: Bool?
+    var verifyCustomUserID: Bool?
 
     enum CodingKeys: String, CodingKey {
         case name, description, tenantID = "tenant_id", includeReceiptID = "include_receipt_id"
+        case verifyCustomUserID = "verify_custom_user_id"
     }
 }
 

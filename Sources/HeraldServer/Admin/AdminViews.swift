@@ -47,6 +47,7 @@ struct ApplicationView: ResponseEncodable {
     var name: String
     var description: String
     var includeReceiptID: Bool
+    var verifyCustomUserID: Bool
     var createdAt: Int64
     var updatedAt: Int64
     /// Only when just created or regenerated.
@@ -54,6 +55,7 @@ struct ApplicationView: ResponseEncodable {
 
     enum CodingKeys: String, CodingKey {
         case uuid, tenantID = "tenant_id", name, description, includeReceiptID = "include_receipt_id"
+        case verifyCustomUserID = "verify_custom_user_id"
         case createdAt = "created_at", updatedAt = "updated_at"
         case apiKey = "api_key"
     }
@@ -64,6 +66,7 @@ struct ApplicationView: ResponseEncodable {
         name = app.name
         description = app.description
         includeReceiptID = app.includesReceiptID
+        verifyCustomUserID = app.verifiesCustomUserID
         createdAt = app.createdAt
         updatedAt = app.updatedAt
         self.apiKey = apiKey

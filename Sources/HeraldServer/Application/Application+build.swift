@@ -42,6 +42,7 @@ public func buildApplication(
             DatabaseService(database: store.database),
             DeliveryService(store: store, configuration: configuration.delivery, logger: logger),
             AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
+            TopicCleanupService(store: store, logger: logger),
         ],
         onServerRunning: onServerRunning,
         logger: logger)
@@ -62,6 +63,8 @@ public func buildRouter(
     RegistrationController(store: store, auth: auth, wnsTestHost: wnsTestHost).addRoutes(to: router)
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
     PushController(store: store, auth: auth, now: now).addRoutes(to: router)
+    TopicsController(store: store, auth: auth, now: now).addRoutes(to: router)
+    CustomUserIDsController(store: store, auth: auth).addRoutes(to: router)
     LocationsController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
     LocationGroupsController(store: store, auth: auth).addRoutes(to: router)
     GeofencesController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)

@@ -19,9 +19,13 @@ struct PushController<Context: RequestContext>: Sendable {
 
     struct Accepted: ResponseEncodable {
         var receiptID: String
+        /// The targeted topics that reach no device (none subscribed, expired, or never created);
+        /// only when the push targets topics.
+        var unmatchedTopics: [String]? = nil
 
         enum CodingKeys: String, CodingKey {
             case receiptID = "receipt_id"
+            case unmatchedTopics = "unmatched_topics"
         }
     }
 
@@ -53,7 +57,9 @@ struct PushController<Context: RequestContext>: Sendable {
         let body = try await request.body.collect(upTo: Limits.requestBodyBytes)
         let id = try await store.pushes.create(
             applicationID: app.id, request: String(buffer: body), expiresAt: push.expiresAt, availableAt: push.scheduledAt)
-        return try Accepted(receiptID: id.uuidString.lowercased()).response(from: request, context: context)
+        var accepted = Accepted(receiptID: id.uuidString.lowercased())
+        accepted.unmatchedTopics = try await unmatchedTopics(push, applicationID: app.id)
+        return try accepted.response(from: request, context: context)
     }
 
     struct Status: ResponseEncodable {

@@ -23,7 +23,7 @@ struct RegistrationController<Context: RequestContext>: Sendable {
     @Sendable func register(_ request: Request, context: Context) async throws -> RegistrationResponse {
         var request = request
         let platform = try await auth.platform(request)
-        let input = try await request.decodeJSON(RegistrationInput.self)
+        let input = try await verifyingCustomUserID(try await request.decodeJSON(RegistrationInput.self), platform: platform)
         let registration = try input.validated(for: platform.type, requireToken: true)
         try checkChannel(registration, platform)
         let device = try await store.devices.register(on: platform, registration)
@@ -40,7 +40,7 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         var request = request
         let platform = try await auth.platform(request)
         let uuid = try deviceUUID(context)
-        let input = try await request.decodeJSON(RegistrationInput.self)
+        let input = try await verifyingCustomUserID(try await request.decodeJSON(RegistrationInput.self), platform: platform)
         let registration = try input.validated(for: platform.type, requireToken: false)
         try checkChannel(registration, platform)
         guard let device = try await store.devices.update(on: platform, uuid: uuid, registration) else {

@@ -236,5 +236,30 @@ public enum Schema {
         Migration(version: 5, name: "per-app receiptId switch", statements: [
             "ALTER TABLE applications ADD COLUMN include_receipt_id {int} NOT NULL DEFAULT 1",
         ]),
+        Migration(version: 6, name: "topics, signed custom user ids", statements: [
+            // A topic is a name devices subscribe to (their tags, still in device_tags); the row
+            // holds its id and expiry. An expired row stays until its subscriptions are removed.
+            """
+            CREATE TABLE topics (
+                id {id},
+                app_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                created_at {int} NOT NULL,
+                expires_at {int},
+                UNIQUE (app_id, name)
+            )
+            """,
+            "CREATE INDEX topics_expires ON topics (expires_at)",
+            // Every tag in use becomes a topic that never expires, dated by its first subscriber.
+            """
+            INSERT INTO topics (app_id, name, created_at)
+            SELECT t.app_id, t.tag, MIN(d.created_at) FROM device_tags t JOIN devices d ON d.id = t.device_id
+            GROUP BY t.app_id, t.tag ORDER BY t.app_id, t.tag
+            """,
+            // New applications verify signed custom user ids; existing ones keep accepting plain
+            // ids, as their devices do today, until an operator turns verification on.
+            "ALTER TABLE applications ADD COLUMN verify_custom_user_id {int} NOT NULL DEFAULT 1",
+            "UPDATE applications SET verify_custom_user_id = 0",
+        ]),
     ]
 }

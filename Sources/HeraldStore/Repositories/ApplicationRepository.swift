@@ -7,16 +7,21 @@ public struct ApplicationRepository: Sendable {
     let now: @Sendable () -> Int64
     private let cache = CredentialCache<App>()
 
-    private static let columns = "id, tenant_id, name, description, include_receipt_id, created_at, updated_at"
+    private static let columns = "id, tenant_id, name, description, include_receipt_id, verify_custom_user_id, created_at, updated_at"
 
     /// Creates an application and returns it with its clear api key.
-    public func create(tenantID: UUID, name: String, description: String) async throws -> (App, String) {
+    ///
+    /// - Parameter verifiesCustomUserID: whether registrations must sign their custom user ids.
+    public func create(tenantID: UUID, name: String, description: String, verifiesCustomUserID: Bool = true) async throws -> (App, String) {
         let time = now()
-        let app = App(id: UUID(), tenantID: tenantID, name: name, description: description, createdAt: time, updatedAt: time)
+        let app = App(
+            id: UUID(), tenantID: tenantID, name: name, description: description, verifiesCustomUserID: verifiesCustomUserID,
+            createdAt: time, updatedAt: time)
         let apiKey = Secret.generate()
         try await database.query("""
-            INSERT INTO applications (id, tenant_id, name, description, api_key_hash, created_at, updated_at)
-            VALUES (\(app.id), \(app.tenantID), \(app.name), \(app.description), \(Secret.hash(apiKey)), \(time), \(time))
+            INSERT INTO applications (id, tenant_id, name, description, api_key_hash, verify_custom_user_id, created_at, updated_at)
+            VALUES (\(app.id), \(app.tenantID), \(app.name), \(app.description), \(Secret.hash(apiKey)),
+                \(verifiesCustomUserID ? 1 : 0), \(time), \(time))
             """)
         return (app, apiKey)
     }
@@ -52,16 +57,20 @@ public struct ApplicationRepository: Sendable {
     }
 
     /// Changes name, description and settings; the id never changes.
-    public func update(id: UUID, name: String?, description: String?, includesReceiptID: Bool? = nil) async throws -> App? {
+    public func update(
+        id: UUID, name: String?, description: String?, includesReceiptID: Bool? = nil, verifiesCustomUserID: Bool? = nil
+    ) async throws -> App? {
         guard var app = try await find(id: id) else { return nil }
         if let name { app.name = name }
         if let description { app.description = description }
         if let includesReceiptID { app.includesReceiptID = includesReceiptID }
+        if let verifiesCustomUserID { app.verifiesCustomUserID = verifiesCustomUserID }
         app.updatedAt = now()
         cache.invalidate(id)
         try await database.query("""
             UPDATE applications SET name = \(app.name), description = \(app.description),
-                include_receipt_id = \(app.includesReceiptID ? 1 : 0), updated_at = \(app.updatedAt)
+                include_receipt_id = \(app.includesReceiptID ? 1 : 0), verify_custom_user_id = \(app.verifiesCustomUserID ? 1 : 0),
+                updated_at = \(app.updatedAt)
             WHERE id = \(id)
             """)
         return app
@@ -91,6 +100,7 @@ public struct ApplicationRepository: Sendable {
         App(
             id: try row.uuid("id"), tenantID: try row.uuid("tenant_id"), name: try row.string("name"),
             description: try row.string("description"), includesReceiptID: try row.int("include_receipt_id") != 0,
+            verifiesCustomUserID: try row.int("verify_custom_user_id") != 0,
             createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"))
     }
 }

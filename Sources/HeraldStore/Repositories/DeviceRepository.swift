@@ -103,14 +103,14 @@ public struct DeviceRepository: Sendable {
                 break
             case .replace(let tags):
                 try await connection.query("DELETE FROM device_tags WHERE device_id = \(device.id)")
-                try await Self.insertTags(connection, deviceID: device.id, applicationID: device.applicationID, tags: tags)
+                try await Self.insertTags(connection, deviceID: device.id, applicationID: device.applicationID, tags: tags, time: time)
             case .delta(let subscribe, let unsubscribe):
                 if !unsubscribe.isEmpty {
                     try await connection.query(
                         "DELETE FROM device_tags WHERE device_id = \(device.id) AND tag IN (\(list: unsubscribe))")
                 }
                 let added = subscribe.filter { !unsubscribe.contains($0) }
-                try await Self.insertTags(connection, deviceID: device.id, applicationID: device.applicationID, tags: added)
+                try await Self.insertTags(connection, deviceID: device.id, applicationID: device.applicationID, tags: added, time: time)
             }
             device.tags = try await Self.tags(connection, deviceID: device.id)
             guard device.tags.count <= Limits.tagsPerDevice else {
@@ -202,8 +202,10 @@ public struct DeviceRepository: Sendable {
         }
     }
 
-    static func insertTags(_ connection: any SQLExecutor, deviceID: Int64, applicationID: UUID, tags: [String]) async throws {
+    /// Subscribes the device to `tags`, creating the topics that do not exist yet.
+    static func insertTags(_ connection: any SQLExecutor, deviceID: Int64, applicationID: UUID, tags: [String], time: Int64) async throws {
         guard !tags.isEmpty else { return }
+        try await TopicRepository.ensure(connection, tags.map { (applicationID, $0) }, time: time)
         // Chunks keep the number of bound values well under both backends' limits.
         for start in stride(from: 0, to: tags.count, by: 256) {
             let chunk = tags[start..<min(start + 256, tags.count)]

@@ -158,18 +158,17 @@ public struct PushRepository: Sendable {
         case .devices(let ids):
             condition.append(" AND d.uuid IN (\(list: ids))")
         case .selection(let platforms, let topics, let customUserIDs, let interactive):
+            if !topics.isEmpty {
+                // Read from each live topic's subscriptions rather than from every device.
+                return try await subscriberPage(
+                    applicationID: applicationID, platforms: platforms, topics: topics, customUserIDs: customUserIDs,
+                    interactiveOnly: interactive, after: cursor, limit: limit)
+            }
             interactiveOnly = interactive
             if let platforms {
                 condition.append(" AND d.platform_type IN (\(list: platforms.map(\.rawValue).sorted()))")
             }
-            if !topics.isEmpty && !customUserIDs.isEmpty {
-                condition.append("""
-                     AND (EXISTS (SELECT 1 FROM device_tags t WHERE t.device_id = d.id AND t.tag IN (\(list: topics)))
-                        OR d.custom_user_id IN (\(list: customUserIDs)))
-                    """)
-            } else if !topics.isEmpty {
-                condition.append(" AND EXISTS (SELECT 1 FROM device_tags t WHERE t.device_id = d.id AND t.tag IN (\(list: topics)))")
-            } else if !customUserIDs.isEmpty {
+            if !customUserIDs.isEmpty {
                 condition.append(" AND d.custom_user_id IN (\(list: customUserIDs))")
             }
         }

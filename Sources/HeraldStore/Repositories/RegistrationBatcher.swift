@@ -4,7 +4,8 @@ import struct Foundation.UUID
 
 /// Writes concurrent new registrations together: while one batch is being written, arrivals
 /// wait, and the next batch writes them all with three statements in one transaction (an upsert
-/// of every device, the removal of re-registered devices' old tags, the insertion of all tags).
+/// of every device, the removal of re-registered devices' old tags, the insertion of all tags,
+/// after creating the topics that are new).
 ///
 /// This is what lets registration keep up with thousands of devices a second: per request it
 /// saves the transaction, the commit (an fsync) and most statement round trips. A registration
@@ -151,6 +152,9 @@ final class RegistrationBatcher: Sendable {
         var rows: [(Int64, UUID, String)] = []
         for (request, device) in zip(batch, devices) {
             for tag in request.tags { rows.append((device.id, request.platform.applicationID, tag)) }
+        }
+        if !rows.isEmpty {
+            try await TopicRepository.ensure(connection, rows.map { ($0.1, $0.2) }, time: batch.map(\.time).max() ?? 0)
         }
         for start in stride(from: 0, to: rows.count, by: 300) {
             var tags: SQL = "INSERT INTO device_tags (device_id, app_id, tag) VALUES "

@@ -1,0 +1,53 @@
+import HeraldStore
+import Logging
+import ServiceLifecycle
+
+/// Removes the subscriptions of expired (and deleted) topics, then the topics themselves: at
+/// start and then every `interval`, until a graceful shutdown. Expired topics are already
+/// invisible to the API and to targeting; this only reclaims their rows.
+public struct TopicCleanupService: Service {
+    let store: Store
+    let interval: Duration
+    let now: @Sendable () -> Int64
+    let logger: Logger
+    let onPass: @Sendable (TopicRepository.Cleanup) -> Void
+
+    /// - Parameters:
+    ///   - now: epoch milliseconds; decides which topics have expired.
+    ///   - onPass: called after every pass with what it removed (tests wait on it instead of sleeping).
+    public init(
+        store: Store, interval: Duration = .seconds(60), now: @escaping @Sendable () -> Int64 = systemMillis, logger: Logger,
+        onPass: @escaping @Sendable (TopicRepository.Cleanup) -> Void = { _ in }
+    ) {
+        self.store = store
+        self.interval = interval
+        self.now = now
+        self.logger = logger
+        self.onPass = onPass
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                onPass(await cleanUp())
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// One pass; failures are logged, and the next pass tries again.
+    public func cleanUp() async -> TopicRepository.Cleanup {
+        do {
+            let cleanup = try await store.topics.removeExpired(at: now())
+            if cleanup.topics > 0 || cleanup.subscriptions > 0 {
+                logger.info(
+                    "removed expired topics",
+                    metadata: ["topics": "\(cleanup.topics)", "subscriptions": "\(cleanup.subscriptions)"])
+            }
+            return cleanup
+        } catch {
+            logger.error("topic cleanup failed; it runs again later", metadata: ["error": "\(error)"])
+            return TopicRepository.Cleanup()
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+
+/// `/v2/topics`: an application's topics, listed, created (one or a batch) and deleted, with app
+/// credentials. Topics that have expired are gone for all of these.
+struct TopicsController<Context: RequestContext>: Sendable {
+    let store: Store
+    let auth: Authenticator
+    let now: @Sendable () -> Int64
+
+    func addRoutes(to router: Router<Context>) {
+        let group = router.group("v2/topics")
+        group.get(use: list)
+        group.post(use: create)
+        group.post("batch", use: createBatch)
+        group.delete("batch", use: deleteBatch)
+        group.delete(":topic_id", use: delete)
+    }
+
+    struct Page: ResponseEncodable {
+        var topics: [TopicView]
+        var totalTopics: Int
+        var totalPages: Int
+        var page: Int
+        var size: Int
+    }
+
+    @Sendable func list(_ request: Request, context: Context) async throws -> Page {
+        let app = try await auth.application(request)
+        let query = try TopicPageQuery(request.uri.queryParameters)
+        let (topics, total) = try await store.topics.list(
+            applicationID: app.id, query: query.query, hasExpiry: query.hasExpiry, page: query.page, size: query.size)
+        return Page(
+            topics: topics.map(TopicView.init), totalTopics: total, totalPages: query.totalPages(total), page: query.page,
+            size: query.size)
+    }
+
+    /// 201 with the new topic, or 200 with the one that already had this name (unchanged).
+    @Sendable func create(_ request: Request, context: Context) async throws -> EditedResponse<TopicView> {
+        var request = request
+        let app = try await auth.application(request)
+        let topic = try await request.decodeJSON(TopicInput.self).validated(now: now())
+        guard let result = try await store.topics.create(applicationID: app.id, [topic]).first else {
+            throw APIError.badRequest("the topic could not be created", field: "name")
+        }
+        return EditedResponse(status: result.created ? .created : .ok, response: TopicView(result.topic))
+    }
+
+    struct BatchCreated: ResponseEncodable {
+        var numTopicsCreated: Int
+        var numTopicsExisted: Int
+        /// Only when the request asked for `returnTopics`.
+        var topics: [TopicView]?
+    }
+
+    /// Creates up to 1024 topics at once; a name given twice counts once.
+    @Sendable func createBatch(_ request: Request, context: Context) async throws -> EditedResponse<BatchCreated> {
+        var request = request
+        let app = try await auth.application(request)
+        let input = try await request.decodeJSON(TopicBatchInput.self)
+        let results = try await store.topics.create(applicationID: app.id, try input.validated(now: now()))
+        let created = results.filter { $0.created }.count
+        return EditedResponse(
+            status: .created,
+            response: BatchCreated(
+                numTopicsCreated: created, numTopicsExisted: results.count - created,
+                topics: input.returnTopics == true ? results.map { TopicView($0.topic) } : nil))
+    }
+
+    @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
+        let app = try await auth.application(request)
+        // An id that cannot exist is simply not found.
+        guard let raw = context.parameters.get("topic_id"), let id = Int64(raw), id > 0,
+            try await store.topics.delete(applicationID: app.id, ids: [id]) == 1
+        else {
+            throw APIError.notFound("topic")
+        }
+        return Response(status: .noContent)
+    }
+
+    struct BatchDeleted: ResponseEncodable {
+        var numTopicsDeleted: Int
+    }
+
+    /// Deletes the listed topics of this application; ids of other applications' topics, or of
+    /// topics that do not exist or expired, are not counted.
+    @Sendable func deleteBatch(_ request: Request, context: Context) async throws -> BatchDeleted {
+        var request = request
+        let app = try await auth.application(request)
+        let ids = try await request.decodeJSON(TopicIDsInput.self).validated()
+        return BatchDeleted(numTopicsDeleted: try await store.topics.delete(applicationID: app.id, ids: ids))
+    }
+}

@@ -1,0 +1,79 @@
+import HeraldCore
+import struct Foundation.UUID
+
+extension PushRepository {
+    /// Topics per statement when reading subscriptions (each is a subquery of its own).
+    static let topicsPerStatement = 64
+
+    /// `audiencePage` for a push that targets topics, and perhaps custom user ids too: the union,
+    /// one copy per device, in device id order.
+    ///
+    /// Each source is read from its index: a live topic's subscriptions from `device_tags
+    /// (app_id, tag, device_id)`, the custom user ids from `devices (app_id, custom_user_id)`, each
+    /// only the next `limit` ids after the cursor. The page is the first `limit` of their merge, so
+    /// a topic with a million subscribers costs the same per page as a broadcast, and a small topic
+    /// in a large application does not scan the application's devices. Topics are checked at
+    /// every page: one that expires during the fan-out reaches no one after that.
+    func subscriberPage(
+        applicationID: UUID, platforms: Set<PlatformType>?, topics: [String], customUserIDs: [String], interactiveOnly: Bool,
+        after cursor: Int64, limit: Int
+    ) async throws -> AudiencePage {
+        let time = now()
+        var live: [String] = []
+        for start in stride(from: 0, to: topics.count, by: TopicRepository.chunk) {
+            let slice = Array(topics[start..<min(start + TopicRepository.chunk, topics.count)])
+            live += try await database.query("""
+                SELECT name FROM topics
+                WHERE app_id = \(applicationID) AND name IN (\(list: slice)) AND (expires_at IS NULL OR expires_at > \(time))
+                """).map { try $0.string("name") }
+        }
+
+        // Every source's next `limit` ids; a source that gives `limit` may have more.
+        var sources: [[Int64]] = []
+        for start in stride(from: 0, to: live.count, by: Self.topicsPerStatement) {
+            let slice = live[start..<min(start + Self.topicsPerStatement, live.count)]
+            var union: SQL = ""
+            for (index, name) in slice.enumerated() {
+                union.append("""
+                    \(unsafeRaw: index == 0 ? "" : " UNION ALL ")SELECT \(unsafeRaw: String(index)) AS source, device_id FROM (
+                        SELECT device_id FROM device_tags WHERE app_id = \(applicationID) AND tag = \(name) AND device_id > \(cursor)
+                        ORDER BY device_id LIMIT \(limit)) s\(unsafeRaw: String(index))
+                    """)
+            }
+            var bySource = [[Int64]](repeating: [], count: slice.count)
+            for row in try await database.query(union) {
+                bySource[Int(try row.int("source"))].append(try row.int("device_id"))
+            }
+            sources += bySource
+        }
+        if !customUserIDs.isEmpty {
+            sources.append(try await database.query("""
+                SELECT id FROM devices WHERE app_id = \(applicationID) AND custom_user_id IN (\(list: customUserIDs)) AND id > \(cursor)
+                ORDER BY id LIMIT \(limit)
+                """).map { try $0.int("id") })
+        }
+
+        let merged = Set(sources.joined()).sorted()
+        let read = Array(merged.prefix(limit))
+        let anyFull = sources.contains { $0.count >= limit }
+        var page = AudiencePage(deviceIDs: [], cursor: read.last ?? cursor, exhausted: merged.count <= limit && !anyFull)
+        guard !read.isEmpty else {
+            page.exhausted = true
+            return page
+        }
+
+        var condition: SQL = "id IN (\(list: read)) AND app_id = \(applicationID) AND active = 1"
+        if let platforms {
+            condition.append(" AND platform_type IN (\(list: platforms.map(\.rawValue).sorted()))")
+        }
+        for row in try await database.query("SELECT id, platform_type, os_version FROM devices WHERE \(condition) ORDER BY id") {
+            if interactiveOnly {
+                guard let type = PlatformType(rawValue: try row.string("platform_type")),
+                    InteractivePush.isSupported(by: type, osVersion: try row.optionalString("os_version"))
+                else { continue }
+            }
+            page.deviceIDs.append(try row.int("id"))
+        }
+        return page
+    }
+}
