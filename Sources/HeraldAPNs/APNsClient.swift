@@ -234,6 +234,11 @@ public final class APNsClient: Sendable {
         }
     }
 
+    /// Connections open and usable right now (for metrics).
+    public var openConnections: Int {
+        pool.withLock { $0.connections.filter(\.isUsable).count }
+    }
+
     private func release(_ connection: APNsConnection, load: Int) {
         connection.add(load: -load)
     }

@@ -17,7 +17,19 @@ struct PlatformSender: Sendable {
         case wns(WNSClient)
     }
 
+    /// Where the provider latency and the requests in flight are recorded.
+    var metrics = DeliveryMetrics()
     let client: Client
+
+    /// The provider's name in metrics and activity logs.
+    var provider: String {
+        switch client {
+        case .apns: "apns"
+        case .fcm: "fcm"
+        case .webPush: "webpush"
+        case .wns: "wns"
+        }
+    }
 
     /// Sends the batch's payload to each target; the outcomes come in the targets' order.
     ///
@@ -27,43 +39,51 @@ struct PlatformSender: Sendable {
         switch client {
         case .apns(let client, let topic, let bearer):
             guard let notification = content.apns else { return targets.map { _ in .failed(reason: "NothingToSend") } }
-            let results = await client.send(notification, deviceTokens: targets.map(\.token), topic: topic, bearer: bearer)
+            let results = await metrics.measured(provider: "apns", requests: targets.count) {
+                await client.send(notification, deviceTokens: targets.map(\.token), topic: topic, bearer: bearer)
+            }
             return results.map(Self.outcome)
         case .fcm(let client):
             guard let message = content.fcm else { return targets.map { _ in .failed(reason: "NothingToSend") } }
-            return await Self.eachConcurrently(targets, concurrency: concurrency) { target in
-                do {
-                    return Self.outcome(try await client.send(message, token: target.token))
-                } catch {
-                    return .unanswered(reason: "\(error)")
+            return await Self.eachConcurrently(targets, concurrency: concurrency) { [metrics] target in
+                await metrics.measured(provider: "fcm") {
+                    do {
+                        return Self.outcome(try await client.send(message, token: target.token))
+                    } catch {
+                        return .unanswered(reason: "\(error)")
+                    }
                 }
             }
         case .webPush(let client, let vapid):
             guard let notification = content.webPush else { return targets.map { _ in .failed(reason: "NothingToSend") } }
-            return await Self.eachConcurrently(targets, concurrency: concurrency) { target in
+            return await Self.eachConcurrently(targets, concurrency: concurrency) { [metrics] target in
                 let subscription: WebPushSubscription
                 do {
                     subscription = try WebPushSubscription(json: target.token)
                 } catch {
                     return .failed(reason: "InvalidSubscription")
                 }
-                do {
-                    return Self.outcome(try await client.send(notification, to: subscription, vapid: vapid))
-                } catch let error as WebPushError {
-                    return .failed(reason: "\(error)")
-                } catch {
-                    return .unanswered(reason: "\(error)")
+                return await metrics.measured(provider: "webpush") {
+                    do {
+                        return Self.outcome(try await client.send(notification, to: subscription, vapid: vapid))
+                    } catch let error as WebPushError {
+                        return .failed(reason: "\(error)")
+                    } catch {
+                        return .unanswered(reason: "\(error)")
+                    }
                 }
             }
         case .wns(let client):
             guard let notification = content.wns else { return targets.map { _ in .failed(reason: "NothingToSend") } }
-            return await Self.eachConcurrently(targets, concurrency: concurrency) { target in
-                do {
-                    return Self.outcome(try await client.send(notification, channelURI: target.token))
-                } catch let error as WNSError {
-                    return .failed(reason: "\(error)")
-                } catch {
-                    return .unanswered(reason: "\(error)")
+            return await Self.eachConcurrently(targets, concurrency: concurrency) { [metrics] target in
+                await metrics.measured(provider: "wns") {
+                    do {
+                        return Self.outcome(try await client.send(notification, channelURI: target.token))
+                    } catch let error as WNSError {
+                        return .failed(reason: "\(error)")
+                    } catch {
+                        return .unanswered(reason: "\(error)")
+                    }
                 }
             }
         }
