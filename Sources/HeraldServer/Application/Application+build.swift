@@ -75,6 +75,7 @@ public func buildRouter(
     AdminController(store: store, auth: auth).addRoutes(to: router)
     HealthController(store: store, observability: observability).addRoutes(to: router)
     MetricsController(store: store, auth: auth, observability: observability).addRoutes(to: router)
-    ActivityLogController(store: store, auth: auth, activity: observability.activity).addRoutes(to: router)
+    ActivityLogController(store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat)
+        .addRoutes(to: router)
     return router
 }

@@ -16,7 +16,7 @@ struct ActivityLogController<Context: RequestContext>: Sendable {
     let auth: Authenticator
     let activity: ActivityLog
     /// A comment line is sent this often so that proxies keep the stream open and a gone client is noticed.
-    var heartbeat: Duration = .seconds(15)
+    let heartbeat: Duration
 
     func addRoutes(to router: Router<Context>) {
         let admin = router.group("admin/v1")

@@ -12,14 +12,18 @@ public struct ObservabilityConfiguration: Sendable {
     public var metricsPublic: Bool
     /// Events kept per application for `GET /admin/v1/apps/:app/logs`.
     public var activityLogCapacity: Int
+    /// How often an activity stream sends a keep-alive comment (which is also when a client that
+    /// went away is noticed).
+    public var streamHeartbeat: Duration
 
     public init(
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), logSensitivity: LogSensitivity = .redacted,
-        metricsPublic: Bool = false, activityLogCapacity: Int = 1000
+        metricsPublic: Bool = false, activityLogCapacity: Int = 1000, streamHeartbeat: Duration = .seconds(15)
     ) {
         self.registry = registry
         self.logSensitivity = logSensitivity
         self.metricsPublic = metricsPublic
         self.activityLogCapacity = activityLogCapacity
+        self.streamHeartbeat = streamHeartbeat
     }
 }
