@@ -74,9 +74,4 @@ public final class ActivityLog: Sendable {
     public func subscriberCount(_ applicationID: UUID) -> Int {
         state.withLock { $0.subscribers[applicationID]?.count ?? 0 }
     }
-
-    /// Drops a deleted application's log.
-    public func forget(_ applicationID: UUID) {
-        state.withLock { _ = $0.recent.removeValue(forKey: applicationID) }
-    }
 }
