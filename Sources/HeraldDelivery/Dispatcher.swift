@@ -74,6 +74,7 @@ struct Dispatcher: Sendable {
         if let expiresAt = push.expiresAt, expiresAt <= time {
             result.expired = job.deviceIDs.count
             try await store.pushes.complete(job, result)
+            telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: time)
             return
         }
         let targets = try await store.pushes.targets(job.deviceIDs)
