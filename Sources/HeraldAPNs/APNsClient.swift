@@ -137,6 +137,9 @@ public final class APNsClient: Sendable {
         return .rejected(status: status, reason: reason, timestamp: timestamp)
     }
 
+    /// Connections open and usable right now (for metrics).
+    public var openConnections: Int { pool.openConnections }
+
     /// Closes every connection.
     public func shutdown() async {
         await pool.shutdown()

@@ -12,13 +12,20 @@ public struct DeliveryService: Service {
     private let dispatcher: Dispatcher
     private let senders: Senders
     private let logger: Logger
+    private let telemetry: DeliveryTelemetry
 
-    public init(store: Store, configuration: DeliveryConfiguration, now: @escaping @Sendable () -> Int64 = systemMillis, logger: Logger) {
+    /// - Parameter telemetry: where metrics, the apps' activity and the workers' status go.
+    public init(
+        store: Store, configuration: DeliveryConfiguration, now: @escaping @Sendable () -> Int64 = systemMillis, logger: Logger,
+        telemetry: DeliveryTelemetry = DeliveryTelemetry()
+    ) {
         self.store = store
         self.configuration = configuration
         self.logger = logger
-        self.senders = Senders(store: store, configuration: configuration)
-        self.dispatcher = Dispatcher(store: store, configuration: configuration, senders: senders, now: now, logger: logger)
+        self.telemetry = telemetry
+        self.senders = Senders(store: store, configuration: configuration, telemetry: telemetry)
+        self.dispatcher = Dispatcher(
+            store: store, configuration: configuration, senders: senders, now: now, logger: logger, telemetry: telemetry)
     }
 
     public func run() async throws {
@@ -36,6 +43,8 @@ public struct DeliveryService: Service {
     }
 
     private func work() async {
+        telemetry.workers.started()
+        defer { telemetry.workers.stopped() }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 if let (job, push) = try await store.pushes.claim(lease: configuration.lease) {

@@ -26,6 +26,8 @@ struct Dispatcher: Sendable {
     let senders: Senders
     let now: @Sendable () -> Int64
     let logger: Logger
+    /// Metrics and the apps' activity logs.
+    var telemetry = DeliveryTelemetry()
 
     func process(_ job: PushJob, _ stored: StoredPush) async throws {
         let push: Push
@@ -72,6 +74,7 @@ struct Dispatcher: Sendable {
         if let expiresAt = push.expiresAt, expiresAt <= time {
             result.expired = job.deviceIDs.count
             try await store.pushes.complete(job, result)
+            telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: time)
             return
         }
         let targets = try await store.pushes.targets(job.deviceIDs)
@@ -86,6 +89,8 @@ struct Dispatcher: Sendable {
         for target in targets {
             if let problem = rendered.problems[target.platformType] {
                 result.failed["InvalidPayload(\(problem.code))", default: 0] += 1
+                telemetry.metrics.recordUnsent(
+                    provider: DeliveryMetrics.provider(for: target.platformType), reason: "InvalidPayload(\(problem.code))", count: 1)
             } else if rendered.hasContent(for: target.platformType) {
                 byPlatform[target.platformID, default: []].append(target)
             } else {
@@ -96,19 +101,29 @@ struct Dispatcher: Sendable {
         var held: [Int64] = []
         var providerDelay: Int64 = 0
         for (platformID, devices) in byPlatform {
+            let type = devices[0].platformType
             switch try await senders.lookup(platformID, now: time / 1000) {
             case .missing:
                 result.failed["CredentialsMissing", default: 0] += devices.count
+                telemetry.metrics.recordUnsent(provider: DeliveryMetrics.provider(for: type), reason: "CredentialsMissing", count: devices.count)
+                telemetry.credentialsProblem(
+                    platformID: platformID, type: type, applicationID: stored.applicationID, devices: devices.count,
+                    message: "the platform has no credentials: its devices fail", time: time)
             case .failing:
                 if job.attempt + 1 >= configuration.maximumAttempts {
                     result.failed["CredentialsFailing", default: 0] += devices.count
+                    telemetry.metrics.recordUnsent(
+                        provider: DeliveryMetrics.provider(for: type), reason: "CredentialsFailing", count: devices.count)
                 } else {
                     held += devices.map(\.id)
                 }
+                telemetry.credentialsProblem(
+                    platformID: platformID, type: type, applicationID: stored.applicationID, devices: devices.count,
+                    message: "the platform is paused: the provider refused its credentials; upload new ones", time: time)
             case .ready(let sender):
                 try await deliver(
-                    rendered, to: devices, with: sender, platformID: platformID, attempt: job.attempt,
-                    pushAge: time - stored.createdAt, into: &result, providerDelay: &providerDelay)
+                    rendered, to: devices, with: sender, platformID: platformID, applicationID: stored.applicationID,
+                    attempt: job.attempt, pushAge: time - stored.createdAt, into: &result, providerDelay: &providerDelay)
             }
         }
         if !result.released.isEmpty {
@@ -124,19 +139,21 @@ struct Dispatcher: Sendable {
             result.retryAt = time + delay
         }
         try await store.pushes.complete(job, result)
+        telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: now())
     }
 
     /// Sends to one platform's devices and folds the outcomes into `result`: devices not sent
     /// because the process is shutting down go to `result.released`. `age` is how long ago the
     /// push was accepted (ms).
     private func deliver(
-        _ rendered: RenderedPush, to devices: [DeliveryTarget], with sender: PlatformSender, platformID: UUID, attempt: Int,
-        pushAge age: Int64, into result: inout BatchResult, providerDelay: inout Int64
+        _ rendered: RenderedPush, to devices: [DeliveryTarget], with sender: PlatformSender, platformID: UUID, applicationID: UUID,
+        attempt: Int, pushAge age: Int64, into result: inout BatchResult, providerDelay: inout Int64
     ) async throws {
         var outcomes: [(DeliveryTarget, DeliveryOutcome)] = []
         var pending = devices
         for round in 0...Self.immediateResends {
             let sent = await sender.send(rendered, to: pending, concurrency: configuration.sendConcurrency)
+            telemetry.recordRound(provider: sender.provider, sent)
             let attempted = pending
             pending = []
             for (device, outcome) in zip(attempted, sent) {
@@ -145,7 +162,9 @@ struct Dispatcher: Sendable {
                     result.released.append(device.id)
                 case .unanswered(let reason) where round < Self.immediateResends:
                     // Failed below HTTP (a reset connection): sent again at once, on a new connection.
-                    logger.debug("a request got no answer; sending again", metadata: ["error": "\(reason)"])
+                    logger.debug(
+                        "a request got no answer; sending again",
+                        metadata: ["error": "\(telemetry.loggableReason(reason))"])
                     if Task.isShuttingDownGracefully {
                         result.released.append(device.id)
                     } else {
@@ -164,6 +183,9 @@ struct Dispatcher: Sendable {
             rejection = await senders.rejected(platformID, now: now() / 1000, refused: refused, sent: outcomes.count)
             if rejection == .markFailing {
                 logger.warning("the provider rejected the platform's credentials; its sends are paused", metadata: ["platform": "\(platformID)"])
+                telemetry.credentialsProblem(
+                    platformID: platformID, type: devices[0].platformType, applicationID: applicationID, devices: refused,
+                    message: "the provider refused the platform's credentials: its sends are paused", time: now())
                 try await store.platforms.setCredentialsStatus(id: platformID, .failing)
                 await senders.reset(platformID)
             }
@@ -176,6 +198,9 @@ struct Dispatcher: Sendable {
                 delivered += 1
             case .gone(let since):
                 result.gone[device.id] = since
+                logger.debug(
+                    "the provider says the device token is gone; the device is deactivated",
+                    metadata: ["platform": "\(platformID)", "token": "\(telemetry.logSensitivity.loggable(device.token))"])
             case .retry(let reason, let after):
                 if lastAttempt {
                     result.failed[reason, default: 0] += 1
@@ -191,10 +216,13 @@ struct Dispatcher: Sendable {
                 }
             case .failed(let reason):
                 result.failed[reason, default: 0] += 1
+                logger.debug(
+                    "a notification failed for good",
+                    metadata: ["reason": "\(telemetry.loggableReason(reason))", "token": "\(telemetry.logSensitivity.loggable(device.token))"])
             case .unanswered(let reason):
                 // Nothing came back from the provider: an outage is waited out, not counted
                 // against the attempts a provider's answers get.
-                logger.debug("a request got no answer", metadata: ["error": "\(reason)"])
+                logger.debug("a request got no answer", metadata: ["error": "\(telemetry.loggableReason(reason))"])
                 if age >= configuration.unreachableRetryWindow {
                     result.failed["ProviderUnreachable", default: 0] += 1
                 } else {

@@ -17,7 +17,19 @@ struct PlatformSender: Sendable {
         case wns(WNSClient)
     }
 
+    /// Where the provider latency and the requests in flight are recorded.
+    var metrics = DeliveryMetrics()
     let client: Client
+
+    /// The provider's name in metrics and activity logs.
+    var provider: String {
+        switch client {
+        case .apns: "apns"
+        case .fcm: "fcm"
+        case .webPush: "webpush"
+        case .wns: "wns"
+        }
+    }
 
     /// Sends the batch's payload to each target; the outcomes come in the targets' order.
     ///
@@ -27,11 +39,15 @@ struct PlatformSender: Sendable {
         switch client {
         case .apns(let client, let topic, let bearer):
             guard let notification = content.apns else { return targets.map { _ in .failed(reason: "NothingToSend") } }
-            let results = await client.send(notification, deviceTokens: targets.map(\.token), topic: topic, bearer: bearer)
+            let results = await metrics.measured(provider: "apns", requests: targets.count) {
+                await client.send(notification, deviceTokens: targets.map(\.token), topic: topic, bearer: bearer)
+            }
             return results.map(Self.outcome)
         case .fcm(let client):
             guard let message = content.fcm else { return targets.map { _ in .failed(reason: "NothingToSend") } }
-            let results = await client.send(message, tokens: targets.map(\.token))
+            let results = await metrics.measured(provider: "fcm", requests: targets.count) {
+                await client.send(message, tokens: targets.map(\.token))
+            }
             return results.map { result in
                 switch result {
                 case .success(let outcome): Self.outcome(outcome)
@@ -45,7 +61,9 @@ struct PlatformSender: Sendable {
             for (index, target) in targets.enumerated() {
                 if let subscription = try? WebPushSubscription(json: target.token) { valid.append((index, subscription)) }
             }
-            let results = await client.send(notification, to: valid.map(\.subscription), vapid: vapid)
+            let results = await metrics.measured(provider: "webpush", requests: valid.count) {
+                await client.send(notification, to: valid.map(\.subscription), vapid: vapid)
+            }
             for ((index, _), result) in zip(valid, results) {
                 switch result {
                 case .success(let outcome): outcomes[index] = Self.outcome(outcome)
@@ -56,13 +74,15 @@ struct PlatformSender: Sendable {
             return outcomes
         case .wns(let client):
             guard let notification = content.wns else { return targets.map { _ in .failed(reason: "NothingToSend") } }
-            return await Self.eachConcurrently(targets, concurrency: concurrency) { target in
-                do {
-                    return Self.outcome(try await client.send(notification, channelURI: target.token))
-                } catch let error as WNSError {
-                    return .failed(reason: "\(error)")
-                } catch {
-                    return .unanswered(reason: "\(error)")
+            return await Self.eachConcurrently(targets, concurrency: concurrency) { [metrics] target in
+                await metrics.measured(provider: "wns") {
+                    do {
+                        return Self.outcome(try await client.send(notification, channelURI: target.token))
+                    } catch let error as WNSError {
+                        return .failed(reason: "\(error)")
+                    } catch {
+                        return .unanswered(reason: "\(error)")
+                    }
                 }
             }
         }

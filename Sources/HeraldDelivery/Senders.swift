@@ -43,13 +43,15 @@ actor Senders {
 
     private let store: Store
     private let configuration: DeliveryConfiguration
+    private let telemetry: DeliveryTelemetry
     private var entries: [UUID: Entry] = [:]
     /// One Web Push client for every web platform: the endpoints are the subscriptions'.
     private var webPushClient: WebPushClient?
 
-    init(store: Store, configuration: DeliveryConfiguration) {
+    init(store: Store, configuration: DeliveryConfiguration, telemetry: DeliveryTelemetry = DeliveryTelemetry()) {
         self.store = store
         self.configuration = configuration
+        self.telemetry = telemetry
     }
 
     /// The sender for `platformID` at `now` (epoch seconds).
@@ -71,7 +73,7 @@ actor Senders {
                 entries[platformID] = Entry(kind: kind, madeFrom: platform.updatedAt)
             } else {
                 // Another worker made one while this one waited: keep the first.
-                await Self.shutdown(kind)
+                await shutdown(kind)
             }
         }
         guard var entry = entries[platformID] else { return .missing }
@@ -79,28 +81,34 @@ actor Senders {
         case .apns(let client, let topic, let generator?, var machine):
             switch machine.nextToken(now: now) {
             case .use(let token):
-                return .ready(PlatformSender(client: .apns(client, topic: topic, bearer: token)))
+                return .ready(PlatformSender(metrics: telemetry.metrics, client: .apns(client, topic: topic, bearer: token)))
             case .sign(let issuedAt):
                 let token = try generator.token(issuedAt: issuedAt)
                 machine.signed(token, issuedAt: issuedAt)
                 entry.kind = .apns(client, topic: topic, generator: generator, machine: machine)
                 entries[platformID] = entry
-                return .ready(PlatformSender(client: .apns(client, topic: topic, bearer: token)))
+                return .ready(PlatformSender(metrics: telemetry.metrics, client: .apns(client, topic: topic, bearer: token)))
             case .fail:
                 return .failing
             }
         case .apns(let client, let topic, nil, _):
-            return .ready(PlatformSender(client: .apns(client, topic: topic, bearer: nil)))
+            return .ready(PlatformSender(metrics: telemetry.metrics, client: .apns(client, topic: topic, bearer: nil)))
         case .fcm(let client):
-            return .ready(PlatformSender(client: .fcm(client)))
+            return .ready(PlatformSender(metrics: telemetry.metrics, client: .fcm(client)))
         case .webPush(let signer):
-            return .ready(PlatformSender(client: .webPush(try webPush(), signer)))
+            return .ready(PlatformSender(metrics: telemetry.metrics, client: .webPush(try webPush(), signer)))
         case .wns(let client):
-            return .ready(PlatformSender(client: .wns(client)))
+            return .ready(PlatformSender(metrics: telemetry.metrics, client: .wns(client)))
         }
     }
 
     private func make(_ credentials: PlatformCredentials) throws -> Kind? {
+        let kind = try makeClient(credentials)
+        if case .apns(let client, _, _, _) = kind { telemetry.connections.track(client) }
+        return kind
+    }
+
+    private func makeClient(_ credentials: PlatformCredentials) throws -> Kind? {
         switch credentials {
         case .apnsToken(let credentials):
             let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
@@ -183,20 +191,22 @@ actor Senders {
     /// Forgets the platform's sender (its credentials changed or failed).
     func reset(_ platformID: UUID) async {
         if let entry = entries.removeValue(forKey: platformID) {
-            await Self.shutdown(entry.kind)
+            await shutdown(entry.kind)
         }
     }
 
     func shutdown() async {
-        for entry in entries.values { await Self.shutdown(entry.kind) }
+        for entry in entries.values { await shutdown(entry.kind) }
         entries = [:]
         try? await webPushClient?.shutdown()
         webPushClient = nil
     }
 
-    private static func shutdown(_ kind: Kind) async {
+    private func shutdown(_ kind: Kind) async {
         switch kind {
-        case .apns(let client, _, _, _): await client.shutdown()
+        case .apns(let client, _, _, _):
+            telemetry.connections.untrack(client)
+            await client.shutdown()
         case .fcm(let client): try? await client.shutdown()
         case .wns(let client): try? await client.shutdown()
         case .webPush: break

@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
+import HeraldCore
 import HeraldServer
 import HeraldStore
 import Hummingbird
 import Logging
+import Metrics
 import NIOCore
 
 /// `herald serve`: runs the API and the delivery workers.
@@ -43,6 +45,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds geofence edits must settle before devices are told (one silent push per burst).")
     var geofencePushDelay: Int64 = 3_000
 
+    @Flag(help: "Log device tokens, credentials, keys and message bodies as they are (for debugging; off by default).")
+    var logSensitive = false
+
+    @Flag(help: "Serve /metrics without the root admin token (only where the port is not reachable from outside).")
+    var metricsPublic = false
+
     func run() async throws {
         var configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
         configuration.host = host
@@ -57,6 +65,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.analytics.retentionDays = analyticsRetentionDays
         guard geofencePushDelay >= 0 else { throw ValidationError("--geofence-push-delay must be 0 or more") }
         configuration.geofenceUpdates = GeofenceUpdatePolicy(delay: geofencePushDelay, maximumDelay: max(30_000, 10 * geofencePushDelay))
+        configuration.observability.logSensitivity = logSensitive ? .verbose : .redacted
+        configuration.observability.metricsPublic = metricsPublic
+        // Once per process, here only: what libraries count through the global metrics system
+        // lands in the registry /metrics reads. Herald's own metrics use the factory explicitly.
+        MetricsSystem.bootstrap(Observability.metricsFactory(registry: configuration.observability.registry))
         let (host, port) = (configuration.host, configuration.port)
         let app = try await buildApplication(configuration) { channel in
             // One line on standard output, unbuffered, with the port actually bound (--port 0).

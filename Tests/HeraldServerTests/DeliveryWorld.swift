@@ -21,6 +21,12 @@ struct DeliveryWorld: Sendable {
         var sendConcurrency = 100
         var firstRetryDelay: Int64 = 1000
         var unreachableRetryWindow: Int64 = 86_400_000
+        /// The metrics registry, activity logs and log sensitivity of the workers and the API.
+        var observability = Observability()
+        /// The logger of the workers and the API (a capturing one in the log tests).
+        var logger = TestDatabase.logger
+        /// `.live` for a test that needs a socket (server-sent events).
+        var setup: TestingSetup = .router
     }
 
     /// The key id the platform's .p8 is uploaded with, and the mock knows.
@@ -64,12 +70,15 @@ struct DeliveryWorld: Sendable {
                 configuration.sendConcurrency = options.sendConcurrency
                 configuration.firstRetryDelay = options.firstRetryDelay
                 configuration.unreachableRetryWindow = options.unreachableRetryWindow
-                let service = DeliveryService(store: db.store, configuration: configuration, logger: TestDatabase.logger)
+                let service = DeliveryService(
+                    store: db.store, configuration: configuration, logger: options.logger, telemetry: options.observability.delivery)
                 let world = DeliveryWorld(db: db, mock: mock, fixture: fixture, configuration: configuration)
                 let workers = Task { try await service.run() }
-                let application = Application(router: buildRouter(store: db.store), logger: TestDatabase.logger)
+                let application = Application(
+                    router: buildRouter(store: db.store, observability: options.observability),
+                    configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: options.logger)
                 do {
-                    try await application.test(.router) { client in
+                    try await application.test(options.setup) { client in
                         try await body(world, client)
                     }
                 } catch {

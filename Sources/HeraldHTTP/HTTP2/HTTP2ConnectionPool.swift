@@ -76,6 +76,11 @@ public final class HTTP2ConnectionPool: Sendable {
     /// its sends then fail, and the caller may go over HTTP/1.1 instead.
     public var refusedHTTP2: Bool { state.withLock { $0.refusedHTTP2 } }
 
+    /// Connections open and usable right now (for metrics).
+    public var openConnections: Int {
+        state.withLock { $0.connections.filter(\.isUsable).count }
+    }
+
     // MARK: Sending
 
     /// Sends the requests; the responses come in the requests' order. A response is never

@@ -33,14 +33,16 @@ public func buildApplication(
     _ configuration: ServerConfiguration, store: Store, logger: Logger,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
+    let observability = Observability(configuration.observability, expectedWorkers: configuration.delivery.workers)
     let router = buildRouter(
-        store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost)
+        store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
+        observability: observability)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
         services: [
             DatabaseService(database: store.database),
-            DeliveryService(store: store, configuration: configuration.delivery, logger: logger),
+            DeliveryService(store: store, configuration: configuration.delivery, logger: logger, telemetry: observability.delivery),
             AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
             TopicCleanupService(store: store, logger: logger),
         ],
@@ -51,18 +53,21 @@ public func buildApplication(
 /// The routes of the Pivotal-compatible API and the admin API.
 ///
 /// - Parameter geofenceUpdates: when geofence changes are pushed to devices.
+/// - Parameter observability: metrics, activity logs and health state (see docs/OBSERVABILITY.md).
 public func buildRouter(
     store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
-    wnsTestHost: String? = nil
+    wnsTestHost: String? = nil, observability: Observability = Observability()
 ) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: RequestLogMiddleware(metrics: observability.http))
     router.add(middleware: PathNormalizingMiddleware())
     router.add(middleware: ErrorMiddleware())
     let auth = Authenticator(store: store)
     VersionController(heraldVersion: heraldVersion).addRoutes(to: router)
     RegistrationController(store: store, auth: auth, wnsTestHost: wnsTestHost).addRoutes(to: router)
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
-    PushController(store: store, auth: auth, now: now).addRoutes(to: router)
+    PushController(store: store, auth: auth, now: now, telemetry: observability.delivery).addRoutes(to: router)
     TopicsController(store: store, auth: auth, now: now).addRoutes(to: router)
     CustomUserIDsController(store: store, auth: auth).addRoutes(to: router)
     LocationsController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
@@ -71,5 +76,9 @@ public func buildRouter(
     GeofenceSyncController(store: store, auth: auth).addRoutes(to: router)
     AnalyticsController(store: store, auth: auth, now: now).addRoutes(to: router)
     AdminController(store: store, auth: auth).addRoutes(to: router)
+    HealthController(store: store, observability: observability).addRoutes(to: router)
+    MetricsController(store: store, auth: auth, observability: observability).addRoutes(to: router)
+    ActivityLogController(store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat)
+        .addRoutes(to: router)
     return router
 }

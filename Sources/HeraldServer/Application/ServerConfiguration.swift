@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var geofenceUpdates = GeofenceUpdatePolicy()
     /// How long raw analytics events are kept.
     public var analytics = AnalyticsConfiguration()
+    /// The metrics registry, log sensitivity, `/metrics` access and activity log size.
+    public var observability = ObservabilityConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "herald-data", databaseURL: String? = nil,

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldDelivery
 import HeraldStore
 import Hummingbird
 import NIOCore
@@ -11,6 +12,8 @@ struct PushController<Context: RequestContext>: Sendable {
     let store: Store
     let auth: Authenticator
     let now: @Sendable () -> Int64
+    /// Counts accepted pushes and tells the app's activity log.
+    var telemetry = DeliveryTelemetry()
 
     func addRoutes(to router: Router<Context>) {
         router.post("v1/push", use: push)
@@ -57,6 +60,7 @@ struct PushController<Context: RequestContext>: Sendable {
         let body = try await request.body.collect(upTo: Limits.requestBodyBytes)
         let id = try await store.pushes.create(
             applicationID: app.id, request: String(buffer: body), expiresAt: push.expiresAt, availableAt: push.scheduledAt)
+        telemetry.pushAccepted(id, applicationID: app.id, scheduledAt: push.scheduledAt, time: now())
         var accepted = Accepted(receiptID: id.uuidString.lowercased())
         accepted.unmatchedTopics = try await unmatchedTopics(push, applicationID: app.id)
         return try accepted.response(from: request, context: context)

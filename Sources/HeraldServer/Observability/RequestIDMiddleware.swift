@@ -1,0 +1,45 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import struct Foundation.UUID
+
+/// Gives each request an id: the client's `X-Request-Id` when it is sane (1 to 128 token
+/// characters), a new one otherwise. The id goes into the request's logger metadata
+/// (`request_id`) and back in the response's `X-Request-Id`, error answers included.
+struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var headerName: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let id = request.headers[Self.headerName].flatMap { Self.isSane($0) ? $0 : nil } ?? UUID().uuidString.lowercased()
+        var context = context
+        context.logger[metadataKey: "request_id"] = .string(id)
+        // Hummingbird's own id (`context.id`) names the same request.
+        context.logger[metadataKey: "hb.request.id"] = .string(id)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            // Answered here rather than by the server, so that the error carries the id too.
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[Self.headerName] = id
+        return response
+    }
+
+    /// At most 128 characters, each an HTTP token character (RFC 9110).
+    static func isSane(_ value: String) -> Bool {
+        guard (1...128).contains(value.utf8.count) else { return false }
+        return value.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+                UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+                UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+                true
+            default:
+                false
+            }
+        }
+    }
+}
