@@ -31,17 +31,11 @@ extension PushRepository {
         // Every source's next `limit` ids; a source that gives `limit` may have more.
         var sources: [[Int64]] = []
         for start in stride(from: 0, to: live.count, by: Self.topicsPerStatement) {
-            let slice = live[start..<min(start + Self.topicsPerStatement, live.count)]
-            var union: SQL = ""
-            for (index, name) in slice.enumerated() {
-                union.append("""
-                    \(unsafeRaw: index == 0 ? "" : " UNION ALL ")SELECT \(unsafeRaw: String(index)) AS source, device_id FROM (
-                        SELECT device_id FROM device_tags WHERE app_id = \(applicationID) AND tag = \(name) AND device_id > \(cursor)
-                        ORDER BY device_id LIMIT \(limit)) s\(unsafeRaw: String(index))
-                    """)
-            }
+            let slice = Array(live[start..<min(start + Self.topicsPerStatement, live.count)])
             var bySource = [[Int64]](repeating: [], count: slice.count)
-            for row in try await database.query(union) {
+            for row in try await database.query(
+                Self.subscribersQuery(applicationID: applicationID, topics: slice, after: cursor, limit: limit))
+            {
                 bySource[Int(try row.int("source"))].append(try row.int("device_id"))
             }
             sources += bySource
@@ -75,5 +69,19 @@ extension PushRepository {
             page.deviceIDs.append(try row.int("id"))
         }
         return page
+    }
+
+    /// The next `limit` subscriptions after `cursor` of each topic, as `(source, device_id)` rows
+    /// where `source` is the topic's index in `topics`: one index range per topic.
+    static func subscribersQuery(applicationID: UUID, topics: [String], after cursor: Int64, limit: Int) -> SQL {
+        var union: SQL = ""
+        for (index, name) in topics.enumerated() {
+            union.append("""
+                \(unsafeRaw: index == 0 ? "" : " UNION ALL ")SELECT \(unsafeRaw: String(index)) AS source, device_id FROM (
+                    SELECT device_id FROM device_tags WHERE app_id = \(applicationID) AND tag = \(name) AND device_id > \(cursor)
+                    ORDER BY device_id LIMIT \(limit)) s\(unsafeRaw: String(index))
+                """)
+        }
+        return union
     }
 }

@@ -127,9 +127,10 @@ public struct TopicRepository: Sendable {
                 if topic.isLive(at: time) { byName[topic.name] = topic } else { expired.append(topic) }
             }
         }
+        // The topic's row first, as the cleanup locks it first: the two never wait on each other in turn.
         for topic in expired {
-            try await connection.query("DELETE FROM device_tags WHERE app_id = \(applicationID) AND tag = \(topic.name)")
             try await connection.query("DELETE FROM topics WHERE id = \(topic.id)")
+            try await connection.query("DELETE FROM device_tags WHERE app_id = \(applicationID) AND tag = \(topic.name)")
         }
         return byName
     }
