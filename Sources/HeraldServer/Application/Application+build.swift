@@ -34,7 +34,8 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let router = buildRouter(
-        store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost)
+        store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
+        scheduling: configuration.scheduling)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
@@ -42,6 +43,7 @@ public func buildApplication(
             DatabaseService(database: store.database),
             DeliveryService(store: store, configuration: configuration.delivery, logger: logger),
             AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
+            SchedulerService(store: store, configuration: configuration.scheduling, logger: logger),
         ],
         onServerRunning: onServerRunning,
         logger: logger)
@@ -50,9 +52,10 @@ public func buildApplication(
 /// The routes of the Pivotal-compatible API and the admin API.
 ///
 /// - Parameter geofenceUpdates: when geofence changes are pushed to devices.
+/// - Parameter scheduling: when a push for later is sent at once instead.
 public func buildRouter(
     store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
-    wnsTestHost: String? = nil
+    wnsTestHost: String? = nil, scheduling: SchedulingConfiguration = SchedulingConfiguration()
 ) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: PathNormalizingMiddleware())
@@ -61,7 +64,10 @@ public func buildRouter(
     VersionController(heraldVersion: heraldVersion).addRoutes(to: router)
     RegistrationController(store: store, auth: auth, wnsTestHost: wnsTestHost).addRoutes(to: router)
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
-    PushController(store: store, auth: auth, now: now).addRoutes(to: router)
+    let pushScheduling = PushScheduling(store: store, configuration: scheduling)
+    PushController(store: store, auth: auth, now: now, scheduling: pushScheduling).addRoutes(to: router)
+    SchedulesController(store: store, auth: auth, scheduling: pushScheduling, now: now).addRoutes(to: router)
+    DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
     LocationsController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
     LocationGroupsController(store: store, auth: auth).addRoutes(to: router)
     GeofencesController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)

@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var geofenceUpdates = GeofenceUpdatePolicy()
     /// How long raw analytics events are kept.
     public var analytics = AnalyticsConfiguration()
+    /// When pushes for later are sent at once, and how the scheduler wakes.
+    public var scheduling = SchedulingConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "herald-data", databaseURL: String? = nil,

@@ -11,6 +11,8 @@ struct PushController<Context: RequestContext>: Sendable {
     let store: Store
     let auth: Authenticator
     let now: @Sendable () -> Int64
+    /// Pushes for later become schedules (`schedule_id`).
+    let scheduling: PushScheduling
 
     func addRoutes(to router: Router<Context>) {
         router.post("v1/push", use: push)
@@ -22,6 +24,14 @@ struct PushController<Context: RequestContext>: Sendable {
 
         enum CodingKeys: String, CodingKey {
             case receiptID = "receipt_id"
+        }
+    }
+
+    struct ScheduleAccepted: ResponseEncodable {
+        var scheduleID: String
+
+        enum CodingKeys: String, CodingKey {
+            case scheduleID = "schedule_id"
         }
     }
 
@@ -51,8 +61,10 @@ struct PushController<Context: RequestContext>: Sendable {
             return try Validated(valid: true, targets: audience).response(from: request, context: context)
         }
         let body = try await request.body.collect(upTo: Limits.requestBodyBytes)
-        let id = try await store.pushes.create(
-            applicationID: app.id, request: String(buffer: body), expiresAt: push.expiresAt, availableAt: push.scheduledAt)
+        if let schedule = try await scheduling.schedule(push, request: String(buffer: body), applicationID: app.id, now: time) {
+            return try ScheduleAccepted(scheduleID: schedule.id).response(from: request, context: context)
+        }
+        let id = try await store.pushes.create(applicationID: app.id, request: String(buffer: body), expiresAt: push.expiresAt)
         return try Accepted(receiptID: id.uuidString.lowercased()).response(from: request, context: context)
     }
 
