@@ -58,8 +58,7 @@ struct Dispatcher: Sendable {
         while true {
             let page = try await store.pushes.audiencePage(
                 of: push, applicationID: stored.applicationID, after: job.cursor, limit: limit, pushID: stored.id)
-            try await store.pushes.advance(
-                job, page: page.deviceIDs, through: page.cursor, finished: page.exhausted, spacedBySecond: rate != nil)
+            try await store.pushes.advance(job, page: page.deviceIDs, through: page.cursor, finished: page.exhausted, ratePerSecond: rate)
             if page.exhausted { return }
             job.cursor = page.cursor
             if Task.isShuttingDownGracefully {
@@ -78,6 +77,12 @@ struct Dispatcher: Sendable {
         if let expiresAt = push.expiresAt, expiresAt <= time {
             result.expired = job.deviceIDs.count
             try await store.pushes.complete(job, result)
+            return
+        }
+        if let notBefore = try await store.pushes.takeSendSlot(pushID: stored.id) {
+            // A throttled push whose previous batch started less than a second ago (in this
+            // process or another): this one waits its turn.
+            try await store.pushes.release(job, availableAt: notBefore)
             return
         }
         let targets = try await store.pushes.targets(job.deviceIDs)

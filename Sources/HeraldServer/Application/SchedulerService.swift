@@ -45,8 +45,13 @@ public struct SchedulerService: Service {
         do {
             while !Task.isCancelled {
                 let fired = try await store.schedules.fireDue(limit: configuration.batchSize)
-                if !fired.isEmpty {
-                    logger.debug("fired scheduled pushes", metadata: ["count": "\(fired.count)"])
+                for slot in fired {
+                    logger.debug(
+                        "fired a scheduled push",
+                        metadata: [
+                            "schedule_id": "\(slot.scheduleID)", "receipt_id": "\(slot.pushID.uuidString.lowercased())",
+                            "late_ms": "\(slot.firedAt - slot.dueAt)",
+                        ])
                 }
                 if fired.count < configuration.batchSize { break }
             }

@@ -278,11 +278,13 @@ public enum Schema {
                 PRIMARY KEY (push_id, time_zone)
             )
             """,
-            // A push's send rate (devices per second), when it has one.
+            // A throttled push: its rate (devices a second), and when its next batch may start
+            // sending (one batch of at most the rate a second, whichever worker sends it).
             """
             CREATE TABLE push_rates (
                 push_id TEXT PRIMARY KEY REFERENCES pushes(id) ON DELETE CASCADE,
-                per_second {int} NOT NULL
+                per_second {int} NOT NULL,
+                next_at {int} NOT NULL DEFAULT 0
             )
             """,
             "ALTER TABLE devices ADD COLUMN time_zone TEXT",

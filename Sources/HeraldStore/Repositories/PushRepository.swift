@@ -205,11 +205,12 @@ public struct PushRepository: Sendable {
     /// crash before this commits repeats the page, never skips or doubles it.
     ///
     /// - Parameter cursor: the last device read (by default the page's last): past it next time.
-    /// - Parameter spacedBySecond: a throttled push: the batch becomes claimable a second after
-    ///   the push's latest batch (so that, with batches of at most the rate, no more than the
-    ///   rate become claimable in any second, whichever worker or process claims them).
+    /// - Parameter ratePerSecond: a throttled push (pages of at most the rate): the batch becomes
+    ///   claimable a second after the push's latest batch, and the push gets its send gate (see
+    ///   `takeSendSlot`), so that whichever worker or process claims them, no more than the rate
+    ///   start sending in any second.
     public func advance(
-        _ fanout: PushJob, page: [Int64], through cursor: Int64? = nil, finished: Bool, spacedBySecond: Bool = false
+        _ fanout: PushJob, page: [Int64], through cursor: Int64? = nil, finished: Bool, ratePerSecond: Int? = nil
     ) async throws {
         let time = now()
         try await database.transaction { connection in
@@ -221,7 +222,8 @@ public struct PushRepository: Sendable {
             if moved.isEmpty { throw Self.leaseLost(fanout) }
             if !page.isEmpty {
                 var availableAt = time
-                if spacedBySecond {
+                if let ratePerSecond {
+                    try await Self.throttle(connection, pushID: fanout.pushID, perSecond: ratePerSecond)
                     let latest = try await connection.query(
                         "SELECT MAX(available_at) AS latest FROM push_jobs WHERE push_id = \(fanout.pushID) AND kind = 'batch'")
                     if let latest = try latest.first?.optionalInt("latest") { availableAt = max(time, latest + 1000) }
