@@ -40,13 +40,16 @@ import Testing
             let jobs = try await batches(receipt, world)
             // (Their available_at was a second apart when made; the send gate may have moved it since.)
             #expect(jobs.map(\.size) == [2, 2, 2])
-            // At the mock: each batch at least about a second after the one before (however late
-            // a worker woke: the send gate counts from when the previous batch started).
+            // At the mock: the batches started a second apart (the send gate, which the store test
+            // below checks exactly); arrival adds each batch's own latency, which a loaded machine
+            // stretches by hundreds of milliseconds, hence the slack. Unthrottled, all six arrive
+            // within milliseconds.
             let times = arrivals(of: "slowly", world)
             #expect(times.count == 6)
             for index in 0..<(times.count - 2) {
-                #expect(times[index + 2] - times[index] >= 700_000_000, "arrivals \(index) and \(index + 2)")
+                #expect(times[index + 2] - times[index] >= 300_000_000, "arrivals \(index) and \(index + 2)")
             }
+            #expect(times[4] - times[0] >= 1_500_000_000)
         }
     }
 
