@@ -52,10 +52,15 @@ struct Dispatcher: Sendable {
 
     private func fanOut(_ job: PushJob, _ push: Push, _ stored: StoredPush) async throws {
         var job = job
+        // A throttled push (`rate`, or the app's default) gets batches of at most its rate, each
+        // claimable a second after the one before (see `PushRepository.advance`).
+        var rate = push.ratePerSecond
+        if rate == nil { rate = try await store.deliverySettings.find(applicationID: stored.applicationID).ratePerSecond }
+        let limit = min(configuration.batchSize, rate ?? configuration.batchSize)
         while true {
             let page = try await store.pushes.audiencePage(
-                of: push, applicationID: stored.applicationID, after: job.cursor, limit: configuration.batchSize)
-            try await store.pushes.advance(job, page: page.deviceIDs, through: page.cursor, finished: page.exhausted)
+                of: push, applicationID: stored.applicationID, after: job.cursor, limit: limit, pushID: stored.id)
+            try await store.pushes.advance(job, page: page.deviceIDs, through: page.cursor, finished: page.exhausted, ratePerSecond: rate)
             if page.exhausted { return }
             job.cursor = page.cursor
             if Task.isShuttingDownGracefully {
@@ -75,6 +80,12 @@ struct Dispatcher: Sendable {
             result.expired = job.deviceIDs.count
             try await store.pushes.complete(job, result)
             telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: time)
+            return
+        }
+        if let notBefore = try await store.pushes.takeSendSlot(pushID: stored.id) {
+            // A throttled push whose previous batch started less than a second ago (in this
+            // process or another): this one waits its turn.
+            try await store.pushes.release(job, availableAt: notBefore)
             return
         }
         let targets = try await store.pushes.targets(job.deviceIDs)

@@ -296,12 +296,17 @@ public final class MockAPNsServer: Sendable {
         }
         if unavailable { return fail(.serviceUnavailable, "ServiceUnavailable") }
 
-        arrivals.record()
         if behavior.recordsNotifications {
             var headers: [String: String] = [:]
             for (name, value) in head.headers { headers[name.lowercased()] = value }
             let received = Received(deviceToken: token, headers: headers, payload: Array(body.readableBytesView))
-            state.withLock { $0.received.append(received) }
+            // Under one lock, so that `received` and `arrivals` stay in the same order.
+            state.withLock {
+                arrivals.record()
+                $0.received.append(received)
+            }
+        } else {
+            arrivals.record()
         }
         return Answer(status: .ok, reason: nil, timestamp: nil, apnsID: apnsID, authenticated: authenticated)
     }

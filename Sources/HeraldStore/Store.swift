@@ -20,6 +20,8 @@ public struct Store: Sendable {
     public let locationGroups: LocationGroupRepository
     public let geofences: GeofenceRepository
     public let analytics: AnalyticsRepository
+    public let schedules: ScheduleRepository
+    public let deliverySettings: DeliverySettingsRepository
     public let migrator: Migrator
 
     /// - Parameters:
@@ -38,6 +40,8 @@ public struct Store: Sendable {
         self.locationGroups = LocationGroupRepository(database: database, now: now)
         self.geofences = GeofenceRepository(database: database, now: now)
         self.analytics = AnalyticsRepository(database: database, now: now)
+        self.schedules = ScheduleRepository(database: database, now: now)
+        self.deliverySettings = DeliverySettingsRepository(database: database)
         self.migrator = Migrator(database: database, now: now, logger: logger)
     }
 }

@@ -50,9 +50,22 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(help: "Serve /metrics without the root admin token (only where the port is not reachable from outside).")
     var metricsPublic = false
+    @Option(
+        name: .customLong("send-immediately-within"),
+        help: "Seconds: a push scheduled closer than this (or in the past) is sent at once. (env: HERALD_SEND_IMMEDIATELY_WITHIN; default 60)")
+    var sendImmediatelyWithin: Int64?
 
     func run() async throws {
         var configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
+        let threshold = try sendImmediatelyWithin ?? ProcessInfo.processInfo.environment["HERALD_SEND_IMMEDIATELY_WITHIN"].flatMap { raw in
+            guard !raw.isEmpty else { return nil }
+            guard let seconds = Int64(raw) else { throw ValidationError("HERALD_SEND_IMMEDIATELY_WITHIN must be a number of seconds") }
+            return seconds
+        }
+        if let threshold {
+            guard (0...86_400).contains(threshold) else { throw ValidationError("--send-immediately-within must be 0 to 86400 seconds") }
+            configuration.scheduling.sendImmediatelyWithin = threshold * 1000
+        }
         configuration.host = host
         configuration.port = port
         guard workers >= 0 else { throw ValidationError("--workers must be 0 or more") }

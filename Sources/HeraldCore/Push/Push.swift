@@ -12,6 +12,10 @@ public struct Push: Sendable, Equatable {
     /// Epoch milliseconds to send at; nil to send now.
     public var scheduledAt: Int64?
     public var validateOnly: Bool
+    /// `scheduleLocal`: send when this wall-clock time comes in each device's time zone.
+    public var localTime: LocalDateTime? = nil
+    /// `rate.per_second`: at most this many devices a second.
+    public var ratePerSecond: Int? = nil
 
     /// The iOS block of `message.custom`.
     public var ios: [String: JSONValue]? { custom["ios"]?.objectValue }
@@ -70,6 +74,7 @@ extension PushInput {
         if scheduleAt != nil && scheduleIn != nil {
             throw ValidationError(code: "conflicting_fields", message: "give scheduleAt or scheduleIn, not both", field: "scheduleIn")
         }
+        let extras = try validatedExtras()
         var scheduledAt = scheduleAt
         if let scheduleIn {
             guard scheduleIn >= 0 else {
@@ -82,7 +87,7 @@ extension PushInput {
         }
         return Push(
             body: body, custom: custom, audience: audience, expiresAt: expiryTime, scheduledAt: scheduledAt,
-            validateOnly: validateOnly ?? false)
+            validateOnly: validateOnly ?? false, localTime: extras.localTime, ratePerSecond: extras.ratePerSecond)
     }
 
     static func audience(_ target: Target) throws(ValidationError) -> Audience {

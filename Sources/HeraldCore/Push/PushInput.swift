@@ -49,10 +49,15 @@ public struct PushInput: Sendable, Equatable, Decodable {
     public var scheduleIn: Int64?
     /// Check the push and answer, without storing or sending it.
     public var validateOnly: Bool?
+    /// A wall-clock time to send at in each device's own time zone (Herald's addition).
+    public var scheduleLocal: String?
+    /// At most this many devices a second (Herald's addition).
+    public var rate: Rate?
 
     enum CodingKeys: String, CodingKey {
         case message, target, expiryTime, scheduleAt, scheduleIn
         case validateOnly = "validate_only"
+        case scheduleLocal, rate
     }
 
     public init(

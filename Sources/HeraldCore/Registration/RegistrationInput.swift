@@ -11,6 +11,8 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
     public var registrationToken: String?
     public var customUserID: FieldChange<String>
     public var tags: TagsChange
+    /// `time_zone`: the device's IANA zone, for `scheduleLocal` pushes (Herald's addition).
+    public var timeZone: FieldChange<String> = .unchanged
 
     enum CodingKeys: String, CodingKey {
         case os
@@ -21,6 +23,7 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
         case registrationToken = "registration_token"
         case customUserID = "custom_user_id"
         case tags
+        case timeZone = "time_zone"
     }
 
     public init(
@@ -53,6 +56,7 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
         self.registrationToken = try container.decodeIfPresent(String.self, forKey: .registrationToken)
         self.customUserID = try change(.customUserID)
         self.tags = try container.decodeIfPresent(TagsChange.self, forKey: .tags) ?? .unchanged
+        self.timeZone = try change(.timeZone)
     }
 }
 

@@ -36,7 +36,7 @@ public func buildApplication(
     let observability = Observability(configuration.observability, expectedWorkers: configuration.delivery.workers)
     let router = buildRouter(
         store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
-        observability: observability)
+        observability: observability, scheduling: configuration.scheduling)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
@@ -45,6 +45,8 @@ public func buildApplication(
             DeliveryService(store: store, configuration: configuration.delivery, logger: logger, telemetry: observability.delivery),
             AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
             TopicCleanupService(store: store, logger: logger),
+            SchedulerService(
+                store: store, configuration: configuration.scheduling, logger: logger, metrics: observability.delivery.metrics),
         ],
         onServerRunning: onServerRunning,
         logger: logger)
@@ -54,9 +56,11 @@ public func buildApplication(
 ///
 /// - Parameter geofenceUpdates: when geofence changes are pushed to devices.
 /// - Parameter observability: metrics, activity logs and health state (see docs/OBSERVABILITY.md).
+/// - Parameter scheduling: when a push for later is sent at once instead.
 public func buildRouter(
     store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
-    wnsTestHost: String? = nil, observability: Observability = Observability()
+    wnsTestHost: String? = nil, observability: Observability = Observability(),
+    scheduling: SchedulingConfiguration = SchedulingConfiguration()
 ) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
@@ -67,7 +71,10 @@ public func buildRouter(
     VersionController(heraldVersion: heraldVersion).addRoutes(to: router)
     RegistrationController(store: store, auth: auth, wnsTestHost: wnsTestHost).addRoutes(to: router)
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
-    PushController(store: store, auth: auth, now: now, telemetry: observability.delivery).addRoutes(to: router)
+    let pushScheduling = PushScheduling(store: store, configuration: scheduling)
+    PushController(store: store, auth: auth, now: now, telemetry: observability.delivery, scheduling: pushScheduling).addRoutes(to: router)
+    SchedulesController(store: store, auth: auth, scheduling: pushScheduling, now: now).addRoutes(to: router)
+    DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
     TopicsController(store: store, auth: auth, now: now).addRoutes(to: router)
     CustomUserIDsController(store: store, auth: auth).addRoutes(to: router)
     LocationsController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)

@@ -23,6 +23,8 @@ public struct ServerConfiguration: Sendable {
     public var analytics = AnalyticsConfiguration()
     /// The metrics registry, log sensitivity, `/metrics` access and activity log size.
     public var observability = ObservabilityConfiguration()
+    /// When pushes for later are sent at once, and how the scheduler wakes.
+    public var scheduling = SchedulingConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "herald-data", databaseURL: String? = nil,

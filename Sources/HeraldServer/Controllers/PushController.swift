@@ -14,6 +14,8 @@ struct PushController<Context: RequestContext>: Sendable {
     let now: @Sendable () -> Int64
     /// Counts accepted pushes and tells the app's activity log.
     var telemetry = DeliveryTelemetry()
+    /// Pushes for later become schedules (`schedule_id`).
+    let scheduling: PushScheduling
 
     func addRoutes(to router: Router<Context>) {
         router.post("v1/push", use: push)
@@ -29,6 +31,14 @@ struct PushController<Context: RequestContext>: Sendable {
         enum CodingKeys: String, CodingKey {
             case receiptID = "receipt_id"
             case unmatchedTopics = "unmatched_topics"
+        }
+    }
+
+    struct ScheduleAccepted: ResponseEncodable {
+        var scheduleID: String
+
+        enum CodingKeys: String, CodingKey {
+            case scheduleID = "schedule_id"
         }
     }
 
@@ -58,9 +68,11 @@ struct PushController<Context: RequestContext>: Sendable {
             return try Validated(valid: true, targets: audience).response(from: request, context: context)
         }
         let body = try await request.body.collect(upTo: Limits.requestBodyBytes)
-        let id = try await store.pushes.create(
-            applicationID: app.id, request: String(buffer: body), expiresAt: push.expiresAt, availableAt: push.scheduledAt)
-        telemetry.pushAccepted(id, applicationID: app.id, scheduledAt: push.scheduledAt, time: now())
+        if let schedule = try await scheduling.schedule(push, request: String(buffer: body), applicationID: app.id, now: time) {
+            return try ScheduleAccepted(scheduleID: schedule.id).response(from: request, context: context)
+        }
+        let id = try await store.pushes.create(applicationID: app.id, request: String(buffer: body), expiresAt: push.expiresAt)
+        telemetry.pushAccepted(id, applicationID: app.id, scheduledAt: nil, time: now())
         var accepted = Accepted(receiptID: id.uuidString.lowercased())
         accepted.unmatchedTopics = try await unmatchedTopics(push, applicationID: app.id)
         return try accepted.response(from: request, context: context)

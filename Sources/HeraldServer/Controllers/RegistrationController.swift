@@ -26,7 +26,10 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         let input = try await verifyingCustomUserID(try await request.decodeJSON(RegistrationInput.self), platform: platform)
         let registration = try input.validated(for: platform.type, requireToken: true)
         try checkChannel(registration, platform)
+        let timeZone = try input.validatedTimeZone()
         let device = try await store.devices.register(on: platform, registration)
+        // A new registration says everything: no time_zone clears it.
+        try await store.devices.setTimeZone(timeZone == .unchanged ? .clear : timeZone, deviceID: device.id)
         return RegistrationResponse(device: device)
     }
 
@@ -43,9 +46,11 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         let input = try await verifyingCustomUserID(try await request.decodeJSON(RegistrationInput.self), platform: platform)
         let registration = try input.validated(for: platform.type, requireToken: false)
         try checkChannel(registration, platform)
+        let timeZone = try input.validatedTimeZone()
         guard let device = try await store.devices.update(on: platform, uuid: uuid, registration) else {
             throw APIError.notFound("device")
         }
+        try await store.devices.setTimeZone(timeZone, deviceID: device.id)
         return RegistrationResponse(device: device)
     }
 

@@ -261,5 +261,65 @@ public enum Schema {
             "ALTER TABLE applications ADD COLUMN verify_custom_user_id {int} NOT NULL DEFAULT 1",
             "UPDATE applications SET verify_custom_user_id = 0",
         ]),
+        // MARK: Scheduled pushes
+        Migration(version: 7, name: "scheduled pushes, local-time delivery, send rates", statements: [
+            // One row per `schedule_id`: the push as accepted (normalised). `state`: scheduled or
+            // cancelled; whether it has fired is in its slots.
+            """
+            CREATE TABLE push_schedules (
+                id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES applications(id),
+                request TEXT NOT NULL,
+                expires_at {int},
+                local_time TEXT,
+                state TEXT NOT NULL,
+                created_at {int} NOT NULL,
+                updated_at {int} NOT NULL
+            )
+            """,
+            "CREATE INDEX push_schedules_app ON push_schedules (app_id, state, created_at)",
+            // When a schedule fires: one slot, or one per group of time zones for `scheduleLocal`.
+            // `time_zones`: NULL for an ordinary schedule, else the zones (comma-separated) whose
+            // devices this slot reaches; '' in the list stands for devices without a zone.
+            """
+            CREATE TABLE push_schedule_slots (
+                id {id},
+                schedule_id TEXT NOT NULL REFERENCES push_schedules(id) ON DELETE CASCADE,
+                due_at {int} NOT NULL,
+                time_zones TEXT,
+                state TEXT NOT NULL,
+                push_id TEXT,
+                fired_at {int}
+            )
+            """,
+            "CREATE INDEX push_schedule_slots_due ON push_schedule_slots (state, due_at)",
+            "CREATE INDEX push_schedule_slots_schedule ON push_schedule_slots (schedule_id)",
+            // A local-time push reaches only devices whose effective zone is listed here.
+            """
+            CREATE TABLE push_time_zones (
+                push_id TEXT NOT NULL REFERENCES pushes(id) ON DELETE CASCADE,
+                time_zone TEXT NOT NULL,
+                PRIMARY KEY (push_id, time_zone)
+            )
+            """,
+            // A throttled push: its rate (devices a second), and when its next batch may start
+            // sending (one batch of at most the rate a second, whichever worker sends it).
+            """
+            CREATE TABLE push_rates (
+                push_id TEXT PRIMARY KEY REFERENCES pushes(id) ON DELETE CASCADE,
+                per_second {int} NOT NULL,
+                next_at {int} NOT NULL DEFAULT 0
+            )
+            """,
+            "ALTER TABLE devices ADD COLUMN time_zone TEXT",
+            // App settings of this feature (admin API `/admin/v1/apps/:app/delivery`).
+            """
+            CREATE TABLE app_delivery_settings (
+                app_id TEXT PRIMARY KEY REFERENCES applications(id) ON DELETE CASCADE,
+                default_time_zone TEXT NOT NULL,
+                rate_per_second {int}
+            )
+            """,
+        ]),
     ]
 }

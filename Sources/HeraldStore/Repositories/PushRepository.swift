@@ -151,8 +151,19 @@ public struct PushRepository: Sendable {
     /// The next `limit` devices after `cursor` that the push's targets select, in device id
     /// order, and of those the ones it goes to (`interactive-only` leaves out the devices that
     /// cannot show interactive notifications): the fan-out moves its cursor past what was read.
-    public func audiencePage(of push: Push, applicationID: UUID, after cursor: Int64, limit: Int) async throws -> AudiencePage {
+    ///
+    /// - Parameter pushID: the stored push, whose time-zone list (a local-time push's, see
+    ///   `ScheduleRepository.fireDue`) limits the audience when it has one.
+    public func audiencePage(
+        of push: Push, applicationID: UUID, after cursor: Int64, limit: Int, pushID: UUID? = nil
+    ) async throws -> AudiencePage {
         var condition: SQL = "d.app_id = \(applicationID) AND d.active = 1 AND d.id > \(cursor)"
+        if let pushID {
+            condition.append("""
+                 AND (NOT EXISTS (SELECT 1 FROM push_time_zones z WHERE z.push_id = \(pushID))
+                    OR COALESCE(d.time_zone, '') IN (SELECT z.time_zone FROM push_time_zones z WHERE z.push_id = \(pushID)))
+                """)
+        }
         var interactiveOnly = false
         switch push.audience {
         case .devices(let ids):
@@ -193,7 +204,13 @@ public struct PushRepository: Sendable {
     /// crash before this commits repeats the page, never skips or doubles it.
     ///
     /// - Parameter cursor: the last device read (by default the page's last): past it next time.
-    public func advance(_ fanout: PushJob, page: [Int64], through cursor: Int64? = nil, finished: Bool) async throws {
+    /// - Parameter ratePerSecond: a throttled push (pages of at most the rate): the batch becomes
+    ///   claimable a second after the push's latest batch, and the push gets its send gate (see
+    ///   `takeSendSlot`), so that whichever worker or process claims them, no more than the rate
+    ///   start sending in any second.
+    public func advance(
+        _ fanout: PushJob, page: [Int64], through cursor: Int64? = nil, finished: Bool, ratePerSecond: Int? = nil
+    ) async throws {
         let time = now()
         try await database.transaction { connection in
             let state = finished ? "done" : "claimed"
@@ -203,8 +220,15 @@ public struct PushRepository: Sendable {
                 """)
             if moved.isEmpty { throw Self.leaseLost(fanout) }
             if !page.isEmpty {
+                var availableAt = time
+                if let ratePerSecond {
+                    try await Self.throttle(connection, pushID: fanout.pushID, perSecond: ratePerSecond)
+                    let latest = try await connection.query(
+                        "SELECT MAX(available_at) AS latest FROM push_jobs WHERE push_id = \(fanout.pushID) AND kind = 'batch'")
+                    if let latest = try latest.first?.optionalInt("latest") { availableAt = max(time, latest + 1000) }
+                }
                 try await Self.enqueue(
-                    connection, pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: time, time: time)
+                    connection, pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: availableAt, time: time)
                 try await connection.query(
                     "UPDATE pushes SET targeted = targeted + \(page.count), status = 'sending' WHERE id = \(fanout.pushID)")
             }

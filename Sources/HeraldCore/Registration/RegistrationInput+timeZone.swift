@@ -1,0 +1,9 @@
+extension RegistrationInput {
+    /// `time_zone`, checked: an IANA zone Foundation knows (`Europe/Paris`), or empty to clear it.
+    public func validatedTimeZone() throws(ValidationError) -> FieldChange<String> {
+        if case .set(let zone) = timeZone, !PushSchedule.isTimeZone(zone) {
+            throw ValidationError(message: "'\(zone)' is not an IANA time zone such as Europe/Paris", field: "time_zone")
+        }
+        return timeZone
+    }
+}

@@ -1,0 +1,96 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import struct Foundation.UUID
+
+/// `GET`/`PUT /admin/v1/apps/:app/delivery`: an app's default time zone (for `scheduleLocal`
+/// and devices registered without `time_zone`) and default send rate, with a bearer admin token.
+struct DeliverySettingsController<Context: RequestContext>: Sendable {
+    let store: Store
+    let auth: Authenticator
+
+    func addRoutes(to router: Router<Context>) {
+        router.get("admin/v1/apps/:app/delivery", use: get)
+        router.put("admin/v1/apps/:app/delivery", use: update)
+    }
+
+    struct SettingsView: ResponseEncodable {
+        var defaultTimeZone: String
+        var ratePerSecond: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case defaultTimeZone = "default_time_zone", ratePerSecond = "rate_per_second"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(defaultTimeZone, forKey: .defaultTimeZone)
+            // null (not absent) when there is no limit, so that the setting is visible.
+            try container.encode(ratePerSecond, forKey: .ratePerSecond)
+        }
+
+        init(_ settings: AppDeliverySettings) {
+            defaultTimeZone = settings.defaultTimeZone
+            ratePerSecond = settings.ratePerSecond
+        }
+    }
+
+    /// The body of a `PUT`: each field given is changed; `rate_per_second: null` removes the limit.
+    struct SettingsInput: Decodable {
+        var defaultTimeZone: String?
+        var ratePerSecond: FieldChange<Int64>
+
+        enum CodingKeys: String, CodingKey {
+            case defaultTimeZone = "default_time_zone", ratePerSecond = "rate_per_second"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            defaultTimeZone = try container.decodeIfPresent(String.self, forKey: .defaultTimeZone)
+            if !container.contains(.ratePerSecond) {
+                ratePerSecond = .unchanged
+            } else if let value = try container.decodeIfPresent(Int64.self, forKey: .ratePerSecond) {
+                ratePerSecond = .set(value)
+            } else {
+                ratePerSecond = .clear
+            }
+        }
+    }
+
+    @Sendable func get(_ request: Request, context: Context) async throws -> SettingsView {
+        let app = try await application(request, context)
+        return SettingsView(try await store.deliverySettings.find(applicationID: app.id))
+    }
+
+    @Sendable func update(_ request: Request, context: Context) async throws -> SettingsView {
+        var request = request
+        let app = try await application(request, context)
+        let input = try await request.decodeJSON(SettingsInput.self)
+        var settings = try await store.deliverySettings.find(applicationID: app.id)
+        if let zone = input.defaultTimeZone {
+            guard PushSchedule.isTimeZone(zone) else {
+                throw APIError.badRequest("'\(zone)' is not an IANA time zone such as Europe/Paris", field: "default_time_zone")
+            }
+            settings.defaultTimeZone = zone
+        }
+        switch input.ratePerSecond {
+        case .unchanged: break
+        case .clear: settings.ratePerSecond = nil
+        case .set(let rate):
+            guard (1...Limits.ratePerSecond).contains(rate) else {
+                throw APIError.badRequest("rate_per_second is a whole number from 1 to \(Limits.ratePerSecond), or null", field: "rate_per_second")
+            }
+            settings.ratePerSecond = Int(rate)
+        }
+        try await store.deliverySettings.save(settings, applicationID: app.id)
+        return SettingsView(settings)
+    }
+
+    private func application(_ request: Request, _ context: Context) async throws -> App {
+        let scope = AdminScope(token: try await auth.admin(request), store: store)
+        guard let raw = context.parameters.get("app"), let id = UUID(uuidString: raw) else {
+            throw APIError.notFound("application")
+        }
+        return try await scope.application(id)
+    }
+}

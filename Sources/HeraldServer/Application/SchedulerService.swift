@@ -1,0 +1,75 @@
+import HeraldDelivery
+import HeraldStore
+import Logging
+import ServiceLifecycle
+
+/// Fires scheduled pushes when they are due, until a graceful shutdown.
+///
+/// It sleeps until the earliest pending slot, but never longer than
+/// `SchedulingConfiguration.maximumSleep`, so that slots made by other processes (or changed
+/// through the API) are seen in time. Slots missed while no server ran are due at once at
+/// start-up. Several processes on one PostgreSQL database each fire disjoint slots (see
+/// `ScheduleRepository.fireDue`).
+public struct SchedulerService: Service {
+    let store: Store
+    let configuration: SchedulingConfiguration
+    let now: @Sendable () -> Int64
+    let sleep: @Sendable (Int64) async throws -> Void
+    let logger: Logger
+    /// Where each firing's lateness goes (`herald_scheduler_lateness_seconds`).
+    let metrics: DeliveryMetrics
+
+    /// - Parameters:
+    ///   - now: epoch milliseconds (the store fires by its own clock; tests give both the same).
+    ///   - sleep: waits this many milliseconds; tests inject their own.
+    public init(
+        store: Store, configuration: SchedulingConfiguration, now: @escaping @Sendable () -> Int64 = systemMillis,
+        sleep: @escaping @Sendable (Int64) async throws -> Void = { try await Task.sleep(for: .milliseconds($0)) },
+        logger: Logger, metrics: DeliveryMetrics = DeliveryMetrics()
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.now = now
+        self.sleep = sleep
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let wait = await tick()
+                try await sleep(wait)
+            }
+        }
+    }
+
+    /// One round: fires every due slot, then says how many milliseconds to sleep.
+    public func tick() async -> Int64 {
+        do {
+            while !Task.isCancelled {
+                let fired = try await store.schedules.fireDue(limit: configuration.batchSize)
+                for slot in fired {
+                    metrics.schedulerLateness(.milliseconds(slot.firedAt - slot.dueAt))
+                    logger.debug(
+                        "fired a scheduled push",
+                        metadata: [
+                            "schedule_id": "\(slot.scheduleID)", "receipt_id": "\(slot.pushID.uuidString.lowercased())",
+                            "late_ms": "\(slot.firedAt - slot.dueAt)",
+                        ])
+                }
+                if fired.count < configuration.batchSize { break }
+            }
+            return Self.wait(until: try await store.schedules.nextDue(), now: now(), maximum: configuration.maximumSleep)
+        } catch {
+            logger.error("firing scheduled pushes failed; the scheduler tries again shortly", metadata: ["error": "\(error)"])
+            return configuration.maximumSleep
+        }
+    }
+
+    /// Milliseconds from `now` to `next` (0 when due), at most `maximum`.
+    static func wait(until next: Int64?, now: Int64, maximum: Int64) -> Int64 {
+        guard let next else { return maximum }
+        return min(maximum, max(0, next - now))
+    }
+}

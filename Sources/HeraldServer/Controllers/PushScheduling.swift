@@ -1,0 +1,60 @@
+import HeraldCore
+import HeraldStore
+import struct Foundation.Data
+import struct Foundation.TimeZone
+import struct Foundation.UUID
+import class Foundation.JSONDecoder
+
+/// Turns validated pushes for later into schedules: when they fire, the request to store, and
+/// for `scheduleLocal` one slot per group of time zones.
+struct PushScheduling: Sendable {
+    let store: Store
+    let configuration: SchedulingConfiguration
+
+    /// What a schedule is stored as.
+    struct Plan: Sendable {
+        /// The request, with `scheduleIn` turned into `scheduleAt`.
+        var request: String
+        var localTime: String?
+        var slots: [PushSchedule.Slot]
+    }
+
+    /// Stores `push` as a schedule when it is for later; nil when it is to be sent now.
+    func schedule(_ push: Push, request: String, applicationID: UUID, now: Int64) async throws -> StoredSchedule? {
+        guard let plan = try await plan(push, request: request, applicationID: applicationID, now: now, sendNowAsSlot: false) else {
+            return nil
+        }
+        return try await store.schedules.create(
+            applicationID: applicationID, request: plan.request, expiresAt: push.expiresAt, localTime: plan.localTime, slots: plan.slots)
+    }
+
+    /// The plan for `push`; nil if it is to be sent now, unless `sendNowAsSlot` (a changed
+    /// schedule whose time has come fires at once, keeping its `schedule_id`).
+    func plan(_ push: Push, request: String, applicationID: UUID, now: Int64, sendNowAsSlot: Bool) async throws -> Plan? {
+        var members = try Self.object(request)
+        members["scheduleIn"] = nil
+        switch PushSchedule.of(push, now: now, sendImmediatelyWithin: configuration.sendImmediatelyWithin) {
+        case .now:
+            guard sendNowAsSlot else { return nil }
+            members["scheduleAt"] = .int(now)
+            return Plan(request: JSONValue.object(members).jsonText, localTime: nil, slots: [PushSchedule.Slot(dueAt: now, timeZones: [])])
+        case .at(let at):
+            members["scheduleAt"] = .int(at)
+            return Plan(request: JSONValue.object(members).jsonText, localTime: nil, slots: [PushSchedule.Slot(dueAt: at, timeZones: [])])
+        case .local(let local):
+            let settings = try await store.deliverySettings.find(applicationID: applicationID)
+            // Every zone Foundation lists, and any other name the app's devices registered with.
+            let zones = TimeZone.knownTimeZoneIdentifiers + (try await store.devices.timeZones(applicationID: applicationID))
+            let slots = PushSchedule.slots(for: local, defaultZone: settings.defaultTimeZone, zones: zones)
+            return Plan(request: JSONValue.object(members).jsonText, localTime: local.description, slots: slots)
+        }
+    }
+
+    /// The members of a JSON object request.
+    static func object(_ text: String) throws -> [String: JSONValue] {
+        guard let object = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)).objectValue else {
+            throw APIError.badRequest("the request body must be a JSON object", code: "invalid_json")
+        }
+        return object
+    }
+}

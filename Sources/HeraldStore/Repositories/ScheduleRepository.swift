@@ -1,0 +1,244 @@
+import HeraldCore
+import struct Foundation.UUID
+
+/// A scheduled push as stored: the push as accepted and when it goes out.
+public struct StoredSchedule: Sendable, Equatable {
+    /// The `schedule_id`: 16 hex digits.
+    public var id: String
+    public var applicationID: UUID
+    /// The push request, normalised (`scheduleIn` turned into `scheduleAt`).
+    public var request: String
+    public var expiresAt: Int64?
+    /// `scheduleLocal`, for a local-time schedule.
+    public var localTime: String?
+    /// The earliest slot still to fire (epoch ms).
+    public var scheduledFor: Int64
+    public var createdAt: Int64
+    public var updatedAt: Int64
+}
+
+/// One slot of a schedule that fired: the push it became.
+public struct FiredSlot: Sendable, Equatable {
+    public var slotID: Int64
+    public var scheduleID: String
+    public var pushID: UUID
+    public var dueAt: Int64
+    public var firedAt: Int64
+}
+
+/// What happened to a change of a schedule.
+public enum ScheduleChange: Sendable, Equatable {
+    case changed(StoredSchedule)
+    /// No such schedule for this app, or it has fired or been cancelled.
+    case notFound
+}
+
+/// Scheduled pushes, and their firing into accepted pushes.
+///
+/// Firing is exactly once across processes: a slot is turned into a push (push row and fan-out
+/// job) in the same transaction that marks it fired, and PostgreSQL's `SKIP LOCKED` lets several
+/// schedulers take disjoint slots. A crash before the commit leaves the slot pending; after it,
+/// the push is durable.
+public struct ScheduleRepository: Sendable {
+    let database: any SQLDatabase
+    let now: @Sendable () -> Int64
+
+    private static let scheduleColumns = "s.id, s.app_id, s.request, s.expires_at, s.local_time, s.created_at, s.updated_at"
+
+    /// Stores a schedule with its slots; returns it. `local` marks the slots' zone lists as
+    /// meaningful (a local-time schedule); otherwise there is one slot, for every device.
+    public func create(
+        applicationID: UUID, request: String, expiresAt: Int64?, localTime: String?, slots: [PushSchedule.Slot]
+    ) async throws -> StoredSchedule {
+        let time = now()
+        let id = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
+        try await database.transaction { connection in
+            try await connection.query("""
+                INSERT INTO push_schedules (id, app_id, request, expires_at, local_time, state, created_at, updated_at)
+                VALUES (\(id), \(applicationID), \(request), \(expiresAt), \(localTime), 'scheduled', \(time), \(time))
+                """)
+            try await Self.insertSlots(connection, scheduleID: id, slots: slots, local: localTime != nil)
+        }
+        return StoredSchedule(
+            id: id, applicationID: applicationID, request: request, expiresAt: expiresAt, localTime: localTime,
+            scheduledFor: slots.map(\.dueAt).min() ?? time, createdAt: time, updatedAt: time)
+    }
+
+    /// The app's schedules still to fire, soonest first.
+    public func list(applicationID: UUID) async throws -> [StoredSchedule] {
+        try await database.query("""
+            SELECT \(unsafeRaw: Self.scheduleColumns), MIN(l.due_at) AS scheduled_for
+            FROM push_schedules s JOIN push_schedule_slots l ON l.schedule_id = s.id AND l.state = 'pending'
+            WHERE s.app_id = \(applicationID) AND s.state = 'scheduled'
+            GROUP BY \(unsafeRaw: Self.scheduleColumns)
+            ORDER BY scheduled_for, s.id
+            """
+        ).map(Self.schedule)
+    }
+
+    /// The schedule, if it belongs to `applicationID` and has not fired or been cancelled.
+    public func find(id: String, applicationID: UUID) async throws -> StoredSchedule? {
+        try await Self.find(database, id: id, applicationID: applicationID)
+    }
+
+    /// Replaces a pending schedule's push and slots, atomically; `notFound` if it is not the
+    /// app's or has (even partly) fired or been cancelled meanwhile.
+    public func update(
+        id: String, applicationID: UUID, request: String, expiresAt: Int64?, localTime: String?, slots: [PushSchedule.Slot]
+    ) async throws -> ScheduleChange {
+        let time = now()
+        let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
+        do {
+            return try await change(id: id, applicationID: applicationID, lock: lock) { connection in
+                try await connection.query("""
+                    UPDATE push_schedules SET request = \(request), expires_at = \(expiresAt), local_time = \(localTime),
+                        updated_at = \(time)
+                    WHERE id = \(id)
+                    """)
+                try await Self.insertSlots(connection, scheduleID: id, slots: slots, local: localTime != nil)
+            }
+        } catch is ScheduleFiredMeanwhile {
+            return .notFound
+        }
+    }
+
+    private func change(
+        id: String, applicationID: UUID, lock: String, _ body: @escaping @Sendable (any SQLExecutor) async throws -> Void
+    ) async throws -> ScheduleChange {
+        try await database.transaction { connection in
+            let owned = try await connection.query("""
+                SELECT id FROM push_schedules WHERE id = \(id) AND app_id = \(applicationID) AND state = 'scheduled'\(unsafeRaw: lock)
+                """)
+            guard !owned.isEmpty else { return .notFound }
+            // The schedule's row is locked first (changes of one schedule take turns); a scheduler
+            // firing a slot holds the slot's row: the delete waits for it, then skips it.
+            try await connection.query("DELETE FROM push_schedule_slots WHERE schedule_id = \(id) AND state = 'pending'")
+            let fired = try await connection.query(
+                "SELECT COUNT(*) AS n FROM push_schedule_slots WHERE schedule_id = \(id) AND state = 'fired'")
+            if try fired.first?.int("n") ?? 0 > 0 {
+                throw ScheduleFiredMeanwhile()
+            }
+            try await body(connection)
+            guard let schedule = try await Self.find(connection, id: id, applicationID: applicationID) else { return .notFound }
+            return .changed(schedule)
+        }
+    }
+
+    /// Cancels what is left of a schedule; false if there is nothing (not the app's, fired, or
+    /// cancelled already).
+    public func cancel(id: String, applicationID: UUID) async throws -> Bool {
+        let time = now()
+        let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
+        return try await database.transaction { connection in
+            let owned = try await connection.query("""
+                SELECT id FROM push_schedules WHERE id = \(id) AND app_id = \(applicationID) AND state = 'scheduled'\(unsafeRaw: lock)
+                """)
+            guard !owned.isEmpty else { return false }
+            let cancelled = try await connection.query(
+                "UPDATE push_schedule_slots SET state = 'cancelled' WHERE schedule_id = \(id) AND state = 'pending' RETURNING id")
+            guard !cancelled.isEmpty else { return false }
+            try await connection.query(
+                "UPDATE push_schedules SET state = 'cancelled', updated_at = \(time) WHERE id = \(id)")
+            return true
+        }
+    }
+
+    /// Fires up to `limit` due slots, soonest first: each becomes an accepted push (push row,
+    /// its zones, fan-out job due now) in the transaction that marks it fired.
+    public func fireDue(limit: Int) async throws -> [FiredSlot] {
+        let time = now()
+        let skip = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        return try await database.transaction { connection in
+            let slots = try await connection.query("""
+                UPDATE push_schedule_slots SET state = 'fired', fired_at = \(time)
+                WHERE id IN (
+                    SELECT id FROM push_schedule_slots WHERE state = 'pending' AND due_at <= \(time)
+                    ORDER BY due_at, id LIMIT \(limit)\(unsafeRaw: skip))
+                RETURNING id, schedule_id, due_at, time_zones
+                """)
+            guard !slots.isEmpty else { return [] }
+            let scheduleIDs = Array(Set(try slots.map { try $0.string("schedule_id") })).sorted()
+            var schedules: [String: (app: UUID, request: String, expiresAt: Int64?)] = [:]
+            for row in try await connection.query(
+                "SELECT id, app_id, request, expires_at FROM push_schedules WHERE id IN (\(list: scheduleIDs))")
+            {
+                schedules[try row.string("id")] = (try row.uuid("app_id"), try row.string("request"), try row.optionalInt("expires_at"))
+            }
+            var fired: [FiredSlot] = []
+            for row in slots.sorted(by: { (try? $0.int("due_at")) ?? 0 < (try? $1.int("due_at")) ?? 0 }) {
+                let slotID = try row.int("id")
+                let scheduleID = try row.string("schedule_id")
+                guard let schedule = schedules[scheduleID] else { continue }
+                let pushID = UUID.timeOrdered(milliseconds: time)
+                try await PushRepository.insert(
+                    connection, id: pushID, applicationID: schedule.app, request: schedule.request, expiresAt: schedule.expiresAt,
+                    availableAt: time, time: time)
+                if let zones = try row.optionalString("time_zones") {
+                    for zone in Self.zones(zones) {
+                        try await connection.query("INSERT INTO push_time_zones (push_id, time_zone) VALUES (\(pushID), \(zone))")
+                    }
+                }
+                try await connection.query("UPDATE push_schedule_slots SET push_id = \(pushID) WHERE id = \(slotID)")
+                fired.append(FiredSlot(slotID: slotID, scheduleID: scheduleID, pushID: pushID, dueAt: try row.int("due_at"), firedAt: time))
+            }
+            // The schedule's own row is not touched: a change of it (which locks that row first,
+            // then its slots) never waits on a firing that would wait on it in turn.
+            return fired
+        }
+    }
+
+    /// When the next pending slot is due (epoch ms), if any.
+    public func nextDue() async throws -> Int64? {
+        try await database.query("SELECT MIN(due_at) AS due FROM push_schedule_slots WHERE state = 'pending'").first?.optionalInt("due")
+    }
+
+    /// The fired slots of a schedule, soonest first (tests, benchmarks).
+    public func firedSlots(scheduleID: String) async throws -> [FiredSlot] {
+        try await database.query("""
+            SELECT id, schedule_id, push_id, due_at, fired_at FROM push_schedule_slots
+            WHERE schedule_id = \(scheduleID) AND state = 'fired' ORDER BY due_at, id
+            """
+        ).map { row in
+            FiredSlot(
+                slotID: try row.int("id"), scheduleID: try row.string("schedule_id"), pushID: try row.uuid("push_id"),
+                dueAt: try row.int("due_at"), firedAt: try row.int("fired_at"))
+        }
+    }
+
+    // MARK: Helpers
+
+    static func insertSlots(_ connection: any SQLExecutor, scheduleID: String, slots: [PushSchedule.Slot], local: Bool) async throws {
+        for slot in slots {
+            let zones: String? = local ? slot.timeZones.joined(separator: ",") : nil
+            try await connection.query("""
+                INSERT INTO push_schedule_slots (schedule_id, due_at, time_zones, state)
+                VALUES (\(scheduleID), \(slot.dueAt), \(zones), 'pending')
+                """)
+        }
+    }
+
+    /// A slot's zone list; `""` (devices without a zone) is kept.
+    static func zones(_ list: String) -> [String] {
+        list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    static func find(_ connection: any SQLExecutor, id: String, applicationID: UUID) async throws -> StoredSchedule? {
+        try await connection.query("""
+            SELECT \(unsafeRaw: scheduleColumns), MIN(l.due_at) AS scheduled_for
+            FROM push_schedules s JOIN push_schedule_slots l ON l.schedule_id = s.id AND l.state = 'pending'
+            WHERE s.id = \(id) AND s.app_id = \(applicationID) AND s.state = 'scheduled'
+            GROUP BY \(unsafeRaw: scheduleColumns)
+            """
+        ).first.map(schedule)
+    }
+
+    static func schedule(_ row: SQLRow) throws -> StoredSchedule {
+        StoredSchedule(
+            id: try row.string("id"), applicationID: try row.uuid("app_id"), request: try row.string("request"),
+            expiresAt: try row.optionalInt("expires_at"), localTime: try row.optionalString("local_time"),
+            scheduledFor: try row.int("scheduled_for"), createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"))
+    }
+}
+
+/// A schedule fired while it was being changed: the change is rolled back (the caller answers 404).
+struct ScheduleFiredMeanwhile: Error {}
