@@ -72,41 +72,6 @@ import Testing
     }
 
     @Test(arguments: Backend.available)
-    func batchesWrittenTogetherStayApartByAppAndOneBadBatchFailsAlone(_ backend: Backend) async throws {
-        try await withTestDatabase(backend) { db in
-            let first = try await Fixture.make(db.store)
-            let second = try await Fixture.make(db.store)
-            let receipt = UUID()
-            let time = systemMillis()
-            let batch = (0..<10).map { _ in
-                AnalyticsEvent(type: AnalyticsEventType.received, time: time, receiptID: receipt.uuidString.lowercased())
-            }
-            // Concurrent batches share transactions; the one for an app that does not exist
-            // (a foreign key violation) must fail on its own, and the others still count.
-            let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for index in 0..<30 {
-                    group.addTask {
-                        let (app, platform) =
-                            index == 15
-                            ? (UUID(), UUID()) : index % 2 == 0 ? (first.app.id, first.platform.id) : (second.app.id, second.platform.id)
-                        do {
-                            try await db.store.analytics.record(batch, applicationID: app, platformID: platform)
-                            return false
-                        } catch {
-                            return true
-                        }
-                    }
-                }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-            }
-            #expect(failures == 1)
-            #expect(try await db.store.analytics.counts(pushID: receipt, applicationID: first.app.id) == [AnalyticsEventType.received: 150])
-            #expect(try await db.store.analytics.counts(pushID: receipt, applicationID: second.app.id) == [AnalyticsEventType.received: 140])
-            #expect(try await db.store.analytics.eventCount(applicationID: first.app.id) == 150)
-        }
-    }
-
-    @Test(arguments: Backend.available)
     func retentionDeletesRawEventsAndKeepsAggregates(_ backend: Backend) async throws {
         let clock = TestClock()
         try await withTestDatabase(backend, now: { clock.now }) { db in

@@ -18,28 +18,58 @@ public struct AnalyticsBucket: Sendable, Equatable {
 ///
 /// Raw events are kept for the retention period; the aggregates — counts per application, push,
 /// geofence, event type and hour — are kept for ever and answer every query. A batch is stored
-/// and aggregated in one transaction: two multi-row statements (the events, then one upsert of
-/// the distinct aggregate keys), so the cost per event is a row, not a round trip; concurrent
-/// batches share the transaction and its commit (`AnalyticsBatcher`).
+/// and aggregated in one transaction: two multi-row statements per batch (the events, then one
+/// upsert of the batch's distinct aggregate keys), so the cost per event is a row, not a round trip.
 public struct AnalyticsRepository: Sendable {
     let database: any SQLDatabase
     let now: @Sendable () -> Int64
-    private let batcher: AnalyticsBatcher
-
-    init(database: any SQLDatabase, now: @escaping @Sendable () -> Int64) {
-        self.database = database
-        self.now = now
-        self.batcher = AnalyticsBatcher(database: database)
-    }
 
     /// Rows per multi-row statement: well under both backends' limits on bound values.
     static let rowsPerStatement = 500
 
-    /// Stores a validated batch and adds it to the aggregates, all or nothing. Concurrent batches
-    /// share a transaction (`AnalyticsBatcher`).
+    /// Stores a validated batch and adds it to the aggregates, all or nothing.
     public func record(_ events: [AnalyticsEvent], applicationID: UUID, platformID: UUID) async throws {
         guard !events.isEmpty else { return }
-        try await batcher.record(events, applicationID: applicationID, platformID: platformID, time: now())
+        let time = now()
+        var aggregates: [AggregateKey: Int] = [:]
+        for event in events {
+            let key = AggregateKey(
+                pushID: event.receiptID ?? "", geofenceID: event.geofenceID.flatMap { Int64($0) } ?? 0, type: event.type,
+                hour: event.hour)
+            aggregates[key, default: 0] += 1
+        }
+        // A fixed order of upserts: concurrent batches on PostgreSQL lock shared rows in the same order.
+        let keys = aggregates.keys.sorted()
+        let counts = aggregates
+        try await database.transaction { connection in
+            for start in stride(from: 0, to: events.count, by: Self.rowsPerStatement) {
+                var sql: SQL = """
+                    INSERT INTO analytics_events (app_id, platform_id, event_type, event_time, received_at, receipt_id, device_uuid,
+                        geofence_id, location_id, sdk_version, platform_type) VALUES
+                    """
+                for (index, event) in events[start..<min(start + Self.rowsPerStatement, events.count)].enumerated() {
+                    sql.append(index == 0 ? " (" : ", (")
+                    sql.append("""
+                        \(applicationID), \(platformID), \(event.type), \(event.time), \(time), \(event.receiptID), \(event.deviceUUID),
+                        \(event.geofenceID), \(event.locationID), \(event.sdkVersion), \(event.platformType))
+                        """)
+                }
+                try await connection.query(sql)
+            }
+            for start in stride(from: 0, to: keys.count, by: Self.rowsPerStatement) {
+                var sql: SQL = "INSERT INTO analytics_hourly (app_id, push_id, geofence_id, event_type, hour, count) VALUES "
+                for (index, key) in keys[start..<min(start + Self.rowsPerStatement, keys.count)].enumerated() {
+                    let count = counts[key] ?? 0
+                    sql.append(index == 0 ? "(" : ", (")
+                    sql.append("\(applicationID), \(key.pushID), \(key.geofenceID), \(key.type), \(key.hour), \(count))")
+                }
+                sql.append("""
+                     ON CONFLICT (app_id, push_id, geofence_id, event_type, hour)
+                    DO UPDATE SET count = analytics_hourly.count + excluded.count
+                    """)
+                try await connection.query(sql)
+            }
+        }
     }
 
     /// The events reported for one push, by type.
@@ -114,15 +144,13 @@ public struct AnalyticsRepository: Sendable {
     }
 
     struct AggregateKey: Hashable, Comparable {
-        var applicationID: UUID
         var pushID: String
         var geofenceID: Int64
         var type: String
         var hour: Int64
 
         static func < (a: AggregateKey, b: AggregateKey) -> Bool {
-            (a.applicationID.uuidString, a.pushID, a.geofenceID, a.type, a.hour)
-                < (b.applicationID.uuidString, b.pushID, b.geofenceID, b.type, b.hour)
+            (a.pushID, a.geofenceID, a.type, a.hour) < (b.pushID, b.geofenceID, b.type, b.hour)
         }
     }
 }
