@@ -12,7 +12,9 @@ import Testing
 /// duplicates may come only from requests in flight when a connection was reset.
 @Suite struct DeliveryFaultTests {
     /// Workers × batch size: the most requests in flight at once, hence lost with one connection.
-    static let options = DeliveryWorld.Options(batchSize: 5, workers: 4)
+    /// Retries start after 50 ms: a device whose requests keep landing on reset connections is
+    /// retried until it gets through, and on a loaded machine that may take several rounds.
+    static let options = DeliveryWorld.Options(batchSize: 5, workers: 4, firstRetryDelay: 50)
     static let devices = 60
 
     func broadcast(_ world: DeliveryWorld, _ client: any TestClientProtocol) async throws -> (tokens: [String], status: [String: Any]) {
