@@ -6,8 +6,8 @@ public struct DeliveryConfiguration: Sendable {
     public var workers: Int = 4
     /// Devices per batch job.
     public var batchSize: Int = 500
-    /// Requests in flight at once within one batch, for providers that take one request per
-    /// notification (FCM, Web Push); APNs takes a batch on its connections at once.
+    /// Requests in flight at once within one batch for WNS, which takes one HTTP/1.1 request per
+    /// notification; APNs, FCM and Web Push take a batch on their HTTP/2 connections at once.
     public var sendConcurrency: Int = 100
     /// How long a claimed job is reserved for its worker (ms). The worker renews it every third
     /// of it while it works; a crashed worker's job is taken again once it runs out.

@@ -33,8 +33,9 @@ struct PlatformSender: Sendable {
 
     /// Sends the batch's payload to each target; the outcomes come in the targets' order.
     ///
-    /// Providers that take one request per notification send `concurrency` at once; once the
-    /// process is shutting down they start no new request (`notAttempted`).
+    /// APNs, FCM and Web Push hand the whole batch to their HTTP/2 connections at once. WNS
+    /// (HTTP/1.1) sends `concurrency` requests at a time and, once the process is shutting down,
+    /// starts no new one (`notAttempted`).
     func send(_ content: RenderedPush, to targets: [DeliveryTarget], concurrency: Int) async -> [DeliveryOutcome] {
         switch client {
         case .apns(let client, let topic, let bearer):
