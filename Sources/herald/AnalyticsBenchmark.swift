@@ -55,7 +55,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             dataDirectory: directory + "/data", databaseURL: databaseURL, encryptionKey: encryptionKey, adminToken: nil, logLevel: .warning)
         let seeded = try await seed(configuration)
 
-        let port = try await freePort()
+        let port = try await BenchmarkServer.freePort()
         var arguments = ["serve", "--port", String(port), "--data-dir", directory + "/data", "--workers", "0", "--log-level", "warning"]
         if let databaseURL { arguments += ["--database-url", databaseURL] }
         arguments += serveArguments.split(separator: " ").map(String.init)
@@ -64,7 +64,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             logPath: directory + "/serve.log")
         let base = "http://127.0.0.1:\(port)"
         do {
-            try await waitUntilServing(base, server: server)
+            try await BenchmarkServer.waitUntilServing(base, server: server)
             let receiptIDs = (0..<receipts).map { _ in UUID().uuidString.lowercased() }
             let platformAuth = "Basic " + Data("\(seeded.platformID):\(seeded.platformSecret)".utf8).base64EncodedString()
 
@@ -190,24 +190,5 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         }
     }
 
-    private func freePort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress?.port ?? 0
-        try await channel.close()
-        return port
-    }
 
-    private func waitUntilServing(_ base: String, server: ChildProcess) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            guard server.isRunning else { throw BenchmarkError("the server exited; its output is in \(server.logPath)") }
-            if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/healthz"), timeout: .seconds(2)),
-                response.status == .ok
-            {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw BenchmarkError("the server did not answer within a minute; its output is in \(server.logPath)")
-    }
 }

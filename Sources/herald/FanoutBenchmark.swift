@@ -107,7 +107,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
             let seeded = try await seed(configuration, mocks: mocks, signingKey: signingKey)
 
             // MARK: The server, in its own process
-            let port = try await freePort()
+            let port = try await BenchmarkServer.freePort()
             var serveArguments = [
                 "serve", "--port", String(port), "--data-dir", directory + "/data", "--workers", String(workers), "--log-level", "warning",
             ]
@@ -120,7 +120,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 logPath: directory + "/serve.log")
             children.append(server)
             let base = "http://127.0.0.1:\(port)"
-            try await waitUntilServing(base, server: server)
+            try await BenchmarkServer.waitUntilServing(base, server: server)
             let idleRSS = server.memoryKiB("VmRSS") ?? 0
 
             // MARK: One broadcast
@@ -154,7 +154,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
             print(String(format: "time to last delivery   %.0f ms", last))
             print(String(format: "notifications/s         %.0f (accept → last delivery); %.0f from first to last", rate, steadyRate))
             print(String(format: "delivery latency        p50 %.0f ms, p99 %.0f ms (push accepted → provider received)",
-                         percentile(arrivals, 0.50), percentile(arrivals, 0.99)))
+                         BenchmarkServer.percentile(arrivals, 0.50), BenchmarkServer.percentile(arrivals, 0.99)))
             print("server RSS              idle \(idleRSS / 1024) MiB, peak \(peakRSS / 1024) MiB")
 
             // MARK: h2load against the same mock APNs
@@ -225,26 +225,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         }
     }
 
-    private func freePort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress?.port ?? 0
-        try await channel.close()
-        return port
-    }
 
-    private func waitUntilServing(_ base: String, server: ChildProcess) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            guard server.isRunning else { throw BenchmarkError("the server exited; its output is in \(server.logPath)") }
-            if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/version"), timeout: .seconds(2)),
-                response.status == .ok
-            {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw BenchmarkError("the server did not answer within a minute; its output is in \(server.logPath)")
-    }
 
     private func basic(_ seeded: Seeded) -> String {
         "Basic " + Data("\(seeded.appID.uuidString.lowercased()):\(seeded.apiKey)".utf8).base64EncodedString()
@@ -290,9 +271,6 @@ struct FanoutBenchmark: AsyncParsableCommand {
         }
     }
 
-    private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
-        sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-    }
 
     /// h2load's request rate against the mock, with the request Herald sends: same path shape,
     /// headers, provider token and payload.

@@ -64,7 +64,7 @@ struct ScheduleBenchmark: AsyncParsableCommand {
         do {
             var bases: [String] = []
             for index in 0..<servers {
-                let port = try await freePort()
+                let port = try await BenchmarkServer.freePort()
                 var arguments = [
                     "serve", "--port", String(port), "--data-dir", directory + "/data", "--log-level", "warning",
                     "--send-immediately-within", "0",
@@ -75,7 +75,7 @@ struct ScheduleBenchmark: AsyncParsableCommand {
                     environment: ["HERALD_ENCRYPTION_KEY": encryptionKey], logPath: directory + "/serve\(index).log")
                 children.append(server)
                 let base = "http://127.0.0.1:\(port)"
-                try await waitUntilServing(base, server: server)
+                try await BenchmarkServer.waitUntilServing(base, server: server)
                 bases.append(base)
             }
 
@@ -127,7 +127,7 @@ struct ScheduleBenchmark: AsyncParsableCommand {
         print("")
         print("fired                   \(lateness.count) of \(count) (\(unfired) not fired); pushes made: \(pushes)")
         print(String(format: "lateness                p50 %.0f ms, p99 %.0f ms, max %.0f ms (fired_at − due)",
-                     percentile(lateness, 0.50), percentile(lateness, 0.99), lateness.last ?? 0))
+                     BenchmarkServer.percentile(lateness, 0.50), BenchmarkServer.percentile(lateness, 0.99), lateness.last ?? 0))
         print(String(format: "early                   %d fired before their time", lateness.filter { $0 < 0 }.count))
     }
 
@@ -161,28 +161,6 @@ struct ScheduleBenchmark: AsyncParsableCommand {
         }
     }
 
-    private func freePort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress?.port ?? 0
-        try await channel.close()
-        return port
-    }
 
-    private func waitUntilServing(_ base: String, server: ChildProcess) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            guard server.isRunning else { throw BenchmarkError("the server exited; its output is in \(server.logPath)") }
-            if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/v1/version"), timeout: .seconds(2)),
-                response.status == .ok
-            {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw BenchmarkError("the server did not answer within a minute; its output is in \(server.logPath)")
-    }
 
-    private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
-        sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-    }
 }
