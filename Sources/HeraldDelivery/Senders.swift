@@ -104,7 +104,11 @@ actor Senders {
 
     private func make(_ credentials: PlatformCredentials) throws -> Kind? {
         let kind = try makeClient(credentials)
-        if case .apns(let client, _, _, _) = kind { telemetry.connections.track(client) }
+        switch kind {
+        case .apns(let client, _, _, _)?: telemetry.connections.track(client)
+        case .fcm(let client)?: telemetry.connections.track(client)
+        case .wns?, .webPush?, nil: break
+        }
         return kind
     }
 
@@ -151,6 +155,7 @@ actor Senders {
             endpointOverride: configuration.webPushEndpoint, extraTrustedCAPEM: configuration.extraTrustedCAPEM,
             proxy: configuration.proxy)
         webPushClient = client
+        telemetry.connections.track(client)
         return client
     }
 
@@ -198,7 +203,10 @@ actor Senders {
     func shutdown() async {
         for entry in entries.values { await shutdown(entry.kind) }
         entries = [:]
-        try? await webPushClient?.shutdown()
+        if let webPushClient {
+            telemetry.connections.untrack(webPushClient)
+            try? await webPushClient.shutdown()
+        }
         webPushClient = nil
     }
 
@@ -207,7 +215,9 @@ actor Senders {
         case .apns(let client, _, _, _):
             telemetry.connections.untrack(client)
             await client.shutdown()
-        case .fcm(let client): try? await client.shutdown()
+        case .fcm(let client):
+            telemetry.connections.untrack(client)
+            try? await client.shutdown()
         case .wns(let client): try? await client.shutdown()
         case .webPush: break
         }

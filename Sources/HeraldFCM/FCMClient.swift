@@ -140,6 +140,9 @@ public final class FCMClient: Sendable {
         return results.map { $0 ?? .success(gaveUp) }
     }
 
+    /// Connections to FCM open and usable right now (for metrics).
+    public var openConnections: Int { pool.openConnections }
+
     /// Closes the connections (FCM's and the token endpoint's); call once, after the last send.
     public func shutdown() async throws {
         await pool.shutdown()

@@ -94,6 +94,11 @@ public final class WebPushClient: Sendable {
         return results.map { $0 ?? .failure(WebPushError.invalidEndpoint("not sent")) }
     }
 
+    /// HTTP/2 connections to push services open and usable right now (for metrics).
+    public var openConnections: Int {
+        pools.withLock { Array($0.values) }.reduce(0) { $0 + $1.openConnections }
+    }
+
     /// Closes the connections; call once, after the last send.
     public func shutdown() async throws {
         let pools = self.pools.withLock { pools in

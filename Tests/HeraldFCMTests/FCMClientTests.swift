@@ -66,6 +66,19 @@ import Testing
 
     // MARK: Delivered
 
+    /// A batch goes out on one HTTP/2 connection, kept open for the next; the count is what
+    /// `/metrics` reports.
+    @Test func aBatchSharesOneConnection() async throws {
+        try await withMock { setup in
+            #expect(setup.client.openConnections == 0)
+            let tokens = (0..<50).map { _ in randomFCMToken() }
+            let results = await setup.client.send(try message(), tokens: tokens)
+            #expect(results.allSatisfy { if case .success(.delivered) = $0 { true } else { false } })
+            #expect(Set(setup.server.received.map(\.target)) == Set(tokens))
+            #expect(setup.client.openConnections == 1)
+        }
+    }
+
     @Test func aDeliveredMessageArrivesAsRendered() async throws {
         try await withMock { setup in
             let token = randomFCMToken()

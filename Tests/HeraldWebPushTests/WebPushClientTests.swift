@@ -75,6 +75,21 @@ import Testing
         }
     }
 
+    /// Many subscriptions of one push service: one batch, one HTTP/2 connection, each message
+    /// decrypted by its own subscriber.
+    @Test func aBatchForOnePushServiceSharesOneConnection() async throws {
+        try await withMock { setup in
+            let subscribers = (0..<20).map { _ in setup.server.subscribe() }
+            let message = try notification(#"{"message":{"body":"to all"},"target":{"platforms":["web"]}}"#)
+            let results = await setup.client.send(
+                message, to: try subscribers.map { try subscription($0, at: setup.server) }, vapid: setup.signer)
+            #expect(results.allSatisfy { if case .success(.delivered) = $0 { true } else { false } })
+            #expect(Set(setup.server.received.map(\.subscriptionID)) == Set(subscribers.map(\.id)))
+            #expect(setup.server.received.allSatisfy { $0.httpVersion == "HTTP/2.0" })
+            #expect(setup.client.openConnections == 1)
+        }
+    }
+
     @Test func anHTTP1OnlyPushServiceWorksToo() async throws {
         try await withMock(protocols: ["http/1.1"]) { setup in
             let subscriber = setup.server.subscribe()

@@ -1,26 +1,51 @@
 import HeraldAPNs
+import HeraldFCM
+import HeraldWebPush
 import Synchronization
 
-/// The provider clients alive in this process whose connections can be counted (APNs, with its
-/// own HTTP/2 pool), so that a scrape can read how many connections are open.
+/// The provider clients alive in this process whose HTTP/2 connections can be counted (APNs,
+/// FCM and Web Push, on HeraldHTTP's pools), so that a scrape can read how many are open.
 ///
-/// FCM, Web Push and WNS go through AsyncHTTPClient's pool, which does not expose a count; for
-/// them the requests in flight are counted instead (`herald_provider_requests_in_flight`).
+/// WNS goes through async-http-client's HTTP/1.1 pool, which does not expose a count; for it the
+/// requests in flight are counted instead (`herald_provider_requests_in_flight`).
 public final class ProviderConnections: Sendable {
-    private let apnsClients = Mutex<[ObjectIdentifier: APNsClient]>([:])
+    /// The providers counted, as labelled in metrics.
+    public static let providers = ["apns", "fcm", "webpush"]
+
+    private struct Tracked: Sendable {
+        let provider: String
+        let count: @Sendable () -> Int
+    }
+
+    private let clients = Mutex<[ObjectIdentifier: Tracked]>([:])
 
     public init() {}
 
     func track(_ client: APNsClient) {
-        apnsClients.withLock { $0[ObjectIdentifier(client)] = client }
+        track(client, provider: "apns") { client.openConnections }
     }
 
-    func untrack(_ client: APNsClient) {
-        apnsClients.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(client)) }
+    func track(_ client: FCMClient) {
+        track(client, provider: "fcm") { client.openConnections }
+    }
+
+    func track(_ client: WebPushClient) {
+        track(client, provider: "webpush") { client.openConnections }
+    }
+
+    private func track(_ client: AnyObject, provider: String, count: @escaping @Sendable () -> Int) {
+        clients.withLock { $0[ObjectIdentifier(client)] = Tracked(provider: provider, count: count) }
+    }
+
+    func untrack(_ client: AnyObject) {
+        clients.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(client)) }
+    }
+
+    /// Open connections of `provider` ("apns", "fcm", "webpush"), summed over its clients.
+    public func open(_ provider: String) -> Int {
+        clients.withLock { Array($0.values) }.filter { $0.provider == provider }.reduce(0) { $0 + $1.count() }
     }
 
     /// Open APNs connections, summed over every platform's client.
-    public var openAPNsConnections: Int {
-        apnsClients.withLock { Array($0.values) }.reduce(0) { $0 + $1.openConnections }
-    }
+    public var openAPNsConnections: Int { open("apns") }
 }

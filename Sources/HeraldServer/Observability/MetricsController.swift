@@ -34,7 +34,9 @@ struct MetricsController<Context: RequestContext>: Sendable {
     /// Reads the state gauges; a database that does not answer leaves the queue's last values.
     private func refreshGauges(_ context: Context) async {
         let metrics = observability.delivery.metrics
-        metrics.providerConnections(provider: "apns", observability.delivery.connections.openAPNsConnections)
+        for provider in ProviderConnections.providers {
+            metrics.providerConnections(provider: provider, observability.delivery.connections.open(provider))
+        }
         metrics.workersRunning(observability.delivery.workers.runningWorkers)
         do {
             let queue = try await store.pushes.queueStatus()
