@@ -68,7 +68,7 @@ struct PlatformSender: Sendable {
             for ((index, _), result) in zip(valid, results) {
                 switch result {
                 case .success(let outcome): outcomes[index] = Self.outcome(outcome)
-                case .failure(let error as WebPushError): outcomes[index] = .failed(reason: "\(error)")
+                case .failure(let error as WebPushError): outcomes[index] = .failed(reason: error.code)
                 case .failure(let error): outcomes[index] = .unanswered(reason: "\(error)")
                 }
             }
@@ -80,7 +80,7 @@ struct PlatformSender: Sendable {
                     do {
                         return Self.outcome(try await client.send(notification, channelURI: target.token))
                     } catch let error as WNSError {
-                        return .failed(reason: "\(error)")
+                        return .failed(reason: error.code)
                     } catch {
                         return .unanswered(reason: "\(error)")
                     }

@@ -26,6 +26,15 @@ public struct WNSError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// A stable name for the kind of error, fit for counters and a push's `failures` (the
+    /// message may quote the channel URI, which is the device's token).
+    public var code: String {
+        switch base {
+        case .channelNotAllowed: "ChannelNotAllowed"
+        case .invalidEndpoint: "InvalidEndpoint"
+        }
+    }
+
     public static func == (lhs: WNSError, rhs: WNSError) -> Bool { lhs.base == rhs.base }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(base) }

@@ -34,6 +34,18 @@ public struct WebPushError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// A stable name for the kind of error, fit for counters and a push's `failures` (the
+    /// message may quote the endpoint, which is the device's token).
+    public var code: String {
+        switch base {
+        case .invalidKey: "InvalidSubscriptionKey"
+        case .payloadTooLarge: "PayloadTooLarge"
+        case .malformedMessage: "MalformedMessage"
+        case .decryptionFailed: "DecryptionFailed"
+        case .invalidEndpoint: "InvalidEndpoint"
+        }
+    }
+
     public static func == (lhs: WebPushError, rhs: WebPushError) -> Bool { lhs.base == rhs.base }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(base) }

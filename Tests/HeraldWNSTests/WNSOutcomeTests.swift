@@ -1,4 +1,4 @@
-import HeraldWNS
+@testable import HeraldWNS
 import NIOHTTP1
 import Testing
 
@@ -8,6 +8,14 @@ import Testing
 
     func outcome(_ status: Int, _ headers: [(String, String)] = [], body: String = "") -> WNSOutcome {
         WNSOutcome(status: status, headers: HTTPHeaders(headers), body: body, now: now)
+    }
+
+    /// What a push's `failures` and the metrics count: the kind, never the channel URI the
+    /// message quotes (it is the device's token).
+    @Test func errorsCountUnderACodeThatQuotesNoChannel() {
+        let error = WNSError.channelNotAllowed("https://evil.example.com/w/?token=secret is not a WNS channel")
+        #expect(error.code == "ChannelNotAllowed")
+        #expect(WNSError.invalidEndpoint("x").code == "InvalidEndpoint")
     }
 
     @Test func aDeliveryReportsWhatWNSDidWithIt() {

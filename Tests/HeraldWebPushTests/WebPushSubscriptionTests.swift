@@ -1,6 +1,6 @@
 import Crypto
 import HeraldCore
-import HeraldWebPush
+@testable import HeraldWebPush
 import Testing
 
 @Suite struct WebPushSubscriptionTests {
@@ -28,5 +28,13 @@ import Testing
         #expect(WebPushSubscription.origin(of: "https://127.0.0.1:8443/push/x") == "https://127.0.0.1:8443")
         #expect(WebPushSubscription.origin(of: "https://[::1]:8443/push/x") == "https://[::1]:8443")
         #expect(WebPushSubscription.origin(of: "mailto:ops@example.com") == nil)
+    }
+
+    /// What a push's `failures` and the metrics count: the kind, never the endpoint the message
+    /// quotes (it is the device's token).
+    @Test func errorsCountUnderACodeThatQuotesNoEndpoint() {
+        #expect(WebPushError.invalidEndpoint("the endpoint 'https://push.example/secret' has no origin").code == "InvalidEndpoint")
+        #expect(WebPushError.invalidKey.code == "InvalidSubscriptionKey")
+        #expect(WebPushError.payloadTooLarge.code == "PayloadTooLarge")
     }
 }
