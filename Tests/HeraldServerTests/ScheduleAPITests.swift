@@ -186,11 +186,18 @@ import Testing
                 body: body(#"{"os":"ios","registration_token":"\#(randomAPNsToken())","time_zone":"Mars/Olympus"}"#))
             #expect(device.status == .badRequest)
             #expect(try device.error()["field"] as? String == "time_zone")
+            let token = randomAPNsToken()
             let good = try await client.execute(
                 uri: "/v1/registration", method: .post, headers: basic(world.fixture),
-                body: body(#"{"os":"ios","registration_token":"\#(randomAPNsToken())","time_zone":"Asia/Tokyo"}"#))
+                body: body(#"{"os":"ios","registration_token":"\#(token)","time_zone":"Asia/Tokyo"}"#))
             #expect(good.status == .ok)
             #expect(try await world.store.devices.timeZones(applicationID: world.fixture.app.id) == ["Asia/Tokyo"])
+            // A registration says everything: registering again without a zone clears it.
+            let again = try await client.execute(
+                uri: "/v1/registration", method: .post, headers: basic(world.fixture),
+                body: body(#"{"os":"ios","registration_token":"\#(token)"}"#))
+            #expect(again.status == .ok)
+            #expect(try await world.store.devices.timeZones(applicationID: world.fixture.app.id).isEmpty)
 
             let path = "/admin/v1/apps/\(world.fixture.app.id.uuidString.lowercased())/delivery"
             let defaults = try await client.execute(uri: path, method: .get, headers: bearer(world.adminToken)).json()

@@ -11,11 +11,13 @@ public struct Registration: Sendable, Equatable {
     public var customUserID: FieldChange<String>
     /// Tags lower-cased, without duplicates.
     public var tags: TagsChange
+    /// The device's IANA time zone (for local-time pushes), checked.
+    public var timeZone: FieldChange<String>
 
     public init(
         os: String?, registrationToken: String?, osVersion: FieldChange<String>, deviceAlias: FieldChange<String>,
         deviceModel: FieldChange<String>, deviceManufacturer: FieldChange<String>, customUserID: FieldChange<String>,
-        tags: TagsChange
+        tags: TagsChange, timeZone: FieldChange<String> = .unchanged
     ) {
         self.os = os
         self.registrationToken = registrationToken
@@ -25,6 +27,7 @@ public struct Registration: Sendable, Equatable {
         self.deviceManufacturer = deviceManufacturer
         self.customUserID = customUserID
         self.tags = tags
+        self.timeZone = timeZone
     }
 }
 

@@ -24,12 +24,12 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         var request = request
         let platform = try await auth.platform(request)
         let input = try await verifyingCustomUserID(try await request.decodeJSON(RegistrationInput.self), platform: platform)
-        let registration = try input.validated(for: platform.type, requireToken: true)
+        var registration = try input.validated(for: platform.type, requireToken: true)
         try checkChannel(registration, platform)
-        let timeZone = try input.validatedTimeZone()
+        // Written with the device in the batched upsert; a new registration says everything, so
+        // no time_zone clears it.
+        registration.timeZone = try input.validatedTimeZone()
         let device = try await store.devices.register(on: platform, registration)
-        // A new registration says everything: no time_zone clears it.
-        try await store.devices.setTimeZone(timeZone == .unchanged ? .clear : timeZone, deviceID: device.id)
         return RegistrationResponse(device: device)
     }
 

@@ -12,7 +12,7 @@ import struct Foundation.UUID
 /// returns only after the transaction that holds it committed. If a batch fails, its
 /// registrations are written one by one, so that each caller gets its own outcome.
 final class RegistrationBatcher: Sendable {
-    /// The most registrations one batch writes (14 bound values each).
+    /// The most registrations one batch writes (14 bound values each, 2,800 in all).
     static let maximumBatch = 200
     /// How long a small batch waits for more registrations.
     static let linger = Duration.microseconds(500)
@@ -110,7 +110,7 @@ final class RegistrationBatcher: Sendable {
     static func write(_ batch: [Request], on connection: any SQLExecutor) async throws -> [Device] {
         var insert: SQL = """
             INSERT INTO devices (uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
-                device_manufacturer, custom_user_id, active, created_at, updated_at) VALUES
+                device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at) VALUES
             """
         for (index, request) in batch.enumerated() {
             let registration = request.registration
@@ -119,7 +119,8 @@ final class RegistrationBatcher: Sendable {
                 \(unsafeRaw: index == 0 ? "" : ",") (\(request.candidate), \(request.platform.applicationID), \(request.platform.id),
                 \(request.platform.type.rawValue), \(request.token), \(os), \(registration.osVersion.applied(to: nil)),
                 \(registration.deviceAlias.applied(to: nil)), \(registration.deviceModel.applied(to: nil)),
-                \(registration.deviceManufacturer.applied(to: nil)), \(registration.customUserID.applied(to: nil)), 1,
+                \(registration.deviceManufacturer.applied(to: nil)), \(registration.customUserID.applied(to: nil)),
+                \(registration.timeZone.applied(to: nil)), 1,
                 \(request.time), \(request.time))
                 """)
         }
@@ -127,7 +128,7 @@ final class RegistrationBatcher: Sendable {
              ON CONFLICT (platform_id, token) DO UPDATE SET
                 os = excluded.os, os_version = excluded.os_version, device_alias = excluded.device_alias,
                 device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
-                custom_user_id = excluded.custom_user_id, active = 1, updated_at = excluded.updated_at
+                custom_user_id = excluded.custom_user_id, time_zone = excluded.time_zone, active = 1, updated_at = excluded.updated_at
             RETURNING \(unsafeRaw: DeviceRepository.columns.replacingOccurrences(of: "d.", with: ""))
             """)
         var byKey: [String: Device] = [:]
