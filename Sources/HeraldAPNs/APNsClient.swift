@@ -106,7 +106,11 @@ public final class APNsClient: Sendable {
             headers.add(name: "apns-collapse-id", value: collapseID)
         }
         if let bearer {
-            headers.add(name: "authorization", value: "bearer \(bearer)", indexing: .neverIndexed)
+            // Indexed (HPACK's dynamic table), unlike the path: the same token goes with every
+            // request on the connection, so it is sent once and then referenced by a byte or two.
+            // Nothing that could probe the table shares the connection: devices choose only their
+            // tokens, which go in the path, never indexed.
+            headers.add(name: "authorization", value: "bearer \(bearer)")
         }
         let body = ByteBuffer(bytes: notification.payload)
         let requests = deviceTokens.map { token in

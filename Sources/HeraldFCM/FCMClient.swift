@@ -96,7 +96,8 @@ public final class FCMClient: Sendable {
             headers.add(name: ":scheme", value: "https")
             headers.add(name: ":authority", value: authority)
             headers.add(name: ":path", value: sendPath)
-            headers.add(name: "authorization", value: "Bearer \(bearer)", indexing: .neverIndexed)
+            // Indexed in HPACK's dynamic table, as for APNs: one access token for every request.
+            headers.add(name: "authorization", value: "Bearer \(bearer)")
             headers.add(name: "content-type", value: "application/json; charset=utf-8")
             let requests = pending.map { index in
                 HTTP2Request(headers: headers, body: ByteBuffer(bytes: Self.requestBody(message, token: deviceTokens[index])))

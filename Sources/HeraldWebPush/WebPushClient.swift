@@ -172,7 +172,8 @@ public final class WebPushClient: Sendable {
                 headers.add(name: ":authority", value: message.authority)
                 headers.add(name: ":path", value: message.path, indexing: .nonIndexable)
                 for (name, value) in common { headers.add(name: name, value: value) }
-                headers.add(name: "authorization", value: message.authorization, indexing: .neverIndexed)
+                // Indexed in HPACK's dynamic table, as for APNs: one VAPID token per origin.
+                headers.add(name: "authorization", value: message.authorization)
                 return HTTP2Request(headers: headers, body: message.body)
             }
             let responses = await pool.send(requests)
