@@ -41,18 +41,8 @@ struct DeviceQuery {
     var size = 20
 
     init(_ parameters: Parameters) throws {
-        if let raw = parameters.get("size") {
-            guard let size = Int(raw), (0...Limits.registrationsPageSize).contains(size) else {
-                throw APIError.badRequest("size must be an integer from 0 to \(Limits.registrationsPageSize)", field: "size")
-            }
-            self.size = size
-        }
-        if let raw = parameters.get("page") {
-            guard let page = Int(raw), page >= 1, page <= 10_000_000 else {
-                throw APIError.badRequest("page must be an integer of at least 1", field: "page")
-            }
-            self.page = page
-        }
+        size = try parameters.pageSize(in: 0...Limits.registrationsPageSize, default: 20)
+        page = try parameters.pageNumber()
         if let raw = parameters.get("platform"), !raw.isEmpty, raw.lowercased() != "all" {
             filter.platformType = try PlatformType.parse(raw, field: "platform")
         }
@@ -65,11 +55,6 @@ struct DeviceQuery {
         if let topic = parameters.get("topic"), !topic.isEmpty {
             filter.topic = topic
         }
-        if let q = parameters.get("q"), !q.isEmpty {
-            guard q.count <= 255 else { throw APIError.badRequest("q is at most 255 characters", field: "q") }
-            // PostgreSQL cannot hold a NUL in text: refused alike on both backends.
-            guard !q.utf8.contains(0) else { throw APIError.badRequest("q must not contain NUL characters", field: "q") }
-            filter.query = q
-        }
+        filter.query = try parameters.searchText()
     }
 }

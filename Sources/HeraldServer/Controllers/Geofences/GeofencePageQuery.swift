@@ -10,30 +10,15 @@ struct GeofencePageQuery {
     var query: String?
 
     init(_ parameters: Parameters) throws {
-        if let raw = parameters.get("size"), !raw.isEmpty {
-            guard let size = Int(raw), (0...Limits.geofencePageSize).contains(size) else {
-                throw APIError.badRequest("size must be an integer from 0 to \(Limits.geofencePageSize)", field: "size")
-            }
-            self.size = size
-        }
-        if let raw = parameters.get("page"), !raw.isEmpty {
-            guard let page = Int(raw), page >= 1, page <= 10_000_000 else {
-                throw APIError.badRequest("page must be an integer of at least 1", field: "page")
-            }
-            self.page = page
-        }
+        size = try parameters.pageSize(in: 0...Limits.geofencePageSize, default: 25)
+        page = try parameters.pageNumber()
         if let raw = parameters.get("timestamp"), !raw.isEmpty {
             guard let timestamp = Int64(raw), timestamp >= 0 else {
                 throw APIError.badRequest("timestamp is epoch milliseconds, a whole number of at least 0", field: "timestamp")
             }
             changedSince = timestamp
         }
-        if let q = parameters.get("q"), !q.isEmpty {
-            guard q.count <= 255 else { throw APIError.badRequest("q is at most 255 characters", field: "q") }
-            // PostgreSQL cannot compare text holding NUL; nothing stored holds one.
-            guard !q.utf8.contains(0) else { throw APIError.badRequest("q must not contain NUL characters", field: "q") }
-            query = q
-        }
+        query = try parameters.searchText()
     }
 
     /// Pages of `size` needed for `total` items.

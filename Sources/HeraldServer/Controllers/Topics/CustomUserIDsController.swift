@@ -23,10 +23,7 @@ struct CustomUserIDsController<Context: RequestContext>: Sendable {
     /// Every distinct id, sorted; with `q`, those containing it (case-sensitive, as the ids are).
     @Sendable func list(_ request: Request, context: Context) async throws -> List {
         let app = try await auth.application(request)
-        var query: String?
-        if let q = request.uri.queryParameters.get("q"), !q.isEmpty {
-            query = try TopicPageQuery.text(q)
-        }
+        let query = try request.uri.queryParameters.searchText()
         return List(customUserIDs: try await store.devices.customUserIDs(applicationID: app.id, containing: query))
     }
 }
