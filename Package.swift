@@ -238,7 +238,7 @@ let package = Package(
         .testTarget(
             name: "HeraldWNSTests",
             dependencies: [
-                "HeraldWNS", "HeraldCore", "HeraldMocks", "HeraldTestSupport",
+                "HeraldWNS", "HeraldCore", "HeraldHTTP", "HeraldMocks", "HeraldTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -114,55 +114,17 @@ public actor FCMAccessTokenProvider {
     static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
     static func exchange(_ assertion: String, at tokenURI: String, httpClient: HTTPClient, now: () -> Int64) async throws -> Grant {
-        var request = HTTPClientRequest(url: tokenURI)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
-        request.headers.add(name: "accept", value: "application/json")
-        let form = "grant_type=\(formEncoded(grantType))&assertion=\(formEncoded(assertion))"
-        request.body = .bytes(ByteBuffer(string: form))
-        let response = try await httpClient.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 64 * 1024)
-        let status = Int(response.status.code)
-        let json = (try? JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView)))?.objectValue ?? [:]
-        if status == 200 {
-            guard let accessToken = json["access_token"]?.stringValue, !accessToken.isEmpty,
-                let expiresIn = Self.seconds(json["expires_in"]), expiresIn > 0
-            else {
-                throw FCMTokenError(reason: .unavailable, status: status, message: "the token endpoint's answer holds no access_token and expires_in")
-            }
+        let answer = try await OAuthTokenEndpoint.request(
+            [("grant_type", grantType), ("assertion", assertion)], at: tokenURI, httpClient: httpClient, now: now)
+        switch answer {
+        case .granted(let accessToken, let expiresIn?) where expiresIn > 0:
             return Grant(accessToken: accessToken, expiresIn: expiresIn)
+        case .granted:
+            throw FCMTokenError(reason: .unavailable, status: 200, message: "the token endpoint's answer holds no access_token and expires_in")
+        case .refused(let status, let error, let description):
+            throw FCMTokenError(reason: .refused(error), status: status, message: description)
+        case .unavailable(let status, let description, let retryAfter):
+            throw FCMTokenError(reason: .unavailable, status: status, message: description, retryAfter: retryAfter)
         }
-        let error = json["error"]?.stringValue
-        let description = json["error_description"]?.stringValue ?? error ?? "HTTP \(status)"
-        if (400..<500).contains(status), status != 408, status != 429 {
-            throw FCMTokenError(reason: .refused(error ?? "HTTP \(status)"), status: status, message: description)
-        }
-        throw FCMTokenError(
-            reason: .unavailable, status: status, message: description,
-            retryAfter: RetryAfter.seconds(response.headers.first(name: "retry-after"), now: now()))
-    }
-
-    private static func seconds(_ value: JSONValue?) -> Int64? {
-        switch value {
-        case .int(let seconds)?: seconds
-        case .double(let seconds)?: Int64(seconds)
-        case .string(let text)?: Int64(text)
-        case .null?, .bool?, .array?, .object?, nil: nil
-        }
-    }
-
-    /// `application/x-www-form-urlencoded`: everything but unreserved characters percent-encoded.
-    static func formEncoded(_ value: String) -> String {
-        var out = ""
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xf, radix: 16, uppercase: true)
-            }
-        }
-        return out
     }
 }

@@ -119,61 +119,21 @@ public actor WNSAccessTokenProvider {
     static func exchange(_ credentials: WNSCredentials, at tokenEndpoint: String, httpClient: HTTPClient, now: () -> Int64) async throws
         -> Grant
     {
-        var request = HTTPClientRequest(url: tokenEndpoint)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
-        request.headers.add(name: "accept", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: form(credentials)))
-        let response = try await httpClient.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 64 * 1024)
-        let status = Int(response.status.code)
-        let json = (try? JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView)))?.objectValue ?? [:]
-        if status == 200 {
-            guard let accessToken = json["access_token"]?.stringValue, !accessToken.isEmpty else {
-                throw WNSTokenError(reason: .unavailable, status: status, message: "the token endpoint's answer holds no access_token")
-            }
-            let expiresIn = seconds(json["expires_in"]) ?? assumedLifetime
-            return Grant(accessToken: accessToken, expiresIn: max(1, expiresIn))
+        switch try await OAuthTokenEndpoint.request(form(credentials), at: tokenEndpoint, httpClient: httpClient, now: now) {
+        case .granted(let accessToken, let expiresIn):
+            return Grant(accessToken: accessToken, expiresIn: max(1, expiresIn ?? assumedLifetime))
+        case .refused(let status, let error, let description):
+            throw WNSTokenError(reason: .refused(error), status: status, message: description)
+        case .unavailable(let status, let description, let retryAfter):
+            throw WNSTokenError(reason: .unavailable, status: status, message: description, retryAfter: retryAfter)
         }
-        let error = json["error"]?.stringValue
-        let description = json["error_description"]?.stringValue ?? error ?? "HTTP \(status)"
-        if (400..<500).contains(status), status != 408, status != 429 {
-            throw WNSTokenError(reason: .refused(error ?? "HTTP \(status)"), status: status, message: description)
-        }
-        throw WNSTokenError(
-            reason: .unavailable, status: status, message: description,
-            retryAfter: RetryAfter.seconds(response.headers.first(name: "retry-after"), now: now()))
     }
 
-    /// The client-credentials request body (every value form-encoded).
-    static func form(_ credentials: WNSCredentials) -> String {
+    /// The client-credentials request's fields.
+    static func form(_ credentials: WNSCredentials) -> [(String, String)] {
         [
             ("grant_type", "client_credentials"), ("client_id", credentials.clientID), ("client_secret", credentials.clientSecret),
             ("scope", scope),
-        ].map { "\($0)=\(formEncoded($1))" }.joined(separator: "&")
-    }
-
-    private static func seconds(_ value: JSONValue?) -> Int64? {
-        switch value {
-        case .int(let seconds)?: seconds
-        case .double(let seconds)?: Int64(seconds)
-        case .string(let text)?: Int64(text)
-        case .null?, .bool?, .array?, .object?, nil: nil
-        }
-    }
-
-    /// `application/x-www-form-urlencoded`: everything but unreserved characters percent-encoded.
-    static func formEncoded(_ value: String) -> String {
-        var out = ""
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xf, radix: 16, uppercase: true)
-            }
-        }
-        return out
+        ]
     }
 }

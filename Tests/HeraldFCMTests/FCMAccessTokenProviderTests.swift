@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldTestSupport
+import HeraldHTTP
 import Testing
 import _CryptoExtras
 
@@ -116,7 +117,7 @@ import _CryptoExtras
     }
 
     @Test func formEncodingEscapesAllButUnreservedCharacters() {
-        #expect(FCMAccessTokenProvider.formEncoded("urn:ietf:params:oauth:grant-type:jwt-bearer") == "urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer")
-        #expect(FCMAccessTokenProvider.formEncoded("a.b_c-d~e f+g/é") == "a.b_c-d~e%20f%2Bg%2F%C3%A9")
+        #expect(OAuthTokenEndpoint.formEncoded("urn:ietf:params:oauth:grant-type:jwt-bearer") == "urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer")
+        #expect(OAuthTokenEndpoint.formEncoded("a.b_c-d~e f+g/é") == "a.b_c-d~e%20f%2Bg%2F%C3%A9")
     }
 }
