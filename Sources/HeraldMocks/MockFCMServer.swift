@@ -119,46 +119,11 @@ public final class MockFCMServer: Sendable {
 
     /// Starts listening on `host:port` (0 picks a free port) and returns the port.
     public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
-        let context = try tls.serverContext(alpn: ["h2", "http/1.1"])
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                do {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-                return channel.configureHTTP2SecureUpgrade(
-                    h2ChannelConfigurator: { channel in
-                        channel.configureHTTP2Pipeline(
-                            mode: .server,
-                            initialLocalSettings: [
-                                HTTP2Setting(parameter: .maxConcurrentStreams, value: 1000),
-                                HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
-                            ],
-                            targetWindowSize: 1 << 20
-                        ) { stream in
-                            stream.eventLoop.makeCompletedFuture {
-                                try stream.pipeline.syncOperations.addHandlers([
-                                    HTTP2FramePayloadToHTTP1ServerCodec(), RequestHandler(server: self),
-                                ])
-                            }
-                        }.map { _ in }
-                    },
-                    http1ChannelConfigurator: { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                            try channel.pipeline.syncOperations.addHandler(RequestHandler(server: self))
-                        }
-                    })
-            }
-            .bind(host: host, port: port).get()
+        let (channel, bound) = try await MockHTTPListener.bind(
+            group: group, tls: tls, protocols: ["h2", "http/1.1"], host: host, port: port
+        ) { [self] head, body in answer(head: head, body: body).response }
         state.withLock { $0.channel = channel }
-        guard let port = channel.localAddress?.port else {
-            throw MockServerError(message: "the mock FCM server has no port")
-        }
-        return port
+        return bound
     }
 
     /// Stops listening and closes the connections.
@@ -188,6 +153,12 @@ public final class MockFCMServer: Sendable {
         var status: HTTPResponseStatus
         var json: JSONValue
         var retryAfter: Int?
+
+        var response: MockHTTPResponse {
+            var headers = [("content-type", "application/json; charset=UTF-8")]
+            if let retryAfter { headers.append(("retry-after", String(retryAfter))) }
+            return MockHTTPResponse(status: status, headers: headers, body: ByteBuffer(string: json.jsonText))
+        }
     }
 
     func answer(head: HTTPRequestHead, body: ByteBuffer) -> Answer {
@@ -507,42 +478,5 @@ public final class MockFCMServer: Sendable {
             if parts.count == 2 { fields[parts[0]] = parts[1] }
         }
         return fields
-    }
-}
-
-/// Collects one request (an HTTP/2 stream, or the next request of an HTTP/1.1 connection) and
-/// writes the mock's answer.
-private final class RequestHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let server: MockFCMServer
-    private var head: HTTPRequestHead?
-    private var body = ByteBuffer()
-
-    init(server: MockFCMServer) {
-        self.server = server
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-            body.clear()
-        case .body(var chunk):
-            body.writeBuffer(&chunk)
-        case .end:
-            guard let head else { return }
-            self.head = nil
-            let answer = server.answer(head: head, body: body)
-            let json = answer.json.jsonText
-            var headers = HTTPHeaders([
-                ("content-type", "application/json; charset=UTF-8"), ("content-length", String(json.utf8.count)),
-            ])
-            if let retryAfter = answer.retryAfter { headers.add(name: "retry-after", value: String(retryAfter)) }
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: answer.status, headers: headers))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: json)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
     }
 }

@@ -100,21 +100,9 @@ public final class MockWNSServer: Sendable {
 
     /// Starts listening on `host:port` (0 picks a free port) and returns the port.
     public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
-        let context = try tls.serverContext(alpn: ["http/1.1"])
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(WNSRequestHandler(server: self))
-                }
-            }
-            .bind(host: host, port: port).get()
-        guard let bound = channel.localAddress?.port else {
-            throw MockServerError(message: "the mock WNS has no port")
-        }
+        let (channel, bound) = try await MockHTTPListener.bind(
+            group: group, tls: tls, protocols: ["http/1.1"], host: host, port: port
+        ) { [self] head, body in answer(head: head, body: body).response }
         state.withLock {
             $0.channel = channel
             $0.port = bound
@@ -164,6 +152,15 @@ public final class MockWNSServer: Sendable {
         var status: HTTPResponseStatus
         var headers: [(String, String)] = []
         var body: String = ""
+
+        /// A body without a content type is plain text.
+        var response: MockHTTPResponse {
+            var headers = headers
+            if !body.isEmpty, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+                headers.append(("content-type", "text/plain; charset=utf-8"))
+            }
+            return MockHTTPResponse(status: status, headers: headers, body: ByteBuffer(string: body))
+        }
     }
 
     func answer(head: HTTPRequestHead, body: ByteBuffer) -> Answer {
@@ -365,42 +362,5 @@ public final class MockWNSServer: Sendable {
     /// Sixteen hex digits, like WNS's message ids.
     static func messageID() -> String {
         Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) }).uppercased()
-    }
-}
-
-/// Collects one request of an HTTP/1.1 connection and writes the mock's answer.
-private final class WNSRequestHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let server: MockWNSServer
-    private var head: HTTPRequestHead?
-    private var body = ByteBuffer()
-
-    init(server: MockWNSServer) {
-        self.server = server
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-            body.clear()
-        case .body(var chunk):
-            body.writeBuffer(&chunk)
-        case .end:
-            guard let head else { return }
-            self.head = nil
-            let answer = server.answer(head: head, body: body)
-            let responseBody = ByteBuffer(string: answer.body)
-            var headers = HTTPHeaders(answer.headers)
-            if !answer.body.isEmpty, !headers.contains(name: "content-type") {
-                headers.add(name: "content-type", value: "text/plain; charset=utf-8")
-            }
-            headers.add(name: "content-length", value: String(responseBody.readableBytes))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: answer.status, headers: headers))), promise: nil)
-            if responseBody.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(responseBody))), promise: nil) }
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
     }
 }

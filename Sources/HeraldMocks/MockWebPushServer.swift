@@ -84,38 +84,9 @@ public final class MockWebPushServer: Sendable {
 
     /// Starts listening on `host:port` (0 picks a free port) and returns the port.
     public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
-        let context = try tls.serverContext(alpn: protocols)
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                do {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-                return channel.configureHTTP2SecureUpgrade(
-                    h2ChannelConfigurator: { channel in
-                        channel.configureHTTP2Pipeline(mode: .server) { stream in
-                            stream.eventLoop.makeCompletedFuture {
-                                try stream.pipeline.syncOperations.addHandlers([
-                                    HTTP2FramePayloadToHTTP1ServerCodec(),
-                                    WebPushRequestHandler(server: self),
-                                ])
-                            }
-                        }.map { _ in }
-                    },
-                    http1ChannelConfigurator: { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                            try channel.pipeline.syncOperations.addHandler(WebPushRequestHandler(server: self))
-                        }
-                    })
-            }
-            .bind(host: host, port: port).get()
-        guard let bound = channel.localAddress?.port else {
-            throw MockServerError(message: "the mock push service has no port")
-        }
+        let (channel, bound) = try await MockHTTPListener.bind(
+            group: group, tls: tls, protocols: protocols, host: host, port: port
+        ) { [self] head, body in answer(head: head, body: body).response }
         state.withLock {
             $0.channel = channel
             $0.port = bound
@@ -163,6 +134,15 @@ public final class MockWebPushServer: Sendable {
         var status: HTTPResponseStatus
         var headers: [(String, String)] = []
         var message: String?
+
+        /// A message goes out as a small JSON error body.
+        var response: MockHTTPResponse {
+            guard let message else { return MockHTTPResponse(status: status, headers: headers) }
+            let json = JSONValue.object([
+                "code": .int(Int64(status.code)), "error": .string(status.reasonPhrase), "message": .string(message),
+            ]).jsonText
+            return MockHTTPResponse(status: status, headers: headers + [("content-type", "application/json")], body: ByteBuffer(string: json))
+        }
     }
 
     func answer(head: HTTPRequestHead, body: ByteBuffer) -> Answer {
@@ -293,47 +273,5 @@ extension UInt8 {
     fileprivate var isASCIIAlphanumeric: Bool {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
-    }
-}
-
-/// Collects one request (an HTTP/2 stream, or one of an HTTP/1.1 connection's) and writes the
-/// mock's answer.
-private final class WebPushRequestHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let server: MockWebPushServer
-    private var head: HTTPRequestHead?
-    private var body = ByteBuffer()
-
-    init(server: MockWebPushServer) {
-        self.server = server
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-            body.clear()
-        case .body(var chunk):
-            body.writeBuffer(&chunk)
-        case .end:
-            guard let head else { return }
-            self.head = nil
-            let answer = server.answer(head: head, body: body)
-            var headers = HTTPHeaders(answer.headers)
-            var responseBody: ByteBuffer?
-            if let message = answer.message {
-                let json = JSONValue.object([
-                    "code": .int(Int64(answer.status.code)), "error": .string(answer.status.reasonPhrase), "message": .string(message),
-                ]).jsonText
-                responseBody = ByteBuffer(string: json)
-                headers.add(name: "content-type", value: "application/json")
-            }
-            headers.add(name: "content-length", value: String(responseBody?.readableBytes ?? 0))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: answer.status, headers: headers))), promise: nil)
-            if let responseBody { context.write(wrapOutboundOut(.body(.byteBuffer(responseBody))), promise: nil) }
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
     }
 }
