@@ -1,46 +1,10 @@
-/// An access token could not be had.
-public struct FCMTokenError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Whether the credentials are at fault, and how.
-    public enum Reason: Sendable, Equatable {
-        /// The token endpoint refused the service account with this OAuth2 error (`invalid_grant`,
-        /// `invalid_client`, …): the credentials are failing.
-        case refused(String)
-        /// The credentials failed earlier (refused by the token endpoint, or a fresh token refused
-        /// by FCM); nothing more is fetched.
-        case failing
-        /// The token endpoint is not answering with tokens (5xx, 429, a malformed answer): try later.
-        case unavailable
-    }
+import HeraldHTTP
 
-    public var reason: Reason
-    /// The token endpoint's (or FCM's) HTTP status, when there was one.
-    public var status: Int?
-    /// The endpoint's `error_description`, or what went wrong.
-    public var message: String
-    /// The token endpoint's `Retry-After`, in seconds.
-    public var retryAfter: Int64?
+/// An FCM access token could not be had.
+public typealias FCMTokenError = AccessTokenError<FCMTokenSource>
 
-    public init(reason: Reason, status: Int?, message: String, retryAfter: Int64? = nil) {
-        self.reason = reason
-        self.status = status
-        self.message = message
-        self.retryAfter = retryAfter
-    }
-
-    /// Pause the platform: these credentials will not work until they are replaced.
-    public var meansCredentialsRejected: Bool {
-        switch reason {
-        case .refused, .failing: true
-        case .unavailable: false
-        }
-    }
-
-    public var description: String {
-        let status = status.map { "HTTP \($0): " } ?? ""
-        switch reason {
-        case .refused(let error): return "the token endpoint refused the service account: \(status)\(error): \(message)"
-        case .failing: return "the FCM credentials are failing: \(status)\(message)"
-        case .unavailable: return "no access token: \(status)\(message)"
-        }
-    }
+/// The service account's token exchange, as `FCMTokenError` names it.
+public enum FCMTokenSource: AccessTokenSource {
+    public static let provider = "FCM"
+    public static let credentials = "the service account"
 }

@@ -1,47 +1,10 @@
-/// An access token could not be had from the token endpoint.
-public struct WNSTokenError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Whether the credentials are at fault, and how.
-    public enum Reason: Sendable, Equatable {
-        /// The token endpoint refused the package SID and secret with this OAuth error
-        /// (`invalid_client`, `invalid_scope`, …): the credentials are failing.
-        case refused(String)
-        /// The credentials failed earlier (refused by the token endpoint, or a fresh token
-        /// refused by WNS); nothing more is fetched.
-        case failing
-        /// The token endpoint is not answering with tokens (5xx, 429, a malformed answer): try later.
-        case unavailable
-    }
+import HeraldHTTP
 
-    /// Refused, failing or unavailable.
-    public var reason: Reason
-    /// The token endpoint's (or WNS's) HTTP status, when there was one.
-    public var status: Int?
-    /// The endpoint's `error_description`, or what went wrong.
-    public var message: String
-    /// The token endpoint's `Retry-After`, in seconds.
-    public var retryAfter: Int64?
+/// A WNS access token could not be had from the token endpoint.
+public typealias WNSTokenError = AccessTokenError<WNSTokenSource>
 
-    public init(reason: Reason, status: Int?, message: String, retryAfter: Int64? = nil) {
-        self.reason = reason
-        self.status = status
-        self.message = message
-        self.retryAfter = retryAfter
-    }
-
-    /// Pause the platform: these credentials will not work until they are replaced.
-    public var meansCredentialsRejected: Bool {
-        switch reason {
-        case .refused, .failing: true
-        case .unavailable: false
-        }
-    }
-
-    public var description: String {
-        let status = status.map { "HTTP \($0): " } ?? ""
-        switch reason {
-        case .refused(let error): return "the token endpoint refused the package SID and secret: \(status)\(error): \(message)"
-        case .failing: return "the WNS credentials are failing: \(status)\(message)"
-        case .unavailable: return "no WNS access token: \(status)\(message)"
-        }
-    }
+/// The package SID and secret's token request, as `WNSTokenError` names it.
+public enum WNSTokenSource: AccessTokenSource {
+    public static let provider = "WNS"
+    public static let credentials = "the package SID and secret"
 }
