@@ -2,18 +2,10 @@ import Foundation
 import HeraldCore
 import HeraldStore
 import HeraldTestSupport
-import Synchronization
 import Testing
 
 /// The delivery queue: claims, leases and resuming after a crash.
 @Suite struct PushQueueTests {
-    /// A clock the test moves by hand.
-    final class ManualClock: Sendable {
-        private let value = Mutex<Int64>(1_800_000_000_000)
-        var now: Int64 { value.withLock { $0 } }
-        func advance(_ milliseconds: Int64) { value.withLock { $0 += milliseconds } }
-    }
-
     func registerDevices(_ db: TestDatabase, _ fixture: Fixture, count: Int) async throws {
         for _ in 0..<count {
             _ = try await db.store.devices.register(
@@ -21,9 +13,22 @@ import Testing
         }
     }
 
+    /// Registers `devices` devices, accepts a push to them and runs its fan-out: one batch job
+    /// waits in the queue. Returns the push and the devices' ids.
+    func fannedOut(_ db: TestDatabase, _ fixture: Fixture, devices: Int) async throws -> (UUID, [Int64]) {
+        try await registerDevices(db, fixture, count: devices)
+        let id = try await db.store.pushes.create(
+            applicationID: fixture.app.id, request: #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#, expiresAt: nil)
+        let (fanout, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+        let push = try PushInput(message: .init(body: "hi"), target: .init(platform: "ios")).validated(now: 0)
+        let ids = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: fanout.cursor, limit: 10)
+        try await db.store.pushes.advance(fanout, page: ids, finished: true)
+        return (id, ids)
+    }
+
     @Test(arguments: Backend.available)
     func aFanOutCutShortResumesWhereItWasAfterItsLease(_ backend: Backend) async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         try await withTestDatabase(backend, now: { clock.now }) { db async throws in
             let fixture = try await Fixture.make(db.store)
             try await registerDevices(db, fixture, count: 25)
@@ -75,16 +80,10 @@ import Testing
 
     @Test(arguments: Backend.available)
     func retriesWaitForTheirTimeAndDeadTokensRespectReRegistration(_ backend: Backend) async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         try await withTestDatabase(backend, now: { clock.now }) { db async throws in
             let fixture = try await Fixture.make(db.store)
-            try await registerDevices(db, fixture, count: 3)
-            let id = try await db.store.pushes.create(
-                applicationID: fixture.app.id, request: #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#, expiresAt: nil)
-            let (fanout, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
-            let push = try PushInput(message: .init(body: "hi"), target: .init(platform: "ios")).validated(now: 0)
-            let ids = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: fanout.cursor, limit: 10)
-            try await db.store.pushes.advance(fanout, page: ids, finished: true)
+            let (id, ids) = try await fannedOut(db, fixture, devices: 3)
             let (batch, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
 
             var result = BatchResult()
@@ -120,16 +119,10 @@ import Testing
     /// its renewal, completion and release are refused, and the counters count the job once.
     @Test(arguments: Backend.available)
     func aWorkerThatLostItsLeaseRecordsNothing(_ backend: Backend) async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         try await withTestDatabase(backend, now: { clock.now }) { db async throws in
             let fixture = try await Fixture.make(db.store)
-            try await registerDevices(db, fixture, count: 2)
-            let id = try await db.store.pushes.create(
-                applicationID: fixture.app.id, request: #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#, expiresAt: nil)
-            let (fanout, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
-            let push = try PushInput(message: .init(body: "hi"), target: .init(platform: "ios")).validated(now: 0)
-            let ids = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: fanout.cursor, limit: 10)
-            try await db.store.pushes.advance(fanout, page: ids, finished: true)
+            let (id, ids) = try await fannedOut(db, fixture, devices: 2)
 
             let (stalled, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
             clock.advance(60_001)
