@@ -122,7 +122,7 @@ import Testing
         let clock = TestClock()
         try await withTestDatabase(backend, now: { clock.now }) { db async throws in
             let fixture = try await Fixture.make(db.store)
-            let (id, ids) = try await fannedOut(db, fixture, devices: 2)
+            let (id, _) = try await fannedOut(db, fixture, devices: 2)
 
             let (stalled, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
             clock.advance(60_001)
