@@ -127,17 +127,19 @@ public final class WebPushClient: Sendable {
     private func prepare(
         _ notification: WebPushNotification, for subscription: WebPushSubscription, vapid: VAPIDSigner, index: Int
     ) throws -> Prepared {
-        let url = try target(for: subscription.endpoint)
-        guard let components = URLComponents(string: url), let audience = WebPushSubscription.origin(of: url),
-            let host = components.host
+        // The endpoint is parsed once: its origin (or the override's) is the audience, the pool's
+        // key and, without the scheme, the authority; the path and query go along unchanged.
+        guard let components = URLComponents(string: subscription.endpoint), let origin = WebPushSubscription.origin(of: components)
         else {
-            throw WebPushError.invalidEndpoint("the endpoint '\(url)' has no origin")
+            throw WebPushError.invalidEndpoint("the endpoint '\(subscription.endpoint)' is not an http(s) URL")
         }
+        let audience = endpointOverride ?? origin
         var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { path += "?" + query }
+        let authority = audience.components(separatedBy: "://").last ?? audience
         let body = try WebPushEncryption.encrypt(notification.payload, for: subscription)
         return Prepared(
-            index: index, url: url, audience: audience, authority: components.port.map { "\(host):\($0)" } ?? host, path: path,
+            index: index, url: audience + path, audience: audience, authority: authority, path: path,
             authorization: try vapid.authorization(audience: audience), body: ByteBuffer(bytes: body))
     }
 
@@ -262,19 +264,5 @@ public final class WebPushClient: Sendable {
             pools[audience] = pool
             return pool
         }
-    }
-
-    /// The URL to POST to: the subscription's endpoint, or its path and query at the override origin.
-    func target(for endpoint: String) throws -> String {
-        guard WebPushSubscription.origin(of: endpoint) != nil else {
-            throw WebPushError.invalidEndpoint("the endpoint '\(endpoint)' is not an http(s) URL")
-        }
-        guard let endpointOverride else { return endpoint }
-        guard let components = URLComponents(string: endpoint) else {
-            throw WebPushError.invalidEndpoint("the endpoint '\(endpoint)' is not a URL")
-        }
-        var path = components.percentEncodedPath
-        if let query = components.percentEncodedQuery { path += "?" + query }
-        return endpointOverride + path
     }
 }

@@ -66,7 +66,12 @@ public struct WebPushSubscription: Sendable, Equatable {
     /// The origin (`scheme://host[:port]`, the port only when not the scheme's default) of a
     /// URL: the VAPID `aud` for a push resource. Nil unless it is an http(s) URL with a host.
     public static func origin(of url: String) -> String? {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+        URLComponents(string: url).flatMap(origin(of:))
+    }
+
+    /// The origin of a parsed URL, as `origin(of:)` gives it.
+    static func origin(of components: URLComponents) -> String? {
+        guard let scheme = components.scheme?.lowercased(),
             scheme == "https" || scheme == "http", var host = components.host?.lowercased(), !host.isEmpty
         else { return nil }
         if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }
