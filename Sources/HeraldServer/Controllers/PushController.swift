@@ -52,13 +52,8 @@ struct PushController<Context: RequestContext>: Sendable {
         let app = try await auth.application(request)
         let input = try await request.decodeJSON(PushInput.self)
         let push = try input.validated(now: now())
-        // Refuse now what a provider would refuse later (a payload over its limit, a bad key),
-        // so that nothing is queued for a bad push.
         let time = now()
-        _ = try APNsRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder)
-        _ = try FCMRenderer.render(push, receiptID: FCMRenderer.receiptPlaceholder, now: time)
-        _ = try WebPushRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder, now: time)
-        _ = try WNSRenderer.render(push, receiptID: WNSRenderer.receiptPlaceholder, now: time)
+        try push.checkRenderable(now: time)
         if push.validateOnly {
             let audience: String
             switch push.audience {

@@ -119,10 +119,7 @@ extension PushScheduling {
             throw APIError(Request.validationError(error))
         }
         let push = try input.validated(now: now)
-        _ = try APNsRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder)
-        _ = try FCMRenderer.render(push, receiptID: FCMRenderer.receiptPlaceholder, now: now)
-        _ = try WebPushRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder, now: now)
-        _ = try WNSRenderer.render(push, receiptID: WNSRenderer.receiptPlaceholder, now: now)
+        try push.checkRenderable(now: now)
         return push
     }
 }
