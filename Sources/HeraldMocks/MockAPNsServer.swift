@@ -289,11 +289,7 @@ public final class MockAPNsServer: Sendable {
             return fail(HTTPResponseStatus(statusCode: rejection.status), rejection.reason, timestamp: rejection.timestamp)
         }
         if behavior.throttled.contains(token) { return fail(.tooManyRequests, "TooManyRequests") }
-        let unavailable = state.withLock { state -> Bool in
-            guard state.behavior.serviceUnavailable > 0 else { return false }
-            state.behavior.serviceUnavailable -= 1
-            return true
-        }
+        let unavailable = state.withLock { $0.behavior.serviceUnavailable.takeFault() }
         if unavailable { return fail(.serviceUnavailable, "ServiceUnavailable") }
 
         if behavior.recordsNotifications {

@@ -289,18 +289,9 @@ public final class MockFCMServer: Sendable {
 
         enum Fault { case quota, unavailable, internalError }
         let fault = state.withLock { state -> Fault? in
-            if state.behavior.quotaExceeded > 0 {
-                state.behavior.quotaExceeded -= 1
-                return .quota
-            }
-            if state.behavior.unavailable > 0 {
-                state.behavior.unavailable -= 1
-                return .unavailable
-            }
-            if state.behavior.internalErrors > 0 {
-                state.behavior.internalErrors -= 1
-                return .internalError
-            }
+            if state.behavior.quotaExceeded.takeFault() { return .quota }
+            if state.behavior.unavailable.takeFault() { return .unavailable }
+            if state.behavior.internalErrors.takeFault() { return .internalError }
             return nil
         }
         switch fault {

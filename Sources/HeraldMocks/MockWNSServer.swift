@@ -251,18 +251,9 @@ public final class MockWNSServer: Sendable {
 
         enum Fault { case throttled, unavailable, internalError }
         let fault = state.withLock { state -> Fault? in
-            if state.behavior.throttled > 0 {
-                state.behavior.throttled -= 1
-                return .throttled
-            }
-            if state.behavior.serviceUnavailable > 0 {
-                state.behavior.serviceUnavailable -= 1
-                return .unavailable
-            }
-            if state.behavior.internalErrors > 0 {
-                state.behavior.internalErrors -= 1
-                return .internalError
-            }
+            if state.behavior.throttled.takeFault() { return .throttled }
+            if state.behavior.serviceUnavailable.takeFault() { return .unavailable }
+            if state.behavior.internalErrors.takeFault() { return .internalError }
             return nil
         }
         switch fault {

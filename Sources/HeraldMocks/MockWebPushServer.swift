@@ -195,14 +195,8 @@ public final class MockWebPushServer: Sendable {
         }
 
         let fault = state.withLock { state -> HTTPResponseStatus? in
-            if state.behavior.tooManyRequests > 0 {
-                state.behavior.tooManyRequests -= 1
-                return .tooManyRequests
-            }
-            if state.behavior.serviceUnavailable > 0 {
-                state.behavior.serviceUnavailable -= 1
-                return .serviceUnavailable
-            }
+            if state.behavior.tooManyRequests.takeFault() { return .tooManyRequests }
+            if state.behavior.serviceUnavailable.takeFault() { return .serviceUnavailable }
             return nil
         }
         if let fault {
