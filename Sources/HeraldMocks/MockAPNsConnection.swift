@@ -74,7 +74,7 @@ final class MockAPNsConnection: ChannelInboundHandler {
             context.eventLoop.assumeIsolated().execute { self.goAway(lastStreamID: self.highestStreamID) }
         }
         let after = server.behavior.dropConnectionAfterRequests
-        return after > 0 && requests >= after && !dropped
+        return after > 0 && requests >= after && !dropped && server.takeConnectionDrop()
     }
 
     /// A request carried a valid provider token: lift the one-stream limit, as Apple does.

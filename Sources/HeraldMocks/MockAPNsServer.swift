@@ -48,6 +48,9 @@ public final class MockAPNsServer: Sendable {
         /// and any others still in flight on the connection lose their answers, although the mock
         /// recorded those it accepted. 0: never.
         public var dropConnectionAfterRequests = 0
+        /// How many connections, at most, `dropConnectionAfterRequests` drops; later ones are
+        /// answered normally (a provider that resets a few connections, then recovers).
+        public var connectionsToDrop = Int.max
         /// `SETTINGS_MAX_CONCURRENT_STREAMS` of an authenticated connection.
         public var maxConcurrentStreams = 1000
         /// Apple's behaviour with token auth: a new connection allows one stream at a time until a
@@ -218,6 +221,12 @@ public final class MockAPNsServer: Sendable {
 
     func record(_ change: (inout Statistics) -> Void) {
         state.withLock { change(&$0.statistics) }
+    }
+
+    /// Whether a connection that brought `dropConnectionAfterRequests` requests is dropped
+    /// (counts `connectionsToDrop` down).
+    func takeConnectionDrop() -> Bool {
+        state.withLock { $0.behavior.connectionsToDrop.takeFault() }
     }
 
     func answer(head: HTTPRequestHead, body: ByteBuffer) -> Answer {

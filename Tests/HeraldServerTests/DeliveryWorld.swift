@@ -27,6 +27,8 @@ struct DeliveryWorld: Sendable {
         var logger = TestDatabase.logger
         /// `.live` for a test that needs a socket (server-sent events).
         var setup: TestingSetup = .router
+        /// The store's and the workers' clock (epoch ms); the system's unless a test moves it.
+        var now: @Sendable () -> Int64 = systemMillis
     }
 
     /// The key id the platform's .p8 is uploaded with, and the mock knows.
@@ -50,7 +52,7 @@ struct DeliveryWorld: Sendable {
         let mock = MockAPNsServer(tls: tls, behavior: behavior)
         let port = try await mock.start()
         do {
-            try await withTestDatabase(backend) { db async throws in
+            try await withTestDatabase(backend, now: options.now) { db async throws in
                 let tenant = try #require(try await db.store.tenants.create(name: "t"))
                 let (app, apiKey) = try await db.store.applications.create(tenantID: tenant.id, name: "News", description: "")
                 let credentials = try CredentialsInput(
@@ -71,7 +73,8 @@ struct DeliveryWorld: Sendable {
                 configuration.firstRetryDelay = options.firstRetryDelay
                 configuration.unreachableRetryWindow = options.unreachableRetryWindow
                 let service = DeliveryService(
-                    store: db.store, configuration: configuration, logger: options.logger, telemetry: options.observability.delivery)
+                    store: db.store, configuration: configuration, now: options.now, logger: options.logger,
+                    telemetry: options.observability.delivery)
                 let world = DeliveryWorld(db: db, mock: mock, fixture: fixture, configuration: configuration)
                 let workers = Task { try await service.run() }
                 let application = Application(
