@@ -83,4 +83,39 @@ import Testing
             #expect(stored.tags == ["all", "n7"])
         }
     }
+
+    /// Devices registered again all at once (so in batches) end with exactly their new tags:
+    /// the tags they keep, the ones they gain, none of the ones they dropped.
+    @Test(arguments: Backend.available)
+    func concurrentReRegistrationsReplaceEachDevicesTags(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { db async throws in
+            let fixture = try await Fixture.make(db.store)
+            let tokens = (0..<100).map { _ in randomAPNsToken() }
+            func registerAll(_ tags: @escaping @Sendable (Int) -> [String]) async throws -> [String: Device] {
+                try await withThrowingTaskGroup(of: (String, Device).self) { group in
+                    for (index, token) in tokens.enumerated() {
+                        group.addTask {
+                            let registration = try RegistrationInput(registrationToken: token, tags: .replace(tags(index)))
+                                .validated(for: .ios, requireToken: true)
+                            return (token, try await db.store.devices.register(on: fixture.platform, registration))
+                        }
+                    }
+                    return try await group.reduce(into: [String: Device]()) { $0[$1.0] = $1.1 }
+                }
+            }
+            let first = try await registerAll { ["kept", "old\($0)"] }
+            let second = try await registerAll { $0 % 2 == 0 ? ["kept", "new\($0)"] : [] }
+            for (index, token) in tokens.enumerated() {
+                let device = try #require(second[token])
+                #expect(device.uuid == first[token]?.uuid)
+                let expected = index % 2 == 0 ? ["kept", "new\(index)"] : []
+                #expect(device.tags == expected)
+                #expect(try await db.store.devices.find(platformID: fixture.platform.id, uuid: device.uuid)?.tags == expected)
+            }
+            let kept = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(topic: "kept"), page: 1, size: 0)
+            #expect(kept.total == 50)
+            let old = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(topic: "old3"), page: 1, size: 0)
+            #expect(old.total == 0)
+        }
+    }
 }

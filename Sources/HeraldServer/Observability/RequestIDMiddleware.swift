@@ -1,7 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
-import struct Foundation.UUID
+import Synchronization
 
 /// Gives each request an id: the client's `X-Request-Id` when it is sane (1 to 128 token
 /// characters), a new one otherwise. The id goes into the request's logger metadata
@@ -9,12 +9,19 @@ import struct Foundation.UUID
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     static var headerName: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
 
+    /// New ids: this process's random prefix and a count, unique without a random draw (and a
+    /// system call) per request.
+    private let ids = RequestIDs()
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let id = request.headers[Self.headerName].flatMap { Self.isSane($0) ? $0 : nil } ?? UUID().uuidString.lowercased()
+        let id = request.headers[Self.headerName].flatMap { Self.isSane($0) ? $0 : nil } ?? ids.next()
         var context = context
-        context.logger[metadataKey: "request_id"] = .string(id)
+        // Both keys in one change: each change of a handler's metadata re-renders all of it.
         // Hummingbird's own id (`context.id`) names the same request.
-        context.logger[metadataKey: "hb.request.id"] = .string(id)
+        var metadata = context.logger.handler.metadata
+        metadata["request_id"] = .string(id)
+        metadata["hb.request.id"] = .string(id)
+        context.logger.handler.metadata = metadata
         var response: Response
         do {
             response = try await next(request, context)
@@ -41,5 +48,22 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
                 false
             }
         }
+    }
+}
+
+/// Request ids for one process: 16 random hex digits drawn at start, a dash, and a count in hex.
+final class RequestIDs: Sendable {
+    private let prefix: String
+    private let count = Atomic<UInt64>(0)
+
+    init() {
+        var generator = SystemRandomNumberGenerator()
+        let random = String(generator.next() as UInt64, radix: 16)
+        prefix = String(repeating: "0", count: 16 - random.count) + random
+    }
+
+    func next() -> String {
+        let number = count.add(1, ordering: .relaxed).newValue
+        return prefix + "-" + String(number, radix: 16)
     }
 }

@@ -7,7 +7,9 @@ import NIOPosix
 /// on the shared cooperative pool, each resumption after a database round trip would wait behind
 /// every queued request handler, and a batch would take several times longer than its SQL.
 public final class DedicatedExecutor: TaskExecutor {
-    private let group: MultiThreadedEventLoopGroup
+    /// The thread, as an event-loop group (PostgreSQL's connections live on it: see
+    /// `PostgresStoreDatabase`).
+    let group: MultiThreadedEventLoopGroup
     private let loop: any EventLoop
 
     public init() {

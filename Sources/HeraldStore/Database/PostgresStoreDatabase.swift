@@ -10,8 +10,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     public var dialect: SQLDialect { .postgres }
 
     private let client: PostgresClient
-    private let eventLoopGroup: MultiThreadedEventLoopGroup
-    public let writeExecutor = DedicatedExecutor()
+    public let writeExecutor: DedicatedExecutor
     private let runTask: Task<Void, Never>
     private let logger: Logger
 
@@ -21,10 +20,12 @@ public final class PostgresStoreDatabase: SQLDatabase {
         configuration.options.maximumConnections = maximumConnections
         configuration.options.minimumConnections = 0
         // Connections get an event loop of their own: on the server's loops, each database
-        // round trip would wait behind the HTTP traffic.
-        let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let client = PostgresClient(configuration: configuration, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
-        self.eventLoopGroup = eventLoopGroup
+        // round trip would wait behind the HTTP traffic. It is the write executor's thread, so
+        // that the registration batcher's drain loop, which runs there, goes on after each round
+        // trip without a hop to another thread.
+        let writeExecutor = DedicatedExecutor()
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: writeExecutor.group, backgroundLogger: logger)
+        self.writeExecutor = writeExecutor
         self.client = client
         self.logger = logger
         // The pool lives as long as this object: `shutdown()` ends it.
@@ -58,7 +59,6 @@ public final class PostgresStoreDatabase: SQLDatabase {
         runTask.cancel()
         await runTask.value
         await writeExecutor.shutdown()
-        try? await eventLoopGroup.shutdownGracefully()
     }
 
     // MARK: Helpers

@@ -28,12 +28,14 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
 
     /// Appends another statement fragment, renumbering its placeholders.
     public mutating func append(_ other: SQL) {
-        var interpolation = StringInterpolation(literalCapacity: other.text.count, interpolationCount: other.binds.count)
-        interpolation.text = text
-        interpolation.binds = binds
+        // The text and binds move into the interpolation and back, so that appending a fragment
+        // at a time (a batch's rows) grows them in place instead of copying them each time.
+        var interpolation = StringInterpolation(literalCapacity: 0, interpolationCount: 0)
+        swap(&interpolation.text, &text)
+        swap(&interpolation.binds, &binds)
         interpolation.appendInterpolation(other)
-        text = interpolation.text
-        binds = interpolation.binds
+        swap(&interpolation.text, &text)
+        swap(&interpolation.binds, &binds)
     }
 
     public struct StringInterpolation: StringInterpolationProtocol {

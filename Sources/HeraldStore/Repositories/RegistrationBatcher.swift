@@ -3,9 +3,11 @@ import Synchronization
 import struct Foundation.UUID
 
 /// Writes concurrent new registrations together: while one batch is being written, arrivals
-/// wait, and the next batch writes them all with three statements in one transaction (an upsert
-/// of every device, the removal of re-registered devices' old tags, the insertion of all tags,
-/// after creating the topics that are new).
+/// wait, and the next batch writes them all at once. On PostgreSQL that is one statement (see
+/// `writeInOneStatement`): one round trip, no BEGIN and COMMIT of its own. On SQLite, and on
+/// PostgreSQL when a tag names an expired topic, it is three statements in one transaction (an
+/// upsert of every device, the removal of re-registered devices' old tags, the insertion of all
+/// tags, after creating the topics that are new).
 ///
 /// This is what lets registration keep up with thousands of devices a second: per request it
 /// saves the transaction, the commit (an fsync) and most statement round trips. A registration
@@ -87,8 +89,13 @@ final class RegistrationBatcher: Sendable {
             }
             if batch.isEmpty { return }
             do {
-                let devices = try await database.transaction { connection in
-                    try await Self.write(batch, on: connection)
+                let devices: [Device]
+                if database.dialect == .postgres, let written = try await Self.writeInOneStatement(batch, on: database) {
+                    devices = written
+                } else {
+                    devices = try await database.transaction { connection in
+                        try await Self.write(batch, on: connection)
+                    }
                 }
                 for (request, device) in zip(batch, devices) { request.complete(.success(device)) }
             } catch {
@@ -131,20 +138,7 @@ final class RegistrationBatcher: Sendable {
                 custom_user_id = excluded.custom_user_id, time_zone = excluded.time_zone, active = 1, updated_at = excluded.updated_at
             RETURNING \(unsafeRaw: DeviceRepository.columns.replacingOccurrences(of: "d.", with: ""))
             """)
-        var byKey: [String: Device] = [:]
-        for row in try await connection.query(insert) {
-            let device = try DeviceRepository.device(row)
-            byKey[device.platformID.uuidString + device.registrationToken] = device
-        }
-        var devices: [Device] = []
-        devices.reserveCapacity(batch.count)
-        for request in batch {
-            guard var device = byKey[request.platform.id.uuidString + request.token] else {
-                throw StoreError(reason: .unknown("upsert"), message: "the device upsert returned no row for a registration")
-            }
-            device.tags = request.tags.sorted()
-            devices.append(device)
-        }
+        let devices = try devices(for: batch, from: try await connection.query(insert))
 
         let reRegistered = zip(batch, devices).filter { $0.0.candidate != $0.1.uuid }.map(\.1.id)
         if !reRegistered.isEmpty {
