@@ -61,6 +61,10 @@ public final class HTTP2ConnectionPool: Sendable {
     ) throws -> NIOSSLContext {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.applicationProtocols = ["h2"]
+        // Closing a connection sends close_notify; the peer's own is not worth waiting the
+        // default 5 s for (RFC 8446 §6.1 lets the side that closes first go at once): a
+        // provider that does not answer it would hold up every shutdown.
+        tls.shutdownTimeout = .milliseconds(500)
         if let extraTrustedCAPEM {
             let extra = try NIOSSLCertificate.fromPEMBytes(Array(extraTrustedCAPEM.utf8))
             tls.additionalTrustRoots = [.certificates(extra)]
@@ -185,6 +189,8 @@ public final class HTTP2ConnectionPool: Sendable {
             defer { state.connections = [] }
             return state.connections
         }
-        for connection in connections { await connection.closeAndWait() }
+        await withTaskGroup(of: Void.self) { group in
+            for connection in connections { group.addTask { await connection.closeAndWait() } }
+        }
     }
 }

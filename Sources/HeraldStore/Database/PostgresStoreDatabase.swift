@@ -100,9 +100,28 @@ public final class PostgresStoreDatabase: SQLDatabase {
             tls: tls)
     }
 
+    /// Runs a statement that each connection prepares once (parsed and planned once, not per
+    /// execution): for the hottest statements, whose text never changes.
+    func execute<Statement: PostgresPreparedStatement>(prepared statement: Statement) async throws -> [SQLRow]
+    where Statement.Row == PostgresRow {
+        do {
+            var result: [SQLRow] = []
+            for try await row in try await client.execute(statement, logger: logger) {
+                result.append(try Self.row(row))
+            }
+            return result
+        } catch let error as PSQLError {
+            throw Self.storeError(error)
+        }
+    }
+
     static func postgresQuery(_ sql: SQL) -> PostgresQuery {
-        var bindings = PostgresBindings(capacity: sql.binds.count)
-        for value in sql.binds {
+        PostgresQuery(unsafeSQL: sql.text, binds: bindings(sql.binds))
+    }
+
+    static func bindings(_ values: [SQLValue]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
             switch value {
             case .null: bindings.appendNull()
             case .int(let int): bindings.append(int)
@@ -111,22 +130,26 @@ public final class PostgresStoreDatabase: SQLDatabase {
             case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
             }
         }
-        return PostgresQuery(unsafeSQL: sql.text, binds: bindings)
+        return bindings
     }
 
     static func collect(_ rows: PostgresRowSequence) async throws -> [SQLRow] {
         var result: [SQLRow] = []
         var names: [String]?
         for try await row in rows {
-            var values: [SQLValue] = []
-            values.reserveCapacity(row.count)
             if names == nil { names = row.map(\.columnName) }
-            for cell in row {
-                values.append(try value(cell))
-            }
-            result.append(SQLRow(columns: names ?? [], values: values))
+            result.append(try Self.row(row, names: names))
         }
         return result
+    }
+
+    static func row(_ row: PostgresRow, names: [String]? = nil) throws -> SQLRow {
+        var values: [SQLValue] = []
+        values.reserveCapacity(row.count)
+        for cell in row {
+            values.append(try value(cell))
+        }
+        return SQLRow(columns: names ?? row.map(\.columnName), values: values)
     }
 
     static func value(_ cell: PostgresCell) throws -> SQLValue {

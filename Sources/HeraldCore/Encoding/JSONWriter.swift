@@ -1,41 +1,47 @@
 import NIOCore
 
-/// Writes a JSON object straight into a buffer: for the hottest answers (a registration),
-/// where Foundation's `JSONEncoder` cost more than the rest of the request.
-struct JSONWriter {
-    private(set) var buffer: ByteBuffer
+/// Writes a JSON object straight into a buffer: for the hottest paths (a registration's answer,
+/// a batch of registrations handed to PostgreSQL), where Foundation's `JSONEncoder` cost more
+/// than the rest of the work.
+public struct JSONWriter {
+    public private(set) var buffer: ByteBuffer
     private var first = true
 
-    init(capacity: Int = 512) {
+    public init(capacity: Int = 512) {
         buffer = ByteBufferAllocator().buffer(capacity: capacity)
         buffer.writeInteger(UInt8(ascii: "{"))
     }
 
-    mutating func field(_ key: StaticString, _ value: String?) {
+    public mutating func field(_ key: StaticString, _ value: String?) {
         self.key(key)
-        if let value { string(value) } else { buffer.writeStaticString("null") }
+        if let value { Self.string(value, into: &buffer) } else { buffer.writeStaticString("null") }
     }
 
-    mutating func field(_ key: StaticString, _ value: Bool) {
+    public mutating func field(_ key: StaticString, _ value: Bool) {
         self.key(key)
         buffer.writeStaticString(value ? "true" : "false")
     }
 
+    public mutating func field(_ key: StaticString, _ value: Int64) {
+        self.key(key)
+        buffer.writeString(String(value))
+    }
+
     /// A list of `{"text": …}` objects, the Pivotal shape of tags.
-    mutating func textObjects(_ key: StaticString, _ values: [String]) {
+    public mutating func textObjects(_ key: StaticString, _ values: [String]) {
         self.key(key)
         buffer.writeInteger(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
             buffer.writeStaticString("{\"text\":")
-            string(value)
+            Self.string(value, into: &buffer)
             buffer.writeInteger(UInt8(ascii: "}"))
         }
         buffer.writeInteger(UInt8(ascii: "]"))
     }
 
     /// The finished object.
-    mutating func finish() -> ByteBuffer {
+    public mutating func finish() -> ByteBuffer {
         buffer.writeInteger(UInt8(ascii: "}"))
         return buffer
     }
@@ -49,9 +55,9 @@ struct JSONWriter {
     }
 
     /// A JSON string, escaped per RFC 8259.
-    private mutating func string(_ value: String) {
+    public static func string(_ value: String, into buffer: inout ByteBuffer) {
         buffer.writeInteger(UInt8(ascii: "\""))
-        let hex = Array("0123456789abcdef".utf8)
+        func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10 }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
@@ -61,8 +67,8 @@ struct JSONWriter {
             case 0x09: buffer.writeStaticString("\\t")
             case 0..<0x20:
                 buffer.writeStaticString("\\u00")
-                buffer.writeInteger(hex[Int(byte >> 4)])
-                buffer.writeInteger(hex[Int(byte & 0x0f)])
+                buffer.writeInteger(hex(byte >> 4))
+                buffer.writeInteger(hex(byte & 0x0f))
             default: buffer.writeInteger(byte)
             }
         }
