@@ -54,24 +54,37 @@ public struct JSONWriter {
         buffer.writeStaticString("\":")
     }
 
-    /// A JSON string, escaped per RFC 8259.
+    /// A JSON string, escaped per RFC 8259. Runs of bytes that need no escape (all of them, in
+    /// tokens, ids and most tags) are copied at once.
     public static func string(_ value: String, into buffer: inout ByteBuffer) {
         buffer.writeInteger(UInt8(ascii: "\""))
-        func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10 }
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
-            case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
-            case 0x0a: buffer.writeStaticString("\\n")
-            case 0x0d: buffer.writeStaticString("\\r")
-            case 0x09: buffer.writeStaticString("\\t")
-            case 0..<0x20:
-                buffer.writeStaticString("\\u00")
-                buffer.writeInteger(hex(byte >> 4))
-                buffer.writeInteger(hex(byte & 0x0f))
-            default: buffer.writeInteger(byte)
+        var value = value
+        value.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                escape(byte, into: &buffer)
+                start = index + 1
             }
+            buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         buffer.writeInteger(UInt8(ascii: "\""))
+    }
+
+    private static func escape(_ byte: UInt8, into buffer: inout ByteBuffer) {
+        func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10 }
+        switch byte {
+        case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
+        case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
+        case 0x0a: buffer.writeStaticString("\\n")
+        case 0x0d: buffer.writeStaticString("\\r")
+        case 0x09: buffer.writeStaticString("\\t")
+        default:
+            buffer.writeStaticString("\\u00")
+            buffer.writeInteger(hex(byte >> 4))
+            buffer.writeInteger(hex(byte & 0x0f))
+        }
     }
 }
