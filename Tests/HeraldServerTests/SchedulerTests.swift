@@ -155,8 +155,10 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.available)
-    func aLocalTimePushReachesEachDeviceWhenTheTimeComesInItsZone(_ backend: Backend) async throws {
+    /// Each zone's slot reaches that zone's devices only, whether the push targets every device
+    /// or a topic's subscribers.
+    @Test(arguments: Backend.available, [#"{"platform":"all"}"#, #"{"topics":["news"]}"#])
+    func aLocalTimePushReachesEachDeviceWhenTheTimeComesInItsZone(_ backend: Backend, target: String) async throws {
         try await ScheduleHarness.run(backend) { world, client in
             let path = "/admin/v1/apps/\(world.fixture.app.id.uuidString.lowercased())/delivery"
             _ = try await client.execute(
@@ -166,14 +168,14 @@ import Testing
                 let field = zone.isEmpty ? "" : #","time_zone":"\#(zone)""#
                 let response = try await client.execute(
                     uri: "/v1/registration", method: .post, headers: basic(world.fixture),
-                    body: body(#"{"os":"ios","registration_token":"\#(randomAPNsToken())"\#(field)}"#))
+                    body: body(#"{"os":"ios","registration_token":"\#(randomAPNsToken())","tags":["news"]\#(field)}"#))
                 devices[zone] = try response.json()["device_uuid"] as? String
             }
             // 2027-01-15T09:00 UTC, and the clock a day before.
             let nineUTC: Int64 = 1_800_003_600_000 - 1_800_003_600_000 % 86_400_000 + 9 * 3_600_000
             world.clock.set(nineUTC - 86_400_000)
             let local = LocalDateTime(Date(timeIntervalSince1970: Double(nineUTC) / 1000))
-            let id = try await world.schedule(ScheduleHarness.push(#""scheduleLocal":"\#(local)""#), client)
+            let id = try await world.schedule(ScheduleHarness.push(#""scheduleLocal":"\#(local)""#, target: target), client)
             let listed = try await world.request(.get, "/v1/schedules/\(id)", client).json()
             #expect(listed["scheduled_for"] as? Int64 == nineUTC - 14 * 3_600_000)  // Pacific/Kiritimati, UTC+14
             #expect((listed["push"] as? [String: Any])?["scheduleLocal"] as? String == local.description)

@@ -16,7 +16,7 @@ extension PushRepository {
     /// every page: one that expires during the fan-out reaches no one after that.
     func subscriberPage(
         applicationID: UUID, platforms: Set<PlatformType>?, topics: [String], customUserIDs: [String], interactiveOnly: Bool,
-        after cursor: Int64, limit: Int
+        timeZones: [String] = [], after cursor: Int64, limit: Int
     ) async throws -> AudiencePage {
         let time = now()
         var live: [String] = []
@@ -59,6 +59,9 @@ extension PushRepository {
         var condition: SQL = "id IN (\(list: read)) AND app_id = \(applicationID) AND active = 1"
         if let platforms {
             condition.append(" AND platform_type IN (\(list: platforms.map(\.rawValue).sorted()))")
+        }
+        if !timeZones.isEmpty {
+            condition.append(" AND COALESCE(time_zone, '') IN (\(list: timeZones))")
         }
         for row in try await database.query("SELECT id, platform_type, os_version FROM devices WHERE \(condition) ORDER BY id") {
             if interactiveOnly {
