@@ -95,7 +95,7 @@ import Testing
             let appID = world.fixture.app.id
             let url = "http://127.0.0.1:\(port)/admin/v1/apps/\(appID.uuidString.lowercased())/logs/stream"
 
-            let reader = Task { try await Self.readStream(url, token: root, until: { $0.contains("event: batch_sent") }) }
+            let reader = Task { try await Self.readStream(url, token: root, until: { Self.hasWholeEvent("batch_sent", in: $0) }) }
             try await DeliveryWorld.poll("the stream is subscribed") { observability.activity.subscriberCount(appID) == 1 }
 
             let receipt = try await world.send(#"{"message":{"body":"Live"},"target":{"platforms":["ios"]}}"#, client)
@@ -121,6 +121,13 @@ import Testing
     }
 
     /// Reads the event stream at `url` until `done` holds for what arrived, then closes the connection.
+    /// Whether `text` holds the whole `kind` event: its `event:` line, its data and the blank line
+    /// that ends it (the stream arrives in chunks that may cut an event in two).
+    static func hasWholeEvent(_ kind: String, in text: String) -> Bool {
+        guard let start = text.range(of: "event: \(kind)\n") else { return false }
+        return text[start.upperBound...].contains("\n\n")
+    }
+
     static func readStream(_ url: String, token: String, until done: @Sendable (String) -> Bool) async throws -> String {
         // A client of its own, shut down afterwards: that closes the connection for sure.
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
