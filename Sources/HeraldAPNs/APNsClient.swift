@@ -44,11 +44,13 @@ public final class APNsClient: Sendable {
     ///   - clientCertificate: the .p12 for certificate-based auth.
     ///   - proxy: an HTTP CONNECT or SOCKS5 proxy to reach APNs through; TLS runs inside the tunnel.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
+    ///   - requestTimeout: how long a notification may wait for APNs' answer before it fails
+    ///     unanswered.
     ///   - maximumConnections: connections opened at most while the open ones are full.
     public init(
         endpoint: String, extraTrustedCAPEM: String? = nil, clientCertificate: APNsCertificateCredentials? = nil,
-        proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10), maximumConnections: Int = 4,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10), requestTimeout: TimeAmount = .seconds(30),
+        maximumConnections: Int = 4, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws {
         guard let url = URL(string: endpoint), url.scheme == "https", let host = url.host, !host.isEmpty else {
             throw ValidationError(code: "invalid_endpoint", message: "an APNs endpoint must be an https URL, not '\(endpoint)'", field: "endpoint")
@@ -64,7 +66,7 @@ public final class APNsClient: Sendable {
         }
         self.pool = HTTP2ConnectionPool(
             host: host, port: url.port ?? 443, sslContext: sslContext, proxy: proxy, connectTimeout: connectTimeout,
-            maximumConnections: maximumConnections, eventLoopGroup: eventLoopGroup)
+            requestTimeout: requestTimeout, maximumConnections: maximumConnections, eventLoopGroup: eventLoopGroup)
     }
 
     // MARK: Sending

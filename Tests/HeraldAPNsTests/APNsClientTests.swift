@@ -4,6 +4,7 @@ import HeraldAPNs
 import HeraldCore
 import HeraldMocks
 import HeraldTestSupport
+import NIOCore
 import NIOSSL
 import Testing
 
@@ -16,10 +17,11 @@ import Testing
         let key: P256.Signing.PrivateKey
     }
 
-    func withMock(_ body: (Setup) async throws -> Void) async throws {
+    func withMock(requestTimeout: TimeAmount = .seconds(30), _ body: (Setup) async throws -> Void) async throws {
         let mock = try await SignedMockAPNs.start()
         let server = mock.server
-        let client = try APNsClient(endpoint: "https://127.0.0.1:\(mock.port)", extraTrustedCAPEM: mock.tls.caCertificatePEM)
+        let client = try APNsClient(
+            endpoint: "https://127.0.0.1:\(mock.port)", extraTrustedCAPEM: mock.tls.caCertificatePEM, requestTimeout: requestTimeout)
         do {
             try await body(Setup(server: server, client: client, generator: try mock.generator(), key: mock.key))
         } catch {
@@ -53,6 +55,27 @@ import Testing
             #expect(received.headers["apns-priority"] == "10")
             let payload = try JSONSerialization.jsonObject(with: Data(received.payload)) as? [String: Any]
             #expect(payload?["receiptId"] as? String == "receipt-1")
+        }
+    }
+
+    /// An answer that does not come within the request timeout fails the send (to be sent again
+    /// by the engine) instead of holding it; the connection is then left for a new one.
+    @Test func aRequestWithoutAnAnswerFailsAtItsDeadline() async throws {
+        try await withMock(requestTimeout: .milliseconds(200)) { setup in
+            let bearer = try setup.generator.token(issuedAt: now)
+            // The answer would come after 5 s: without a deadline the send would wait and succeed.
+            setup.server.update { $0.responseDelay = .seconds(5) }
+            await #expect(throws: APNsSendError.self) {
+                try await setup.client.send(try notification(), deviceToken: randomAPNsToken(), topic: "com.example.app", bearer: bearer)
+            }
+            setup.server.update { $0.responseDelay = .zero }
+            let outcome = try await setup.client.send(
+                try notification(), deviceToken: randomAPNsToken(), topic: "com.example.app", bearer: bearer)
+            guard case .accepted = outcome else {
+                Issue.record("expected an accepted notification, got \(outcome)")
+                return
+            }
+            #expect(setup.server.statistics.connections == 2)
         }
     }
 

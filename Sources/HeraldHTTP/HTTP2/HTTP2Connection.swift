@@ -32,7 +32,8 @@ final class HTTP2Connection: Sendable {
     /// Opens a TLS connection, directly or through `proxy`, and the HTTP/2 session over it;
     /// returns once TLS is up and the server agreed to h2 (ALPN).
     static func connect(
-        host: String, port: Int, sslContext: NIOSSLContext, proxy: OutboundProxy?, group: any EventLoopGroup, timeout: TimeAmount
+        host: String, port: Int, sslContext: NIOSSLContext, proxy: OutboundProxy?, group: any EventLoopGroup, timeout: TimeAmount,
+        requestTimeout: TimeAmount
     ) async throws -> HTTP2Connection {
         let deadline = NIODeadline.now() + timeout
         let bootstrap = ClientBootstrap(group: group)
@@ -45,7 +46,8 @@ final class HTTP2Connection: Sendable {
             channel = try await bootstrap.connect(host: proxy.host, port: proxy.port).get()
             negotiated = channel.eventLoop.flatSubmit {
                 ProxyTunnel.open(on: channel, through: proxy, to: host, port: port, deadline: deadline).flatMapThrowing {
-                    try addHTTP2Handlers(to: channel, host: host, sslContext: sslContext, deadline: deadline)
+                    try addHTTP2Handlers(
+                        to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout)
                 }.flatMap { $0 }
             }
         } else {
@@ -54,7 +56,8 @@ final class HTTP2Connection: Sendable {
                 channel = try await bootstrap
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
-                            promise.succeed(try addHTTP2Handlers(to: channel, host: host, sslContext: sslContext, deadline: deadline))
+                            promise.succeed(try addHTTP2Handlers(
+                        to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout))
                         }
                     }
                     .connect(host: host, port: port).get()
@@ -83,7 +86,7 @@ final class HTTP2Connection: Sendable {
     /// TLS (SNI for a host name), a check that ALPN chose h2, HTTP/2 and the request handler.
     /// Call on the channel's loop; the future completes when the TLS handshake has.
     private static func addHTTP2Handlers(
-        to channel: any Channel, host: String, sslContext: NIOSSLContext, deadline: NIODeadline
+        to channel: any Channel, host: String, sslContext: NIOSSLContext, deadline: NIODeadline, requestTimeout: TimeAmount
     ) throws -> EventLoopFuture<Void> {
         // An IP address cannot go in SNI; the certificate is then checked against the address.
         let serverHostname = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
@@ -105,7 +108,7 @@ final class HTTP2Connection: Sendable {
                     HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
                     HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
                 ]))
-        try sync.addHandler(HTTP2ConnectionHandler())
+        try sync.addHandler(HTTP2ConnectionHandler(requestTimeout: requestTimeout))
         return negotiated.futureResult
     }
 

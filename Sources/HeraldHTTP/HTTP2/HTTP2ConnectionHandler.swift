@@ -47,6 +47,8 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     private struct InFlight {
         let batch: Batch
         let index: Int
+        /// When its answer is due: past it, the request fails as unanswered.
+        let deadline: NIODeadline
         var status: Int?
         var headers = HPACKHeaders()
         var body: ByteBuffer?
@@ -56,6 +58,10 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     static let streamCeiling = 1000
     /// The last stream id before a connection must be replaced (ids are 31 bits).
     static let lastUsableStreamID = Int32.max - 2
+
+    /// How long a request may wait for its answer.
+    let requestTimeout: TimeAmount
+    private var sweep: Scheduled<Void>?
 
     private var context: ChannelHandlerContext?
     private var queue: [Pending] = []
@@ -74,8 +80,13 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     static let connectionWindow = 1 << 24
     private var unacknowledgedBytes = 0
 
+    init(requestTimeout: TimeAmount) {
+        self.requestTimeout = requestTimeout
+    }
+
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        scheduleSweep(context)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -97,6 +108,36 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        sweep?.cancel()
+        sweep = nil
+    }
+
+    // MARK: Deadlines
+
+    /// Looks for overdue requests a few times per `requestTimeout`: one timer per connection
+    /// rather than one per request.
+    private func scheduleSweep(_ context: ChannelHandlerContext) {
+        let interval = TimeAmount.nanoseconds(max(requestTimeout.nanoseconds / 4, TimeAmount.milliseconds(10).nanoseconds))
+        sweep = context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
+            self.expireOverdueRequests()
+            if let context = self.context { self.scheduleSweep(context) }
+        }
+    }
+
+    /// Fails the requests whose answer is overdue (and resets their streams): a server that
+    /// accepted a stream and never answers must not hold its sender forever. Such a connection
+    /// takes no new requests.
+    private func expireOverdueRequests() {
+        guard let context, !inFlight.isEmpty else { return }
+        let now = NIODeadline.now()
+        let overdue = inFlight.filter { $0.value.deadline <= now }.map(\.key)
+        guard !overdue.isEmpty else { return }
+        for streamID in overdue {
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
+            finish(streamID, .failed("no answer within \(requestTimeout)"))
+        }
+        context.flush()
+        becomeUnusable()
     }
 
     // MARK: Requests
@@ -115,6 +156,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     private func startStreams() {
         guard let context else { return }
         var wrote = false
+        let now = NIODeadline.now()
         while queueHead < queue.count, inFlight.count < maximumStreams, !closing {
             if nextStreamID > Self.lastUsableStreamID {
                 // Out of stream ids: what has not started goes elsewhere.
@@ -140,7 +182,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
 
             nextStreamID += 2
             let request = batch.requests[index]
-            inFlight[streamID] = InFlight(batch: batch, index: index)
+            inFlight[streamID] = InFlight(batch: batch, index: index, deadline: now + requestTimeout)
             // The HTTP/2 handler refuses a new stream once it has seen the server's GOAWAY, which
             // may be before this handler sees the frame: such a request never left.
             let opened = context.eventLoop.makePromise(of: Void.self)

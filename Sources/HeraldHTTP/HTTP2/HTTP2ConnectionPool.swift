@@ -19,6 +19,7 @@ public final class HTTP2ConnectionPool: Sendable {
     private let proxy: OutboundProxy?
     private let group: any EventLoopGroup
     private let connectTimeout: TimeAmount
+    private let requestTimeout: TimeAmount
     private let maximumConnections: Int
     private let loadPerConnection: Int
     private let state = Mutex(State())
@@ -35,13 +36,15 @@ public final class HTTP2ConnectionPool: Sendable {
     ///   - sslContext: TLS for the server (see `makeSSLContext`); ALPN must offer h2.
     ///   - proxy: an HTTP CONNECT or SOCKS5 proxy to reach the server through; TLS runs inside.
     ///   - connectTimeout: how long a connection (TCP, proxy, TLS) may take before its sends fail.
+    ///   - requestTimeout: how long a request may wait for its answer before it fails unanswered
+    ///     (and its connection takes no more requests).
     ///   - maximumConnections: connections opened at most while the open ones are full.
     ///   - loadPerConnection: requests given to one connection before another is opened:
     ///     swift-nio-http2's per-stream bookkeeping grows with the streams open on a connection,
     ///     so a few connections with a few hundred streams each go faster than one with a thousand.
     public init(
         host: String, port: Int, sslContext: NIOSSLContext, proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10),
-        maximumConnections: Int = 4, loadPerConnection: Int = 250,
+        requestTimeout: TimeAmount = .seconds(30), maximumConnections: Int = 4, loadPerConnection: Int = 250,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.host = host
@@ -50,6 +53,7 @@ public final class HTTP2ConnectionPool: Sendable {
         self.proxy = proxy
         self.group = eventLoopGroup
         self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
         self.maximumConnections = max(1, maximumConnections)
         self.loadPerConnection = max(1, loadPerConnection)
     }
@@ -145,7 +149,8 @@ public final class HTTP2ConnectionPool: Sendable {
                 let task = Task { [self] in
                     do {
                         let connection = try await HTTP2Connection.connect(
-                            host: host, port: port, sslContext: sslContext, proxy: proxy, group: group, timeout: connectTimeout)
+                            host: host, port: port, sslContext: sslContext, proxy: proxy, group: group, timeout: connectTimeout,
+                            requestTimeout: requestTimeout)
                         // In the pool before anyone awaiting this task resumes.
                         let kept = self.state.withLock { state -> Bool in
                             state.opening[id] = nil
