@@ -321,5 +321,11 @@ public enum Schema {
             )
             """,
         ]),
+        // MARK: Job lookups by push
+        Migration(version: 8, name: "push jobs indexed by push", statements: [
+            // Finished jobs stay; without this index, each batch's "is the push done?" and a
+            // throttled push's last batch read every job of every push ever sent.
+            "CREATE INDEX push_jobs_push ON push_jobs (push_id, state)",
+        ]),
     ]
 }

@@ -341,9 +341,10 @@ public struct PushRepository: Sendable {
     }
 
     static func closeIfFinished(_ connection: any SQLExecutor, pushID: UUID) async throws {
+        // One open job is enough to know (the index gives the push's open jobs directly).
         let open = try await connection.query(
-            "SELECT COUNT(*) AS n FROM push_jobs WHERE push_id = \(pushID) AND state <> 'done'").first?.int("n") ?? 0
-        if open == 0 {
+            "SELECT 1 AS open FROM push_jobs WHERE push_id = \(pushID) AND state IN ('ready', 'claimed') LIMIT 1")
+        if open.isEmpty {
             try await connection.query("UPDATE pushes SET status = 'done' WHERE id = \(pushID)")
         }
     }
