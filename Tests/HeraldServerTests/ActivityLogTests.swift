@@ -54,7 +54,7 @@ import Testing
     @Test(arguments: Backend.available)
     func oneTenantNeverSeesAnothersApplicationLog(_ backend: Backend) async throws {
         let observability = Observability()
-        try await ObservedServer.run(backend, observability) { harness, client in
+        try await ServerHarness.run(backend, observability: observability) { harness, client in
             let store = harness.store
             let mine = try #require(try await store.tenants.create(name: "mine"))
             let theirs = try #require(try await store.tenants.create(name: "theirs"))

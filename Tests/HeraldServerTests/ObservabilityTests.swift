@@ -16,7 +16,7 @@ import Testing
     // MARK: Health
 
     @Test func healthzAnswersWhileTheProcessRuns() async throws {
-        try await ObservedServer.run(.sqlite) { _, client in
+        try await ServerHarness.run(.sqlite) { _, client in
             let response = try await client.execute(uri: "/healthz", method: .get)
             #expect(response.status == .ok)
             #expect(try response.json()["status"] as? String == "ok")
@@ -39,7 +39,7 @@ import Testing
     @Test(arguments: Backend.available)
     func readyzIs503WhenNoDeliveryWorkerRuns(_ backend: Backend) async throws {
         // Four workers configured, none started.
-        try await ObservedServer.run(backend, Observability(expectedWorkers: 4)) { _, client in
+        try await ServerHarness.run(backend, observability: Observability(expectedWorkers: 4)) { _, client in
             let response = try await client.execute(uri: "/readyz", method: .get)
             #expect(response.status == .serviceUnavailable)
             let json = try response.json()
@@ -51,7 +51,7 @@ import Testing
 
     @Test(arguments: Backend.available)
     func readyzIs503WhenTheSchemaIsNotThisBuilds(_ backend: Backend) async throws {
-        try await ObservedServer.run(backend) { harness, client in
+        try await ServerHarness.run(backend) { harness, client in
             #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
             try await harness.db.database.query(
                 "INSERT INTO herald_migrations (version, name, applied_at) VALUES (9999, 'from a newer build', 0)")
@@ -91,7 +91,7 @@ import Testing
 
     @Test(arguments: Backend.available)
     func metricsNeedTheRootAdminToken(_ backend: Backend) async throws {
-        try await ObservedServer.run(backend) { harness, client in
+        try await ServerHarness.run(backend) { harness, client in
             #expect(try await client.execute(uri: "/metrics", method: .get).status == .unauthorized)
             #expect(try await client.execute(uri: "/metrics", method: .get, headers: bearer("not-a-token")).status == .unauthorized)
             let tenant = try #require(try await harness.store.tenants.create(name: "acme"))
@@ -109,7 +109,7 @@ import Testing
 
     @Test func metricsCanBePublic() async throws {
         let observability = Observability(ObservabilityConfiguration(metricsPublic: true))
-        try await ObservedServer.run(.sqlite, observability) { _, client in
+        try await ServerHarness.run(.sqlite, observability: observability) { _, client in
             let response = try await client.execute(uri: "/metrics", method: .get)
             #expect(response.status == .ok)
             #expect(String(buffer: response.body).contains("herald_queue_depth"))
@@ -119,7 +119,7 @@ import Testing
     @Test(arguments: Backend.available)
     func requestsAreCountedByRoutePatternAndStatus(_ backend: Backend) async throws {
         let observability = Observability()
-        try await ObservedServer.run(backend, observability) { harness, client in
+        try await ServerHarness.run(backend, observability: observability) { harness, client in
             let receipt = UUID().uuidString.lowercased()
             for _ in 0..<2 {
                 #expect(try await client.execute(uri: "/v1/push/\(receipt)", method: .get).status == .unauthorized)
@@ -190,7 +190,7 @@ import Testing
     // MARK: Request id
 
     @Test func aSaneRequestIDIsEchoedAndAnyOtherReplaced() async throws {
-        try await ObservedServer.run(.sqlite) { _, client in
+        try await ServerHarness.run(.sqlite) { _, client in
             let echoed = try await client.execute(uri: "/healthz", method: .get, headers: [HTTPField.Name("X-Request-Id")!: "abc-123_x.y"])
             #expect(echoed.headers[HTTPField.Name("X-Request-Id")!] == "abc-123_x.y")
 
@@ -216,7 +216,7 @@ import Testing
 
     @Test func eachRequestLogsOneLineWithItsIDRouteStatusAndDuration() async throws {
         let logs = CapturedLogs()
-        try await ObservedServer.run(.sqlite, logger: logs.logger(level: .info)) { _, client in
+        try await ServerHarness.run(.sqlite, logger: logs.logger(level: .info)) { _, client in
             _ = try await client.execute(uri: "/v1/push/\(UUID())", method: .get, headers: [HTTPField.Name("X-Request-Id")!: "trace-me-42"])
         }
         let lines = logs.all.filter { $0.contains("request_id=trace-me-42") }

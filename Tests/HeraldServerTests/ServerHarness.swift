@@ -5,6 +5,7 @@ import HeraldStore
 import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 
@@ -16,8 +17,11 @@ struct ServerHarness: Sendable {
     var store: Store { db.store }
 
     /// Runs `body` against the router (or a live server with `.live`), closing the database afterwards.
+    /// `observability`: the router's metrics registry and activity logs (the observability tests
+    /// give their own to read them).
     static func run(
-        _ backend: Backend, setup: TestingSetup = .router,
+        _ backend: Backend, observability: Observability = Observability(), setup: TestingSetup = .router,
+        logger: Logger = TestDatabase.logger,
         _ body: @Sendable @escaping (ServerHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await withTestDatabase(backend) { db async throws in
@@ -25,9 +29,8 @@ struct ServerHarness: Sendable {
             let (_, token) = try await db.store.adminTokens.create(tenantID: nil, name: "root")
             let harness = ServerHarness(db: db, adminToken: token)
             let app = Application(
-                router: buildRouter(store: db.store),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                logger: TestDatabase.logger)
+                router: buildRouter(store: db.store, observability: observability),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
             try await app.test(setup) { client in
                 try await body(harness, client)
             }
