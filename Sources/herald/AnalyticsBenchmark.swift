@@ -41,12 +41,9 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bench-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer {
-            if keep { print("kept \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) }
-        }
+        let workspace = try BenchmarkWorkspace()
+        defer { workspace.finish(keep: keep) }
+        let (executable, directory) = (workspace.executable, workspace.directory)
         print(
             "herald bench analytics: \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(devices) clients, \(batchSize) events per batch, \(seconds) s"
         )

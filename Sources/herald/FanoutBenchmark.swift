@@ -68,12 +68,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bench-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer {
-            if keep { print("kept \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) }
-        }
+        let workspace = try BenchmarkWorkspace()
+        defer { workspace.finish(keep: keep) }
+        let (executable, directory) = (workspace.executable, workspace.directory)
         let audience = topic.map { "subscribed to topic '\($0)'" } ?? "broadcast"
         print(
             "herald bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers")

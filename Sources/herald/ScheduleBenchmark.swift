@@ -39,12 +39,9 @@ struct ScheduleBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bench-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer {
-            if keep { print("kept \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) }
-        }
+        let workspace = try BenchmarkWorkspace()
+        defer { workspace.finish(keep: keep) }
+        let (executable, directory) = (workspace.executable, workspace.directory)
         print("herald bench schedules: \(count) schedules over \(over) s, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(servers) server(s)")
 
         let encryptionKey = SecretBox.generateEncodedKey()
