@@ -57,9 +57,11 @@ struct Dispatcher: Sendable {
         var rate = push.ratePerSecond
         if rate == nil { rate = try await store.deliverySettings.find(applicationID: stored.applicationID).ratePerSecond }
         let limit = min(configuration.batchSize, rate ?? configuration.batchSize)
+        // A local-time slot's push is for the devices in its zones (none: every device).
+        let zones = try await store.pushes.timeZones(of: stored.id)
         while true {
             let page = try await store.pushes.audiencePage(
-                of: push, applicationID: stored.applicationID, after: job.cursor, limit: limit, pushID: stored.id)
+                of: push, applicationID: stored.applicationID, after: job.cursor, limit: limit, timeZones: zones)
             try await store.pushes.advance(job, page: page.deviceIDs, through: page.cursor, finished: page.exhausted, ratePerSecond: rate)
             if page.exhausted { return }
             job.cursor = page.cursor

@@ -187,7 +187,8 @@ import Testing
                     let push = try #require(try await world.store.pushes.find(id: slot.pushID, applicationID: world.fixture.app.id))
                     let input = try JSONDecoder().decode(PushInput.self, from: Data(push.request.utf8))
                     let page = try await world.store.pushes.audiencePage(
-                        of: try input.validated(now: instant), applicationID: world.fixture.app.id, after: 0, limit: 100, pushID: slot.pushID)
+                        of: try input.validated(now: instant), applicationID: world.fixture.app.id, after: 0, limit: 100,
+                        timeZones: try await world.store.pushes.timeZones(of: slot.pushID))
                     guard !page.deviceIDs.isEmpty else { continue }
                     let uuids = try await world.db.database.query(
                         "SELECT uuid FROM devices WHERE id IN (\(list: page.deviceIDs))").map { try $0.string("uuid") }

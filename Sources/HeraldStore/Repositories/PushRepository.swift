@@ -152,17 +152,15 @@ public struct PushRepository: Sendable {
     /// order, and of those the ones it goes to (`interactive-only` leaves out the devices that
     /// cannot show interactive notifications): the fan-out moves its cursor past what was read.
     ///
-    /// - Parameter pushID: the stored push, whose time-zone list (a local-time push's, see
-    ///   `ScheduleRepository.fireDue`) limits the audience when it has one.
+    /// - Parameter timeZones: a local-time slot's zones (`timeZones(of:)`), which limit the
+    ///   audience to the devices in them; empty for any other push.
     public func audiencePage(
-        of push: Push, applicationID: UUID, after cursor: Int64, limit: Int, pushID: UUID? = nil
+        of push: Push, applicationID: UUID, after cursor: Int64, limit: Int, timeZones zones: [String] = []
     ) async throws -> AudiencePage {
         var condition: SQL = "d.app_id = \(applicationID) AND d.active = 1 AND d.id > \(cursor)"
-        // A local-time slot's push reaches only the devices in its zones. The zones are read
-        // first and bound as a list: folded into the page query as subqueries, they cost
-        // PostgreSQL a plan that read far more than the page (40–90 ms a page, not 1).
-        var zones: [String] = []
-        if let pushID { zones = try await timeZones(of: pushID) }
+        // The zones come bound as a list: folded into the page query as subqueries on
+        // push_time_zones, they cost PostgreSQL a plan that read far more than the page
+        // (40–90 ms a page, not 1).
         if !zones.isEmpty {
             condition.append(" AND COALESCE(d.time_zone, '') IN (\(list: zones))")
         }
@@ -204,7 +202,7 @@ public struct PushRepository: Sendable {
 
     /// The zones a local-time slot's push is for ('' for devices without one); empty for any
     /// other push.
-    func timeZones(of pushID: UUID) async throws -> [String] {
+    public func timeZones(of pushID: UUID) async throws -> [String] {
         try await database.query("SELECT time_zone FROM push_time_zones WHERE push_id = \(pushID) ORDER BY time_zone")
             .map { try $0.string("time_zone") }
     }
