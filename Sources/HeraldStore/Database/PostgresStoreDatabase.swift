@@ -105,11 +105,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     func execute<Statement: PostgresPreparedStatement>(prepared statement: Statement) async throws -> [SQLRow]
     where Statement.Row == PostgresRow {
         do {
-            var result: [SQLRow] = []
-            for try await row in try await client.execute(statement, logger: logger) {
-                result.append(try Self.row(row))
-            }
-            return result
+            return try await Self.collect(try await client.execute(statement, logger: logger))
         } catch let error as PSQLError {
             throw Self.storeError(error)
         }
@@ -133,23 +129,24 @@ public final class PostgresStoreDatabase: SQLDatabase {
         return bindings
     }
 
-    static func collect(_ rows: PostgresRowSequence) async throws -> [SQLRow] {
+    static func collect<Rows: AsyncSequence>(_ rows: Rows) async throws -> [SQLRow] where Rows.Element == PostgresRow {
         var result: [SQLRow] = []
         var names: [String]?
         for try await row in rows {
-            if names == nil { names = row.map(\.columnName) }
-            result.append(try Self.row(row, names: names))
+            let columns = names ?? row.map(\.columnName)
+            names = columns
+            result.append(try Self.row(row, names: columns))
         }
         return result
     }
 
-    static func row(_ row: PostgresRow, names: [String]? = nil) throws -> SQLRow {
+    static func row(_ row: PostgresRow, names: [String]) throws -> SQLRow {
         var values: [SQLValue] = []
         values.reserveCapacity(row.count)
         for cell in row {
             values.append(try value(cell))
         }
-        return SQLRow(columns: names ?? row.map(\.columnName), values: values)
+        return SQLRow(columns: names, values: values)
     }
 
     static func value(_ cell: PostgresCell) throws -> SQLValue {

@@ -90,7 +90,7 @@ final class RegistrationBatcher: Sendable {
             if batch.isEmpty { return }
             do {
                 let devices: [Device]
-                if database.dialect == .postgres, let written = try await Self.writeInOneStatement(batch, on: database) {
+                if let postgres = database as? PostgresStoreDatabase, let written = try await Self.writeInOneStatement(batch, on: postgres) {
                     devices = written
                 } else {
                     devices = try await database.transaction { connection in
