@@ -97,7 +97,7 @@ public final class APNsClient: Sendable {
         headers.add(name: ":method", value: "POST")
         headers.add(name: ":scheme", value: "https")
         headers.add(name: ":authority", value: authority)
-        if let apnsID { headers.add(name: "apns-id", value: apnsID.uuidString.lowercased()) }
+        if let apnsID { headers.add(name: "apns-id", value: apnsID.lowercasedString) }
         headers.add(name: "apns-topic", value: topic)
         headers.add(name: "apns-push-type", value: notification.pushType.rawValue)
         headers.add(name: "apns-priority", value: String(notification.priority))

@@ -96,7 +96,7 @@ struct Dispatcher: Sendable {
         // The app may have turned receipts off since the push was accepted: read it per batch.
         let includesReceipt = try await store.applications.find(id: stored.applicationID)?.includesReceiptID ?? true
         let rendered = RenderedPush(
-            push, receiptID: includesReceipt ? stored.id.uuidString.lowercased() : nil, types: Set(targets.map(\.platformType)),
+            push, receiptID: includesReceipt ? stored.id.lowercasedString : nil, types: Set(targets.map(\.platformType)),
             now: time)
         var byPlatform: [UUID: [DeliveryTarget]] = [:]
         for target in targets {

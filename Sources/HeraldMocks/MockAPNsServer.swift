@@ -240,7 +240,7 @@ public final class MockAPNsServer: Sendable {
         let prefix = "/3/device/"
         guard head.uri.hasPrefix(prefix) else { return fail(.notFound, "BadPath") }
         let token = String(head.uri.dropFirst(prefix.count))
-        if let id = head.headers.first(name: "apns-id"), UUID(uuidString: id) == nil { return fail(.badRequest, "BadMessageId") }
+        if let id = head.headers.first(name: "apns-id"), UUID(text: id) == nil { return fail(.badRequest, "BadMessageId") }
         guard let topic = head.headers.first(name: "apns-topic"), !topic.isEmpty else { return fail(.badRequest, "MissingTopic") }
         if let type = head.headers.first(name: "apns-push-type"),
             !["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk"].contains(type)

@@ -1,3 +1,4 @@
+import HeraldCore
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -70,7 +71,7 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
             headers.add(name: "content-type", value: "application/json")
             headers.add(name: "content-length", value: String(json.utf8.count))
         } else {
-            headers.add(name: "apns-unique-id", value: UUID().uuidString.lowercased())
+            headers.add(name: "apns-unique-id", value: UUID().lowercasedString)
         }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: answer.status, headers: headers))), promise: nil)
         if let responseBody { context.write(wrapOutboundOut(.body(.byteBuffer(responseBody))), promise: nil) }

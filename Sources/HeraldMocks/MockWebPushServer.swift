@@ -215,7 +215,7 @@ public final class MockWebPushServer: Sendable {
         }
         arrivals.record()
         if benchmark {
-            return Answer(status: .created, headers: [("location", "https://\(host)/message/\(UUID().uuidString.lowercased())"), ("ttl", ttl)])
+            return Answer(status: .created, headers: [("location", "https://\(host)/message/\(UUID().lowercasedString)"), ("ttl", ttl)])
         }
         var headers: [String: String] = [:]
         for (name, value) in head.headers { headers[name.lowercased()] = value }
@@ -223,7 +223,7 @@ public final class MockWebPushServer: Sendable {
         let received = Received(subscriptionID: subscriber.id, headers: headers, plaintext: plaintext, httpVersion: version)
         state.withLock { $0.received.append(received) }
         behavior.onReceive?(received)
-        return Answer(status: .created, headers: [("location", "https://\(host)/message/\(UUID().uuidString.lowercased())"), ("ttl", ttl)])
+        return Answer(status: .created, headers: [("location", "https://\(host)/message/\(UUID().lowercasedString)"), ("ttl", ttl)])
     }
 
     /// Checks a `vapid t=…, k=…` authorization as RFC 8292 §4.2 lists; nil when valid, else why not.

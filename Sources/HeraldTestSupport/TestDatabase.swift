@@ -51,7 +51,7 @@ public final class TestDatabase: Sendable {
 
     /// A new empty database, migrated, with a store using a fixed encryption key.
     public static func make(_ backend: Backend, now: @escaping @Sendable () -> Int64 = systemMillis) async throws -> TestDatabase {
-        let directory = NSTemporaryDirectory() + "herald-test-" + UUID().uuidString.lowercased()
+        let directory = NSTemporaryDirectory() + "herald-test-" + UUID().lowercasedString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let database: any SQLDatabase
         var url: String?
@@ -91,7 +91,7 @@ public final class TestDatabase: Sendable {
                 reason: .unavailable,
                 message: "HERALD_TEST_POSTGRES_URL is not set: run the suite with scripts/test, which starts PostgreSQL")
         }
-        let name = "herald_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let name = "herald_test_" + UUID().lowercasedString.replacingOccurrences(of: "-", with: "")
         let admin = try PostgresStoreDatabase(url: base, maximumConnections: 1, logger: logger)
         do {
             try await admin.query(SQL(unsafeText: "CREATE DATABASE \(name)"))

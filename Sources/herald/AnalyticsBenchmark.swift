@@ -62,7 +62,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         let base = "http://127.0.0.1:\(port)"
         do {
             try await BenchmarkServer.waitUntilServing(base, server: server)
-            let receiptIDs = (0..<receipts).map { _ in UUID().uuidString.lowercased() }
+            let receiptIDs = (0..<receipts).map { _ in UUID().lowercasedString }
             let platformAuth = "Basic " + Data("\(seeded.platformID):\(seeded.platformSecret)".utf8).base64EncodedString()
 
             let started = ContinuousClock.now
@@ -109,7 +109,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
     private func post(
         _ base: String, auth: String, client: Int, receipts: [String], until end: ContinuousClock.Instant
     ) async throws -> (events: Int, requests: Int, failed: Int, latencies: [Double]) {
-        let deviceUUID = UUID().uuidString.lowercased()
+        let deviceUUID = UUID().lowercasedString
         var result = (events: 0, requests: 0, failed: 0, latencies: [Double]())
         var sequence = client
         while ContinuousClock.now < end {
@@ -162,7 +162,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             let (platform, secret) = try await store.platforms.create(applicationID: app.id, name: "android", type: .android, credentials: nil)
             await store.database.shutdown()
             return Seeded(
-                appID: app.id.uuidString.lowercased(), apiKey: apiKey, platformID: platform.id.uuidString.lowercased(), platformSecret: secret)
+                appID: app.id.lowercasedString, apiKey: apiKey, platformID: platform.id.lowercasedString, platformSecret: secret)
         } catch {
             await store.database.shutdown()
             throw error

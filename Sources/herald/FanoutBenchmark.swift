@@ -233,7 +233,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
 
     private func basic(_ seeded: Seeded) -> String {
-        "Basic " + Data("\(seeded.appID.uuidString.lowercased()):\(seeded.apiKey)".utf8).base64EncodedString()
+        "Basic " + Data("\(seeded.appID.lowercasedString):\(seeded.apiKey)".utf8).base64EncodedString()
     }
 
     private func sendBroadcast(_ base: String, _ seeded: Seeded) async throws -> String {
@@ -300,7 +300,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
             arguments: [
                 "-n", String(h2loadRequests), "-c", String(h2loadConnections), "-m", String(h2loadStreams), "-t", "1",
                 "-H", "apns-topic: \(topic)", "-H", "apns-push-type: \(notification.pushType.rawValue)",
-                "-H", "apns-priority: \(notification.priority)", "-H", "apns-id: \(UUID().uuidString.lowercased())",
+                "-H", "apns-priority: \(notification.priority)", "-H", "apns-id: \(UUID().lowercasedString)",
                 "-H", "authorization: bearer \(token)", "-d", payloadPath, "\(mockURL)/3/device/\(deviceToken)",
             ],
             logPath: directory + "/h2load.log")

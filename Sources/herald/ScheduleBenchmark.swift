@@ -76,7 +76,7 @@ struct ScheduleBenchmark: AsyncParsableCommand {
                 bases.append(base)
             }
 
-            let authorization = "Basic " + Data("\(appID.uuidString.lowercased()):\(apiKey)".utf8).base64EncodedString()
+            let authorization = "Basic " + Data("\(appID.lowercasedString):\(apiKey)".utf8).base64EncodedString()
             let first = systemMillis() + Int64(lead) * 1000
             let step = count > 1 ? Double(over) * 1000 / Double(count - 1) : 0
             let created = ContinuousClock.now
@@ -149,7 +149,7 @@ struct ScheduleBenchmark: AsyncParsableCommand {
         request.method = .POST
         request.headers.add(name: "Authorization", value: authorization)
         request.headers.add(name: "Content-Type", value: "application/json")
-        let device = UUID().uuidString.lowercased()
+        let device = UUID().lowercasedString
         request.body = .bytes(ByteBuffer(string: #"{"message":{"body":"bench \#(index)"},"target":{"devices":["\#(device)"]},"scheduleAt":\#(at)}"#))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 16)

@@ -99,7 +99,7 @@ extension PushInput {
             var seen = Set<UUID>()
             var ids: [UUID] = []
             for (index, raw) in devices.enumerated() {
-                guard let id = UUID(uuidString: raw) else {
+                guard let id = UUID(text: raw) else {
                     throw ValidationError(message: "'\(raw)' is not a device uuid", field: "target.devices[\(index)]")
                 }
                 if seen.insert(id).inserted { ids.append(id) }

@@ -1,3 +1,4 @@
+import HeraldCore
 import struct Foundation.Date
 import struct Foundation.UUID
 import class Foundation.ISO8601DateFormatter
@@ -50,8 +51,8 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(time, forKey: .time)
         try container.encode(kind, forKey: .kind)
-        try container.encodeIfPresent(pushID?.uuidString.lowercased(), forKey: .pushID)
-        try container.encodeIfPresent(platformID?.uuidString.lowercased(), forKey: .platformID)
+        try container.encodeIfPresent(pushID?.lowercasedString, forKey: .pushID)
+        try container.encodeIfPresent(platformID?.lowercasedString, forKey: .platformID)
         try container.encodeIfPresent(provider, forKey: .provider)
         try container.encode(counts, forKey: .counts)
         try container.encode(message, forKey: .message)
@@ -62,8 +63,8 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var parts = [formatter.string(from: Date(timeIntervalSince1970: Double(time) / 1000)), kind.rawValue, message]
-        if let pushID { parts.append("push=\(pushID.uuidString.lowercased())") }
-        if let platformID { parts.append("platform=\(platformID.uuidString.lowercased())") }
+        if let pushID { parts.append("push=\(pushID.lowercasedString)") }
+        if let platformID { parts.append("platform=\(platformID.lowercasedString)") }
         if let provider { parts.append("provider=\(provider)") }
         for (key, value) in counts.sorted(by: { $0.key < $1.key }) { parts.append("\(key)=\(value)") }
         return parts.joined(separator: " ")

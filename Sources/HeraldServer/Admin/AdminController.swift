@@ -266,7 +266,7 @@ struct AdminController<Context: RequestContext>: Sendable {
     }
 
     private func id(_ context: Context, _ name: String) throws -> UUID {
-        guard let raw = context.parameters.get(name), let id = UUID(uuidString: raw) else {
+        guard let raw = context.parameters.get(name), let id = UUID(text: raw) else {
             throw APIError.notFound(name == "app" ? "application" : name)
         }
         return id

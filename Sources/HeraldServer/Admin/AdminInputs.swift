@@ -50,7 +50,7 @@ enum AdminValidation {
 
     static func uuid(_ raw: String?, field: String) throws -> UUID? {
         guard let raw else { return nil }
-        guard let id = UUID(uuidString: raw) else { throw APIError.badRequest("\(field) must be a UUID", field: field) }
+        guard let id = UUID(text: raw) else { throw APIError.badRequest("\(field) must be a UUID", field: field) }
         return id
     }
 }

@@ -14,7 +14,7 @@ struct TenantView: ResponseEncodable {
     }
 
     init(_ tenant: Tenant) {
-        id = tenant.id.uuidString.lowercased()
+        id = tenant.id.lowercasedString
         name = tenant.name
         createdAt = tenant.createdAt
     }
@@ -33,8 +33,8 @@ struct AdminTokenView: ResponseEncodable {
     }
 
     init(_ record: AdminToken, token: String? = nil) {
-        id = record.id.uuidString.lowercased()
-        tenantID = record.tenantID?.uuidString.lowercased()
+        id = record.id.lowercasedString
+        tenantID = record.tenantID?.lowercasedString
         name = record.name
         createdAt = record.createdAt
         self.token = token
@@ -61,8 +61,8 @@ struct ApplicationView: ResponseEncodable {
     }
 
     init(_ app: App, apiKey: String? = nil) {
-        uuid = app.id.uuidString.lowercased()
-        tenantID = app.tenantID.uuidString.lowercased()
+        uuid = app.id.lowercasedString
+        tenantID = app.tenantID.lowercasedString
         name = app.name
         description = app.description
         includeReceiptID = app.includesReceiptID
@@ -104,8 +104,8 @@ struct PlatformView: ResponseEncodable {
     }
 
     init(_ platform: Platform, secret: String? = nil) {
-        uuid = platform.id.uuidString.lowercased()
-        appUUID = platform.applicationID.uuidString.lowercased()
+        uuid = platform.id.lowercasedString
+        appUUID = platform.applicationID.lowercasedString
         name = platform.name
         type = platform.type.rawValue
         credentials = platform.credentialsSummary.map { CredentialsView(kind: $0.kind, fields: $0.fields) }

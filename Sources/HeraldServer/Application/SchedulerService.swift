@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldDelivery
 import HeraldStore
 import Logging
@@ -54,7 +55,7 @@ public struct SchedulerService: Service {
                     logger.debug(
                         "fired a scheduled push",
                         metadata: [
-                            "schedule_id": "\(slot.scheduleID)", "receipt_id": "\(slot.pushID.uuidString.lowercased())",
+                            "schedule_id": "\(slot.scheduleID)", "receipt_id": "\(slot.pushID.lowercasedString)",
                             "late_ms": "\(slot.firedAt - slot.dueAt)",
                         ])
                 }

@@ -13,7 +13,7 @@ struct Authenticator: Sendable {
         guard let (username, password) = RequestCredentials.basic(request.headers) else {
             throw APIError.unauthorized("HTTP Basic platform_uuid:platform_secret is required", scheme: "Basic")
         }
-        guard let id = UUID(uuidString: username), let platform = try await store.platforms.authenticate(id: id, secret: password) else {
+        guard let id = UUID(text: username), let platform = try await store.platforms.authenticate(id: id, secret: password) else {
             throw APIError.unauthorized("the platform uuid or secret is wrong", scheme: "Basic")
         }
         return platform
@@ -24,7 +24,7 @@ struct Authenticator: Sendable {
         guard let (username, password) = RequestCredentials.basic(request.headers) else {
             throw APIError.unauthorized("HTTP Basic app_uuid:api_key is required", scheme: "Basic")
         }
-        guard let id = UUID(uuidString: username), let app = try await store.applications.authenticate(id: id, apiKey: password) else {
+        guard let id = UUID(text: username), let app = try await store.applications.authenticate(id: id, apiKey: password) else {
             throw APIError.unauthorized("the application uuid or api key is wrong", scheme: "Basic")
         }
         return app

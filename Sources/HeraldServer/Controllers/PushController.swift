@@ -68,7 +68,7 @@ struct PushController<Context: RequestContext>: Sendable {
         }
         let id = try await store.pushes.create(applicationID: app.id, request: String(buffer: body), expiresAt: push.expiresAt)
         telemetry.pushAccepted(id, applicationID: app.id, scheduledAt: nil, time: now())
-        var accepted = Accepted(receiptID: id.uuidString.lowercased())
+        var accepted = Accepted(receiptID: id.lowercasedString)
         accepted.unmatchedTopics = try await unmatchedTopics(push, applicationID: app.id)
         return try accepted.response(from: request, context: context)
     }
@@ -99,14 +99,14 @@ struct PushController<Context: RequestContext>: Sendable {
 
     @Sendable func status(_ request: Request, context: Context) async throws -> Status {
         let app = try await auth.application(request)
-        guard let raw = context.parameters.get("receipt_id"), let id = UUID(uuidString: raw),
+        guard let raw = context.parameters.get("receipt_id"), let id = UUID(text: raw),
             let push = try await store.pushes.find(id: id, applicationID: app.id)
         else {
             throw APIError.notFound("push")
         }
         let reported = try await store.analytics.counts(pushID: push.id, applicationID: app.id)
         return Status(
-            receiptID: push.id.uuidString.lowercased(), status: push.status, createdAt: push.createdAt,
+            receiptID: push.id.lowercasedString, status: push.status, createdAt: push.createdAt,
             targeted: push.targeted, delivered: push.delivered, failed: push.failed, failures: push.failures,
             invalidTokens: push.invalidTokens, expired: push.expired, skipped: push.skipped, pending: push.pending,
             received: reported[AnalyticsEventType.received] ?? 0, opened: reported[AnalyticsEventType.opened] ?? 0,

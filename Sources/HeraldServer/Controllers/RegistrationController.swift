@@ -82,7 +82,7 @@ struct RegistrationController<Context: RequestContext>: Sendable {
     }
 
     private func deviceUUID(_ context: Context) throws -> UUID {
-        guard let raw = context.parameters.get("device_uuid"), let uuid = UUID(uuidString: raw) else {
+        guard let raw = context.parameters.get("device_uuid"), let uuid = UUID(text: raw) else {
             // An id that cannot exist is simply not found.
             throw APIError.notFound("device")
         }

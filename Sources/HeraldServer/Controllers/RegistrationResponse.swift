@@ -20,12 +20,12 @@ struct RegistrationResponse: ResponseGenerator, Encodable, Sendable {
         writer.field("device_model", device.deviceModel)
         writer.field("device_manufacturer", device.deviceManufacturer)
         writer.field("device_alias", device.deviceAlias)
-        writer.field("device_uuid", device.uuid.uuidString.lowercased())
+        writer.field("device_uuid", device.uuid.lowercasedString)
         writer.field("registration_token", device.registrationToken)
         writer.textObjects("tags", device.tags)
         writer.field("active", device.active)
         writer.field("custom_user_id", device.customUserID)
-        writer.field("platform_uuid", device.platformID.uuidString.lowercased())
+        writer.field("platform_uuid", device.platformID.lowercasedString)
         return writer.finish()
     }
 
@@ -46,11 +46,11 @@ struct RegistrationResponse: ResponseGenerator, Encodable, Sendable {
         try container.encode(device.deviceModel, forKey: .deviceModel)
         try container.encode(device.deviceManufacturer, forKey: .deviceManufacturer)
         try container.encode(device.deviceAlias, forKey: .deviceAlias)
-        try container.encode(device.uuid.uuidString.lowercased(), forKey: .deviceUUID)
+        try container.encode(device.uuid.lowercasedString, forKey: .deviceUUID)
         try container.encode(device.registrationToken, forKey: .registrationToken)
         try container.encode(device.tags.map(Tag.init(text:)), forKey: .tags)
         try container.encode(device.active, forKey: .active)
         try container.encode(device.customUserID, forKey: .customUserID)
-        try container.encode(device.platformID.uuidString.lowercased(), forKey: .platformUUID)
+        try container.encode(device.platformID.lowercasedString, forKey: .platformUUID)
     }
 }

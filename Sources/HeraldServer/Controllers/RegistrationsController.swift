@@ -47,7 +47,7 @@ struct DeviceQuery {
             filter.platformType = try PlatformType.parse(raw, field: "platform")
         }
         if let raw = parameters.get("platformUuid"), !raw.isEmpty {
-            guard let id = UUID(uuidString: raw) else {
+            guard let id = UUID(text: raw) else {
                 throw APIError.badRequest("platformUuid must be a UUID", field: "platformUuid")
             }
             filter.platformID = id

@@ -27,7 +27,7 @@ struct ActivityLogController<Context: RequestContext>: Sendable {
     @Sendable func download(_ request: Request, context: Context) async throws -> Response {
         let app = try await application(request, context)
         let text = activity.recent(app.id).map { $0.line + "\n" }.joined()
-        let name = "herald-\(app.id.uuidString.lowercased())-activity.log"
+        let name = "herald-\(app.id.lowercasedString)-activity.log"
         return Response(
             status: .ok,
             headers: [
@@ -42,7 +42,7 @@ struct ActivityLogController<Context: RequestContext>: Sendable {
         let events = activity.subscribe(app.id)
         let (output, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(512))
         // A first comment: the subscription is in place once the client reads it.
-        continuation.yield(ByteBuffer(string: ": subscribed to \(app.id.uuidString.lowercased())\n\n"))
+        continuation.yield(ByteBuffer(string: ": subscribed to \(app.id.lowercasedString)\n\n"))
         let forward = Task {
             await withGracefulShutdownHandler {
                 for await event in events {
@@ -81,7 +81,7 @@ struct ActivityLogController<Context: RequestContext>: Sendable {
     /// The application, if the request's admin token may see it; not found otherwise.
     private func application(_ request: Request, _ context: Context) async throws -> App {
         let scope = AdminScope(token: try await auth.admin(request), store: store)
-        guard let raw = context.parameters.get("app"), let id = UUID(uuidString: raw) else {
+        guard let raw = context.parameters.get("app"), let id = UUID(text: raw) else {
             throw APIError.notFound("application")
         }
         return try await scope.application(id)

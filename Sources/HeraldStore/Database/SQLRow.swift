@@ -1,3 +1,4 @@
+import HeraldCore
 import struct Foundation.UUID
 
 /// One result row, with typed accessors by column name.
@@ -58,7 +59,7 @@ public struct SQLRow: Sendable {
     }
 
     public func uuid(_ column: String) throws -> UUID {
-        guard let value = UUID(uuidString: try string(column)) else {
+        guard let value = UUID(text: try string(column)) else {
             throw StoreError.decoding(column: column, expected: "uuid")
         }
         return value

@@ -1,3 +1,4 @@
+import HeraldCore
 import struct Foundation.UUID
 
 /// A value bound to or read from a statement, in the few types both backends share.
@@ -39,7 +40,7 @@ extension Bool: SQLBindable {
 
 extension UUID: SQLBindable {
     /// UUIDs are stored as lower-case text.
-    public var sqlValue: SQLValue { .text(uuidString.lowercased()) }
+    public var sqlValue: SQLValue { .text(lowercasedString) }
 }
 
 extension Array: SQLBindable where Element == UInt8 {

@@ -63,7 +63,7 @@ public struct AdminTokenRepository: Sendable {
     static func token(_ row: SQLRow) throws -> AdminToken {
         AdminToken(
             id: try row.uuid("id"),
-            tenantID: try row.optionalString("tenant_id").flatMap(UUID.init(uuidString:)),
+            tenantID: try row.optionalString("tenant_id").flatMap { UUID(text: $0) },
             name: try row.string("name"),
             createdAt: try row.int("created_at"))
     }

@@ -77,7 +77,7 @@ public struct AnalyticsRepository: Sendable {
         var counts: [String: Int] = [:]
         for row in try await database.query("""
             SELECT event_type, CAST(SUM(count) AS BIGINT) AS n FROM analytics_hourly
-            WHERE app_id = \(applicationID) AND push_id = \(pushID.uuidString.lowercased())
+            WHERE app_id = \(applicationID) AND push_id = \(pushID.lowercasedString)
             GROUP BY event_type
             """)
         {

@@ -131,8 +131,8 @@ public struct PlatformRepository: Sendable {
         try secretBox.seal(Array(try JSONEncoder().encode(credentials)), context: Self.credentialsContext(id))
     }
 
-    static func secretContext(_ id: UUID) -> String { "platform-secret:\(id.uuidString.lowercased())" }
-    static func credentialsContext(_ id: UUID) -> String { "platform-credentials:\(id.uuidString.lowercased())" }
+    static func secretContext(_ id: UUID) -> String { "platform-secret:\(id.lowercasedString)" }
+    static func credentialsContext(_ id: UUID) -> String { "platform-credentials:\(id.lowercasedString)" }
 
     static func summaryJSON(_ summary: CredentialsSummary?) throws -> String? {
         guard let summary else { return nil }

@@ -23,9 +23,9 @@ extension RegistrationBatcher {
             let registration = request.registration
             var device = JSONWriter(capacity: 400)
             device.field("position", Int64(position))
-            device.field("uuid", request.candidate.uuidString.lowercased())
-            device.field("app_id", request.platform.applicationID.uuidString.lowercased())
-            device.field("platform_id", request.platform.id.uuidString.lowercased())
+            device.field("uuid", request.candidate.lowercasedString)
+            device.field("app_id", request.platform.applicationID.lowercasedString)
+            device.field("platform_id", request.platform.id.lowercasedString)
             device.field("platform_type", request.platform.type.rawValue)
             device.field("token", request.token)
             device.field("os", registration.os ?? DeviceRepository.defaultOS(request.platform.type))
@@ -82,7 +82,7 @@ extension RegistrationBatcher {
                 device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
                 custom_user_id = excluded.custom_user_id, time_zone = excluded.time_zone, active = 1,
                 updated_at = excluded.updated_at
-            RETURNING \(unsafeRaw: DeviceRepository.columns.replacingOccurrences(of: "d.", with: ""))
+            RETURNING \(unsafeRaw: DeviceRepository.unqualifiedColumns)
         ), matched AS (
             SELECT i.position, i.uuid AS candidate, up.id, up.uuid, up.app_id
             FROM up JOIN input i ON i.platform_id = up.platform_id AND i.token = up.token
@@ -107,15 +107,16 @@ extension RegistrationBatcher {
 
     /// The upserted rows in the batch's order, each with the tags it was registered with.
     static func devices(for batch: [Request], from rows: [SQLRow]) throws -> [Device] {
-        var byKey: [String: Device] = [:]
+        var byKey: [DeviceKey: Device] = [:]
+        byKey.reserveCapacity(rows.count)
         for row in rows {
             let device = try DeviceRepository.device(row)
-            byKey[device.platformID.uuidString + device.registrationToken] = device
+            byKey[DeviceKey(platformID: device.platformID, token: device.registrationToken)] = device
         }
         var devices: [Device] = []
         devices.reserveCapacity(batch.count)
         for request in batch {
-            guard var device = byKey[request.platform.id.uuidString + request.token] else {
+            guard var device = byKey[DeviceKey(platformID: request.platform.id, token: request.token)] else {
                 throw StoreError(reason: .unknown("upsert"), message: "the device upsert returned no row for a registration")
             }
             device.tags = request.tags.sorted()

@@ -31,6 +31,12 @@ final class RegistrationBatcher: Sendable {
         let complete: @Sendable (Result<Device, any Error>) -> Void
     }
 
+    /// A device as its platform knows it: one batch may hold each once.
+    struct DeviceKey: Hashable {
+        let platformID: UUID
+        let token: String
+    }
+
     private struct Queue {
         var pending: [Request] = []
         var drainers = 0
@@ -73,11 +79,11 @@ final class RegistrationBatcher: Sendable {
             }
             let batch = queue.withLock { queue -> [Request] in
                 // One batch may hold a (platform, token) once: an upsert cannot touch a row twice.
-                var seen = Set<String>()
+                var seen = Set<DeviceKey>()
                 var batch: [Request] = []
                 var rest: [Request] = []
                 for request in queue.pending {
-                    if batch.count < Self.maximumBatch, seen.insert(request.platform.id.uuidString + request.token).inserted {
+                    if batch.count < Self.maximumBatch, seen.insert(DeviceKey(platformID: request.platform.id, token: request.token)).inserted {
                         batch.append(request)
                     } else {
                         rest.append(request)
@@ -136,7 +142,7 @@ final class RegistrationBatcher: Sendable {
                 os = excluded.os, os_version = excluded.os_version, device_alias = excluded.device_alias,
                 device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
                 custom_user_id = excluded.custom_user_id, time_zone = excluded.time_zone, active = 1, updated_at = excluded.updated_at
-            RETURNING \(unsafeRaw: DeviceRepository.columns.replacingOccurrences(of: "d.", with: ""))
+            RETURNING \(unsafeRaw: DeviceRepository.unqualifiedColumns)
             """)
         let devices = try devices(for: batch, from: try await connection.query(insert))
 

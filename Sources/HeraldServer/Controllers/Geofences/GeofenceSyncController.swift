@@ -52,7 +52,7 @@ struct GeofenceSyncController<Context: RequestContext>: Sendable {
         guard let raw = parameters.get("device_uuid"), !raw.isEmpty else {
             throw APIError.badRequest("device_uuid is required", field: "device_uuid", code: "missing_field")
         }
-        guard let uuid = UUID(uuidString: raw), let device = try await store.devices.find(platformID: platform.id, uuid: uuid) else {
+        guard let uuid = UUID(text: raw), let device = try await store.devices.find(platformID: platform.id, uuid: uuid) else {
             throw APIError.notFound("device")
         }
         let result = try await store.geofences.sync(device: device, since: since)
