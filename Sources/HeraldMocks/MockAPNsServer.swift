@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldCore
 import NIOCore
+import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
@@ -150,14 +151,12 @@ public final class MockAPNsServer: Sendable {
         return port
     }
 
-    /// One connection's pipeline: TLS, HTTP/2 with a stream handler per request, and the
-    /// connection's own handler (stream limits, GOAWAY, drops) last.
+    /// One connection's pipeline: TLS, HTTP/2, and the connection's own handler, which answers
+    /// the requests from their frames (see `MockAPNsConnection`).
     private func configure(_ channel: any Channel, tls: NIOSSLContext) throws {
         let behavior = self.behavior
         let maximum = max(1, behavior.maxConcurrentStreams)
         let startsAtOne = clientCertificateRoots == nil && behavior.oneStreamUntilAuthenticated && maximum > 1
-        let connection = MockAPNsConnection(server: self, raiseTo: startsAtOne ? maximum : nil)
-        let bound = NIOLoopBound(connection, eventLoop: channel.eventLoop)
         record { $0.connections += 1 }
         let operations = channel.pipeline.syncOperations
         try operations.addHandler(NIOSSLServerHandler(context: tls))
@@ -166,19 +165,8 @@ public final class MockAPNsServer: Sendable {
             HTTP2Setting(parameter: .maxConcurrentStreams, value: startsAtOne ? 1 : maximum),
             HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
         ]
-        var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
-        streamConfiguration.targetWindowSize = 1 << 20
-        _ = try operations.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
-        ) { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandlers([
-                    HTTP2FramePayloadToHTTP1ServerCodec(),
-                    MockAPNsStreamHandler(server: self, connection: bound.value),
-                ])
-            }
-        }
-        try operations.addHandler(connection)
+        try operations.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration))
+        try operations.addHandler(MockAPNsConnection(server: self, raiseTo: startsAtOne ? maximum : nil))
     }
 
     public func shutdown() async {
@@ -229,36 +217,36 @@ public final class MockAPNsServer: Sendable {
         state.withLock { $0.behavior.connectionsToDrop.takeFault() }
     }
 
-    func answer(head: HTTPRequestHead, body: ByteBuffer) -> Answer {
-        let apnsID = head.headers.first(name: "apns-id") ?? UUID().uuidString
+    func answer(headers: HPACKHeaders, body: ByteBuffer) -> Answer {
+        let apnsID = headers.first(name: "apns-id") ?? UUID().lowercasedString
         var authenticated = false
         func fail(_ status: HTTPResponseStatus, _ reason: String, timestamp: Int64? = nil) -> Answer {
             Answer(status: status, reason: reason, timestamp: timestamp, apnsID: apnsID, authenticated: authenticated)
         }
         let behavior = state.withLock { $0.behavior }
-        guard head.method == .POST else { return fail(.methodNotAllowed, "MethodNotAllowed") }
+        guard headers.first(name: ":method") == "POST" else { return fail(.methodNotAllowed, "MethodNotAllowed") }
         let prefix = "/3/device/"
-        guard head.uri.hasPrefix(prefix) else { return fail(.notFound, "BadPath") }
-        let token = String(head.uri.dropFirst(prefix.count))
-        if let id = head.headers.first(name: "apns-id"), UUID(text: id) == nil { return fail(.badRequest, "BadMessageId") }
-        guard let topic = head.headers.first(name: "apns-topic"), !topic.isEmpty else { return fail(.badRequest, "MissingTopic") }
-        if let type = head.headers.first(name: "apns-push-type"),
+        guard let path = headers.first(name: ":path"), path.hasPrefix(prefix) else { return fail(.notFound, "BadPath") }
+        let token = String(path.dropFirst(prefix.count))
+        if let id = headers.first(name: "apns-id"), UUID(text: id) == nil { return fail(.badRequest, "BadMessageId") }
+        guard let topic = headers.first(name: "apns-topic"), !topic.isEmpty else { return fail(.badRequest, "MissingTopic") }
+        if let type = headers.first(name: "apns-push-type"),
             !["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk"].contains(type)
         {
             return fail(.badRequest, "InvalidPushType")
         }
-        if let priority = head.headers.first(name: "apns-priority"), !["1", "5", "10"].contains(priority) {
+        if let priority = headers.first(name: "apns-priority"), !["1", "5", "10"].contains(priority) {
             return fail(.badRequest, "BadPriority")
         }
-        if let expiration = head.headers.first(name: "apns-expiration"), Int64(expiration) == nil {
+        if let expiration = headers.first(name: "apns-expiration"), Int64(expiration) == nil {
             return fail(.badRequest, "BadExpirationDate")
         }
-        if let collapse = head.headers.first(name: "apns-collapse-id"), collapse.utf8.count > 64 {
+        if let collapse = headers.first(name: "apns-collapse-id"), collapse.utf8.count > 64 {
             return fail(.badRequest, "BadCollapseId")
         }
         // Token-based authentication, unless the TLS handshake already checked a client certificate.
         if clientCertificateRoots == nil {
-            guard let authorization = head.headers.first(name: "authorization") else {
+            guard let authorization = headers.first(name: "authorization") else {
                 return fail(.forbidden, "MissingProviderToken")
             }
             let parts = authorization.split(separator: " ")
@@ -302,9 +290,9 @@ public final class MockAPNsServer: Sendable {
         if unavailable { return fail(.serviceUnavailable, "ServiceUnavailable") }
 
         if behavior.recordsNotifications {
-            var headers: [String: String] = [:]
-            for (name, value) in head.headers { headers[name.lowercased()] = value }
-            let received = Received(deviceToken: token, headers: headers, payload: Array(body.readableBytesView))
+            var fields: [String: String] = [:]
+            for (name, value, _) in headers where !name.hasPrefix(":") { fields[name.lowercased()] = value }
+            let received = Received(deviceToken: token, headers: fields, payload: Array(body.readableBytesView))
             // Under one lock, so that `received` and `arrivals` stay in the same order.
             state.withLock {
                 arrivals.record()
