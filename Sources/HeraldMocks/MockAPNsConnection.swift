@@ -8,7 +8,6 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import NIOSSL
-import struct Foundation.UUID
 
 /// One connection of the mock APNs, living on its event loop, right after the HTTP/2 handler.
 ///
@@ -143,7 +142,7 @@ final class MockAPNsConnection: ChannelInboundHandler {
             let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(string: json)), endStream: true)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(body))), promise: nil)
         } else {
-            headers.add(name: "apns-unique-id", value: UUID().lowercasedString)
+            headers.add(name: "apns-unique-id", value: server.nextUniqueID())
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
         }
         // Flushed once the read that brought the request is dealt with (`channelReadComplete`),

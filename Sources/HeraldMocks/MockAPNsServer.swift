@@ -119,6 +119,9 @@ public final class MockAPNsServer: Sendable {
         /// Provider tokens whose signature checked out, with their issue time: like Apple, the mock
         /// verifies a token once, not on every request (ECDSA costs milliseconds in a debug build).
         var verifiedTokens: [String: Int64] = [:]
+        /// `apns-unique-id`s: a random prefix drawn once and a count (a fresh `UUID()` per
+        /// answer read the system's random source every time).
+        var uniqueIDs = UniqueIDs()
         var channel: (any Channel)?
     }
 
@@ -198,6 +201,22 @@ public final class MockAPNsServer: Sendable {
 
     // MARK: Answering
 
+    /// Ids shaped like UUIDs, unique within this mock.
+    struct UniqueIDs {
+        private let prefix = UUID().lowercasedString.prefix(24)
+        private var count: UInt64 = 0
+
+        mutating func next() -> String {
+            count += 1
+            let digits = String(count, radix: 16)
+            return prefix + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+        }
+    }
+
+    func nextUniqueID() -> String {
+        state.withLock { $0.uniqueIDs.next() }
+    }
+
     struct Answer {
         var status: HTTPResponseStatus
         var reason: String?
@@ -249,16 +268,16 @@ public final class MockAPNsServer: Sendable {
             guard let authorization = headers.first(name: "authorization") else {
                 return fail(.forbidden, "MissingProviderToken")
             }
-            let parts = authorization.split(separator: " ")
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return fail(.forbidden, "InvalidProviderToken") }
-            let jwt = String(parts[1])
-            var issuedAt = state.withLock { $0.verifiedTokens[jwt] }
+            // Keyed by the whole header value: a known one skips the parsing too.
+            var issuedAt = state.withLock { $0.verifiedTokens[authorization] }
             if issuedAt == nil {
-                issuedAt = Self.verifiedIssueTime(jwt: jwt, keys: behavior.signingKeys, anyKey: behavior.acceptAnySigningKey)
+                let parts = authorization.split(separator: " ")
+                guard parts.count == 2, parts[0].lowercased() == "bearer" else { return fail(.forbidden, "InvalidProviderToken") }
+                issuedAt = Self.verifiedIssueTime(jwt: String(parts[1]), keys: behavior.signingKeys, anyKey: behavior.acceptAnySigningKey)
                 if let issuedAt {
                     state.withLock {
                         if $0.verifiedTokens.count >= 64 { $0.verifiedTokens = [:] }
-                        $0.verifiedTokens[jwt] = issuedAt
+                        $0.verifiedTokens[authorization] = issuedAt
                     }
                 }
             }
