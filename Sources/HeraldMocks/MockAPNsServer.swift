@@ -237,7 +237,7 @@ public final class MockAPNsServer: Sendable {
     }
 
     func answer(headers: HPACKHeaders, body: ByteBuffer) -> Answer {
-        let apnsID = headers.first(name: "apns-id") ?? UUID().lowercasedString
+        let apnsID = headers.first(name: "apns-id") ?? nextUniqueID()
         var authenticated = false
         func fail(_ status: HTTPResponseStatus, _ reason: String, timestamp: Int64? = nil) -> Answer {
             Answer(status: status, reason: reason, timestamp: timestamp, apnsID: apnsID, authenticated: authenticated)
