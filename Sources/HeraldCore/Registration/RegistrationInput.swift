@@ -92,26 +92,29 @@ public enum TagsChange: Sendable, Equatable, Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: DeltaKeys.self) {
-            self = .delta(
-                subscribe: try keyed.decodeIfPresent([String].self, forKey: .subscribe) ?? [],
-                unsubscribe: try keyed.decodeIfPresent([String].self, forKey: .unsubscribe) ?? [])
-            return
-        }
         let single = try decoder.singleValueContainer()
         if single.decodeNil() {
             self = .unchanged
             return
         }
+        // The list first: it is what clients send, and a failed attempt builds an error value
+        // (with its description) only to be thrown away.
         do {
             self = .replace(try single.decode([String].self))
+            return
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.count > decoder.codingPath.count {
             throw DecodingError.typeMismatch(String.self, context)
         } catch {
+            // Not a list: a delta, or nothing Herald takes.
+        }
+        guard let keyed = try? decoder.container(keyedBy: DeltaKeys.self) else {
             throw DecodingError.typeMismatch(
                 [String].self,
                 .init(codingPath: decoder.codingPath,
                       debugDescription: "tags must be a list of strings or {\"subscribe\":[…],\"unsubscribe\":[…]}"))
         }
+        self = .delta(
+            subscribe: try keyed.decodeIfPresent([String].self, forKey: .subscribe) ?? [],
+            unsubscribe: try keyed.decodeIfPresent([String].self, forKey: .unsubscribe) ?? [])
     }
 }
