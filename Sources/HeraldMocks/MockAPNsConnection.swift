@@ -131,7 +131,11 @@ final class MockAPNsConnection: ChannelInboundHandler {
 
     private func write(_ answer: MockAPNsServer.Answer, on streamID: HTTP2StreamID) {
         guard let context, !dropped, streams.removeValue(forKey: streamID) != nil else { return }
-        var headers = HPACKHeaders([(":status", String(answer.status.code)), ("apns-id", answer.apnsID)])
+        // The ids differ in every answer: kept out of HPACK's dynamic tables (on both sides), like
+        // Herald's paths.
+        var headers = HPACKHeaders()
+        headers.add(name: ":status", value: String(answer.status.code))
+        headers.add(name: "apns-id", value: answer.apnsID, indexing: .nonIndexable)
         if let reason = answer.reason {
             var json = #"{"reason":"\#(reason)""#
             if let timestamp = answer.timestamp { json += #","timestamp":\#(timestamp)"# }
@@ -142,7 +146,7 @@ final class MockAPNsConnection: ChannelInboundHandler {
             let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(string: json)), endStream: true)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(body))), promise: nil)
         } else {
-            headers.add(name: "apns-unique-id", value: server.nextUniqueID())
+            headers.add(name: "apns-unique-id", value: server.nextUniqueID(), indexing: .nonIndexable)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
         }
         // Flushed once the read that brought the request is dealt with (`channelReadComplete`),
