@@ -150,6 +150,9 @@ import Testing
     /// limit after the first valid token; async-http-client keeps to 1, then uses the new limit.
     @Test func manyConcurrentSendsShareTheConnection() async throws {
         try await withMock { setup in
+            // Answers held a moment, so that the mock sees the streams the client keeps open at
+            // once (it answers a request as soon as it is whole otherwise).
+            setup.server.update { $0.responseDelay = .milliseconds(20) }
             let bearer = try setup.generator.token(issuedAt: now)
             let message = try notification()
             let outcomes = try await withThrowingTaskGroup(of: APNsOutcome.self) { group in

@@ -99,6 +99,7 @@ final class HTTP2Connection: Sendable {
                 guard case TLSUserEvent.handshakeCompleted(let chosen) = event else { return nil }
                 return chosen == "h2" ? .success(()) : .failure(HTTP2ConnectionError(.http2NotOffered(chosen)))
             })
+        try sync.addHandler(FlushCoalescingHandler())
         try sync.addHandler(
             NIOHTTP2Handler(
                 mode: .client,

@@ -71,7 +71,6 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     /// Until the server's first SETTINGS arrives, one stream: APNs may allow only one.
     private var maximumStreams = 1
     private var closing = false
-    private var flushScheduled = false
     /// Called on the event loop when the connection stops taking requests (GOAWAY, closed).
     var onUnusable: (() -> Void)?
 
@@ -155,7 +154,6 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
 
     private func startStreams() {
         guard let context else { return }
-        var wrote = false
         let now = NIODeadline.now()
         while queueHead < queue.count, inFlight.count < maximumStreams, !closing {
             if nextStreamID > Self.lastUsableStreamID {
@@ -199,19 +197,9 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
                     wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))),
                     promise: nil)
             }
-            wrote = true
-        }
-        if wrote { scheduleFlush(context) }
-    }
-
-    /// Flushes once the event loop has run what is queued on it now: requests enqueued in the
-    /// same tick leave in one write.
-    private func scheduleFlush(_ context: ChannelHandlerContext) {
-        guard !flushScheduled else { return }
-        flushScheduled = true
-        context.eventLoop.assumeIsolated().execute {
-            self.flushScheduled = false
-            self.context?.flush()
+            // A flush per request, so that its DATA leaves in stream order (see
+            // `FlushCoalescingHandler`, which makes these one flush of the socket per tick).
+            context.flush()
         }
     }
 
