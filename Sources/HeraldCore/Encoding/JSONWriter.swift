@@ -74,7 +74,6 @@ public struct JSONWriter {
     }
 
     private static func escape(_ byte: UInt8, into buffer: inout ByteBuffer) {
-        func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10 }
         switch byte {
         case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
         case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
@@ -83,8 +82,8 @@ public struct JSONWriter {
         case 0x09: buffer.writeStaticString("\\t")
         default:
             buffer.writeStaticString("\\u00")
-            buffer.writeInteger(hex(byte >> 4))
-            buffer.writeInteger(hex(byte & 0x0f))
+            buffer.writeInteger(Hex.digit(byte >> 4))
+            buffer.writeInteger(Hex.digit(byte & 0x0f))
         }
     }
 }

@@ -16,8 +16,8 @@ extension UUID {
                         text[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    text[position] = Self.hexDigit(bytes[index] >> 4)
-                    text[position + 1] = Self.hexDigit(bytes[index] & 0x0f)
+                    text[position] = Hex.digit(bytes[index] >> 4)
+                    text[position + 1] = Hex.digit(bytes[index] & 0x0f)
                     position += 2
                 }
                 return position
@@ -39,7 +39,7 @@ extension UUID {
                         guard utf8[position] == UInt8(ascii: "-") else { return false }
                         position += 1
                     }
-                    guard let high = Self.hexValue(utf8[position]), let low = Self.hexValue(utf8[position + 1]) else { return false }
+                    guard let high = Hex.value(utf8[position]), let low = Hex.value(utf8[position + 1]) else { return false }
                     output[index] = high << 4 | low
                     position += 2
                 }
@@ -49,18 +49,5 @@ extension UUID {
         }
         guard let parsed else { return nil }
         self.init(uuid: parsed)
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -2,14 +2,12 @@ import struct Foundation.Data
 
 /// Lower-case hexadecimal encoding.
 public enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
     public static func encode(_ bytes: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
         for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+            out.append(digit(byte >> 4))
+            out.append(digit(byte & 0x0f))
         }
         return String(decoding: out, as: UTF8.self)
     }
@@ -29,7 +27,13 @@ public enum Hex {
         return out
     }
 
-    private static func value(_ char: UInt8) -> UInt8? {
+    /// The lower-case digit (ASCII) of a nibble, 0 to 15.
+    static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+
+    /// The value of a hex digit (ASCII) of either case; nil for anything else.
+    static func value(_ char: UInt8) -> UInt8? {
         switch char {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return char - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return char - UInt8(ascii: "a") + 10
