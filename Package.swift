@@ -128,6 +128,7 @@ let package = Package(
             name: "HeraldMocks",
             dependencies: [
                 "HeraldCore",
+                "HeraldHTTP",
                 "HeraldWebPush",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -214,6 +215,7 @@ let package = Package(
                 "HeraldHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             swiftSettings: swiftSettings
         ),

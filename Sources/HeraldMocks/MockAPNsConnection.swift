@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import HeraldCore
+import HeraldHTTP
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -27,10 +28,6 @@ final class MockAPNsConnection: ChannelInboundHandler {
         var body: ByteBuffer?
     }
 
-    /// The connection's receive window: opened this far at the start, topped up each time
-    /// half of it has been used (without a stream multiplexer, nobody else sends WINDOW_UPDATE).
-    private static let connectionWindow = 1 << 24
-
     private let server: MockAPNsServer
     /// The limit to announce once a request brings a valid provider token (nil: nothing to raise).
     private var raiseTo: Int?
@@ -44,7 +41,8 @@ final class MockAPNsConnection: ChannelInboundHandler {
     private var goAwaySent = false
     private var highestStreamID = HTTP2StreamID(0)
     private var dropped = false
-    private var unacknowledgedBytes = 0
+    /// Without a stream multiplexer, nobody else grants the client window for its DATA.
+    private var receiveWindow = HTTP2ReceiveWindow()
 
     init(server: MockAPNsServer, raiseTo: Int?) {
         self.server = server
@@ -60,8 +58,7 @@ final class MockAPNsConnection: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let increment = Self.connectionWindow - 65_535
-        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(HTTP2ReceiveWindow.opening), promise: nil)
         context.fireChannelActive()
     }
 
@@ -82,7 +79,7 @@ final class MockAPNsConnection: ChannelInboundHandler {
             }
             if headers.endStream { requestEnded(frame.streamID, context: context) }
         case .data(let payload):
-            acknowledge(payload.data.readableBytes + (payload.paddingBytes ?? 0), context: context)
+            if let update = receiveWindow.received(payload) { context.writeAndFlush(wrapOutboundOut(update), promise: nil) }
             guard var stream = streams[frame.streamID] else { return }
             if case .byteBuffer(var chunk) = payload.data {
                 if stream.body == nil {
@@ -98,15 +95,6 @@ final class MockAPNsConnection: ChannelInboundHandler {
         case .priority, .settings, .pushPromise, .ping, .goAway, .windowUpdate, .alternativeService, .origin:
             break
         }
-    }
-
-    /// Gives the peer back the connection window its DATA used, half a window at a time.
-    private func acknowledge(_ bytes: Int, context: ChannelHandlerContext) {
-        unacknowledgedBytes += bytes
-        guard unacknowledgedBytes >= Self.connectionWindow / 2 else { return }
-        let increment = unacknowledgedBytes
-        unacknowledgedBytes = 0
-        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
     }
 
     private func requestEnded(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {

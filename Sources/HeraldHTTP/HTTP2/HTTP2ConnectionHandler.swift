@@ -76,8 +76,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
 
     /// The connection's receive window: without swift-nio-http2's stream multiplexer, granting
     /// window for what the server sends is this handler's job.
-    static let connectionWindow = 1 << 24
-    private var unacknowledgedBytes = 0
+    private var receiveWindow = HTTP2ReceiveWindow()
 
     init(requestTimeout: TimeAmount) {
         self.requestTimeout = requestTimeout
@@ -91,18 +90,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     func channelActive(context: ChannelHandlerContext) {
         context.fireChannelActive()
         // The HTTP/2 handler before this one has written the preface; widen the 64 KiB default.
-        let increment = Self.connectionWindow - 65_535
-        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
-    }
-
-    /// Gives back the window that received DATA used, once a quarter of it is used.
-    private func consumed(_ bytes: Int, context: ChannelHandlerContext) {
-        unacknowledgedBytes += bytes
-        if unacknowledgedBytes >= Self.connectionWindow / 4 {
-            let increment = unacknowledgedBytes
-            unacknowledgedBytes = 0
-            context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
-        }
+        context.writeAndFlush(wrapOutboundOut(HTTP2ReceiveWindow.opening), promise: nil)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -232,7 +220,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
                 if headers.endStream { complete(frame.streamID) }
             }
         case .data(let data):
-            consumed(data.data.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0), context: context)
+            if let update = receiveWindow.received(data) { context.writeAndFlush(wrapOutboundOut(update), promise: nil) }
             if var request = inFlight[frame.streamID] {
                 if case .byteBuffer(var bytes) = data.data {
                     if request.body == nil {

@@ -1,0 +1,28 @@
+import NIOHTTP2
+
+/// The connection-level receive window of an HTTP/2 endpoint that reads frames without
+/// swift-nio-http2's stream multiplexer, which would otherwise grant it: Herald's provider
+/// connections (`HTTP2ConnectionHandler`) and the mock APNs' connections.
+///
+/// The window opens to `size` at the start (HTTP/2 starts every connection at 65,535 bytes) and
+/// is topped up once a quarter of it has been used.
+public struct HTTP2ReceiveWindow: Sendable {
+    /// The window kept open for the peer's DATA.
+    public static let size = 1 << 24
+
+    /// The WINDOW_UPDATE that widens a new connection's window from HTTP/2's default to `size`.
+    public static let opening = HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: size - 65_535))
+
+    private var unacknowledged = 0
+
+    public init() {}
+
+    /// Counts a DATA frame against the window (its padding and pad-length byte count too,
+    /// RFC 9113 §6.1); returns the WINDOW_UPDATE to send when one is due.
+    public mutating func received(_ data: HTTP2Frame.FramePayload.Data) -> HTTP2Frame? {
+        unacknowledged += data.data.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
+        guard unacknowledged >= Self.size / 4 else { return nil }
+        defer { unacknowledged = 0 }
+        return HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledged))
+    }
+}
