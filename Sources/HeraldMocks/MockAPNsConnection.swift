@@ -41,6 +41,8 @@ final class MockAPNsConnection: ChannelInboundHandler {
     private var goAwaySent = false
     private var highestStreamID = HTTP2StreamID(0)
     private var dropped = false
+    /// Inside a read: answers wait for `channelReadComplete`, one flush for all of them.
+    private var inRead = false
     /// Without a stream multiplexer, nobody else grants the client window for its DATA.
     private var receiveWindow = HTTP2ReceiveWindow()
 
@@ -101,13 +103,14 @@ final class MockAPNsConnection: ChannelInboundHandler {
         guard let stream = streams[streamID] else { return }
         // The stream stays listed (and open) until its answer is written.
         streams[streamID] = Stream(headers: [:], body: nil)
-        let answer = server.answer(headers: stream.headers, body: stream.body ?? ByteBuffer())
+        let behavior = server.behavior
+        let answer = server.answer(headers: stream.headers, body: stream.body ?? ByteBuffer(), behavior: behavior)
         if answer.authenticated { authenticated() }
-        if requestArrived() {
+        if requestArrived(behavior) {
             drop()
             return
         }
-        let delay = server.behavior.responseDelay
+        let delay = behavior.responseDelay
         if delay > .zero {
             context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(delay)) {
                 self.write(answer, on: streamID)
@@ -144,9 +147,6 @@ final class MockAPNsConnection: ChannelInboundHandler {
         streamClosed()
     }
 
-    /// Inside a read: answers wait for `channelReadComplete`, one flush for all of them.
-    private var inRead = false
-
     func channelReadComplete(context: ChannelHandlerContext) {
         inRead = false
         context.flush()
@@ -177,10 +177,9 @@ final class MockAPNsConnection: ChannelInboundHandler {
     }
 
     /// A request arrived whole; true if the connection is to be dropped instead of answering it.
-    private func requestArrived() -> Bool {
+    private func requestArrived(_ behavior: MockAPNsServer.Behavior) -> Bool {
         requests += 1
         server.record { $0.requests += 1 }
-        let behavior = server.behavior
         let every = behavior.goAwayAfterStreams
         if every > 0, requests >= every, !goAwayScheduled, let context {
             // Once the frames already read are dealt with, naming the last stream opened by then:

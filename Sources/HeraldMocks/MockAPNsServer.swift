@@ -236,13 +236,13 @@ public final class MockAPNsServer: Sendable {
         state.withLock { $0.behavior.connectionsToDrop.takeFault() }
     }
 
-    func answer(headers: HPACKHeaders, body: ByteBuffer) -> Answer {
+    /// The answer to one request, judged by `behavior` (the caller's snapshot of it).
+    func answer(headers: HPACKHeaders, body: ByteBuffer, behavior: Behavior) -> Answer {
         let apnsID = headers.first(name: "apns-id") ?? nextUniqueID()
         var authenticated = false
         func fail(_ status: HTTPResponseStatus, _ reason: String, timestamp: Int64? = nil) -> Answer {
             Answer(status: status, reason: reason, timestamp: timestamp, apnsID: apnsID, authenticated: authenticated)
         }
-        let behavior = state.withLock { $0.behavior }
         guard headers.first(name: ":method") == "POST" else { return fail(.methodNotAllowed, "MethodNotAllowed") }
         let prefix = "/3/device/"
         guard let path = headers.first(name: ":path"), path.hasPrefix(prefix) else { return fail(.notFound, "BadPath") }
