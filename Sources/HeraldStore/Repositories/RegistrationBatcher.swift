@@ -167,4 +167,24 @@ final class RegistrationBatcher: Sendable {
         }
         return devices
     }
+
+    /// The upserted rows in the batch's order, each with the tags it was registered with.
+    static func devices(for batch: [Request], from rows: [SQLRow]) throws -> [Device] {
+        var byKey: [DeviceKey: Device] = [:]
+        byKey.reserveCapacity(rows.count)
+        for row in rows {
+            let device = try DeviceRepository.device(row)
+            byKey[DeviceKey(platformID: device.platformID, token: device.registrationToken)] = device
+        }
+        var devices: [Device] = []
+        devices.reserveCapacity(batch.count)
+        for request in batch {
+            guard var device = byKey[DeviceKey(platformID: request.platform.id, token: request.token)] else {
+                throw StoreError(reason: .unknown("upsert"), message: "the device upsert returned no row for a registration")
+            }
+            device.tags = request.tags.sorted()
+            devices.append(device)
+        }
+        return devices
+    }
 }
