@@ -120,7 +120,6 @@ import Testing
         }
     }
 
-    /// Reads the event stream at `url` until `done` holds for what arrived, then closes the connection.
     /// Whether `text` holds the whole `kind` event: its `event:` line, its data and the blank line
     /// that ends it (the stream arrives in chunks that may cut an event in two).
     static func hasWholeEvent(_ kind: String, in text: String) -> Bool {
@@ -128,6 +127,7 @@ import Testing
         return text[start.upperBound...].contains("\n\n")
     }
 
+    /// Reads the event stream at `url` until `done` holds for what arrived, then closes the connection.
     static func readStream(_ url: String, token: String, until done: @Sendable (String) -> Bool) async throws -> String {
         // A client of its own, shut down afterwards: that closes the connection for sure.
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
