@@ -1,4 +1,5 @@
 import CoreMetrics
+import Synchronization
 
 /// The API's request metrics, by the router's route pattern (not the raw path, which would
 /// make one series per device) and status.
@@ -9,17 +10,47 @@ public struct HTTPMetrics: Sendable {
     }
 
     public let factory: any MetricsFactory
+    private let series: SeriesCache
 
     public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
         self.factory = factory
+        self.series = SeriesCache()
     }
 
     /// One answered request.
     public func record(method: String, route: String, status: Int, duration: Duration) {
-        Counter(label: Name.requests, dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory)
-            .increment()
+        let (requests, durations) = series.metrics(method: method, route: route, status: status, factory: factory)
+        requests.increment()
         let (seconds, attoseconds) = duration.components
-        Timer(label: Name.duration, dimensions: [("method", method), ("route", route)], factory: factory)
-            .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        durations.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// The counter and timer of each (method, route, status) seen, made once rather than looked up
+/// in the factory's registry on every request.
+private final class SeriesCache: Sendable {
+    struct Key: Hashable {
+        let method: String
+        let route: String
+        let status: Int
+    }
+
+    /// Routes are the router's patterns, but methods are whatever clients send: past this many
+    /// series the metrics are still recorded, just not kept here.
+    static let capacity = 1024
+
+    private let entries = Mutex<[Key: (Counter, Timer)]>([:])
+
+    func metrics(method: String, route: String, status: Int, factory: any MetricsFactory) -> (Counter, Timer) {
+        let key = Key(method: method, route: route, status: status)
+        if let cached = entries.withLock({ $0[key] }) { return cached }
+        let made = (
+            Counter(label: HTTPMetrics.Name.requests, dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory),
+            Timer(label: HTTPMetrics.Name.duration, dimensions: [("method", method), ("route", route)], factory: factory)
+        )
+        entries.withLock { entries in
+            if entries.count < Self.capacity { entries[key] = made }
+        }
+        return made
     }
 }
