@@ -15,7 +15,7 @@ public let heraldVersion = "0.1.0"
 public func buildApplication(
     _ configuration: ServerConfiguration, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    var logger = Logger(label: "herald")
+    var logger = Logger(label: "herald") { DeferredMetadataLogHandler(wrapping: StreamLogHandler.standardError(label: $0)) }
     logger.logLevel = configuration.logLevel
     let opened = try await Bootstrap.open(configuration, logger: logger)
     if let token = opened.generatedAdminToken {
