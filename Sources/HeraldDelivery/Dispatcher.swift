@@ -84,7 +84,7 @@ struct Dispatcher: Sendable {
             telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: time)
             return
         }
-        if let notBefore = try await store.pushes.takeSendSlot(pushID: stored.id) {
+        if stored.throttled, let notBefore = try await store.pushes.takeSendSlot(pushID: stored.id) {
             // A throttled push whose previous batch started less than a second ago (in this
             // process or another): this one waits its turn.
             try await store.pushes.release(job, availableAt: notBefore)
@@ -93,8 +93,8 @@ struct Dispatcher: Sendable {
         let targets = try await store.pushes.targets(job.deviceIDs)
         result.skipped = job.deviceIDs.count - targets.count
 
-        // The app may have turned receipts off since the push was accepted: read it per batch.
-        let includesReceipt = try await store.applications.find(id: stored.applicationID)?.includesReceiptID ?? true
+        // The app may have turned receipts off since the push was accepted: read with each batch's claim.
+        let includesReceipt = stored.includesReceiptID
         let rendered = RenderedPush(
             push, receiptID: includesReceipt ? stored.id.lowercasedString : nil, types: Set(targets.map(\.platformType)),
             now: time)
