@@ -34,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
     var workers: Int = 4
 
     @Option(name: .customLong("batch-size"), help: "Devices per delivery batch: a crash can resend at most one batch per worker.")
-    var batchSize: Int = 500
+    var batchSize: Int = 1000
 
     @Option(name: .customLong("job-lease"), help: "Seconds a claimed delivery job stays reserved without being renewed: after a crash, its jobs are taken again this long after it.")
     var jobLease: Int = 30
