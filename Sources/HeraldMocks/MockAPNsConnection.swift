@@ -137,7 +137,7 @@ final class MockAPNsConnection: ChannelInboundHandler {
             let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(string: json)), endStream: true)
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(body))), promise: nil)
         } else {
-            headers.add(name: "apns-unique-id", value: server.nextUniqueID(), indexing: .nonIndexable)
+            if let uniqueID = answer.uniqueID { headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable) }
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
         }
         // Flushed once the read that brought the request is dealt with (`channelReadComplete`),

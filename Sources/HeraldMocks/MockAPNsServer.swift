@@ -59,6 +59,10 @@ public final class MockAPNsServer: Sendable {
         /// `maxConcurrentStreams`. Without it (or with certificate auth, where the TLS handshake
         /// authenticated the connection) connections start at `maxConcurrentStreams`.
         public var oneStreamUntilAuthenticated = true
+        /// Which of Apple's environments the mock plays: the sandbox (development) answers each
+        /// accepted notification with an `apns-unique-id` (for Apple's delivery log), production
+        /// does not.
+        public var environment: APNsEnvironment = .sandbox
         /// How long each answer waits after the request has arrived (keeps requests in flight).
         public var responseDelay: Duration = .zero
         /// The mock's clock, epoch seconds, to judge provider-token age.
@@ -201,15 +205,22 @@ public final class MockAPNsServer: Sendable {
 
     // MARK: Answering
 
-    /// Ids shaped like UUIDs, unique within this mock.
+    /// Ids shaped like UUIDs, unique within this mock: a random prefix and a count in its last
+    /// twelve hex digits.
     struct UniqueIDs {
-        private let prefix = UUID().lowercasedString.prefix(24)
+        private let prefix = Array(UUID().lowercasedString.utf8.prefix(24))
         private var count: UInt64 = 0
 
         mutating func next() -> String {
             count += 1
-            let digits = String(count, radix: 16)
-            return prefix + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+            let count = count
+            return String(unsafeUninitializedCapacity: 36) { buffer in
+                _ = buffer.initialize(from: prefix)
+                for index in 0..<12 {
+                    buffer[24 + index] = Hex.digit(UInt8(truncatingIfNeeded: count >> (4 * (11 - index))) & 0x0f)
+                }
+                return 36
+            }
         }
     }
 
@@ -222,6 +233,8 @@ public final class MockAPNsServer: Sendable {
         var reason: String?
         var timestamp: Int64?
         var apnsID: String
+        /// An accepted notification's `apns-unique-id` (sandbox only).
+        var uniqueID: String?
         /// The request carried a valid provider token.
         var authenticated = false
     }
@@ -320,7 +333,9 @@ public final class MockAPNsServer: Sendable {
         } else {
             arrivals.record()
         }
-        return Answer(status: .ok, reason: nil, timestamp: nil, apnsID: apnsID, authenticated: authenticated)
+        var answer = Answer(status: .ok, reason: nil, timestamp: nil, apnsID: apnsID, authenticated: authenticated)
+        if behavior.environment == .sandbox { answer.uniqueID = nextUniqueID() }
+        return answer
     }
 
     /// Checks an ES256 provider token's form and signature as APNs does (a known key id, or any

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import HeraldCore
 import HeraldMocks
 
 /// `herald mock …`: protocol-faithful provider mocks, for local development and benchmarks.
@@ -38,6 +39,8 @@ struct MockCommand: AsyncParsableCommand {
         var responseDelay: Int = 0
         @Option(name: .customLong("unavailable"), help: "Answer the first N notifications 503 ServiceUnavailable.")
         var unavailable: Int = 0
+        @Option(help: "The Apple environment to play: sandbox (development) answers with apns-unique-id, production does not.")
+        var environment: APNsEnvironment = .sandbox
         @Option(help: "Event-loop threads.") var threads: Int = 1
         @Option(help: "Benchmark mode: keep only counts and arrival times, and report when this many were accepted.")
         var expect: Int?
@@ -68,6 +71,7 @@ struct MockCommand: AsyncParsableCommand {
             behavior.dropConnectionAfterRequests = dropAfter
             behavior.responseDelay = .milliseconds(responseDelay)
             behavior.serviceUnavailable = unavailable
+            behavior.environment = environment
             behavior.recordsNotifications = expect == nil
             let server = MockAPNsServer(tls: tls, behavior: behavior, threads: threads)
             let bound = try await server.start(host: host, port: port)
@@ -93,3 +97,6 @@ struct MockCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// `--environment sandbox|production`.
+extension APNsEnvironment: ExpressibleByArgument {}

@@ -37,7 +37,8 @@ struct ProviderMock {
         var arguments = ["mock"]
         switch type {
         case .ios:
-            arguments += ["apns", "--p8", "\(apnsKeyID)=\(apnsKeyPath)"]
+            // A broadcast goes to production devices: no apns-unique-id in the answers.
+            arguments += ["apns", "--p8", "\(apnsKeyID)=\(apnsKeyPath)", "--environment", "production"]
         case .android:
             arguments += ["fcm", "--write-service-account", directory + "/service-account.json", "--project", "herald-bench"]
         case .web:

@@ -28,7 +28,7 @@ public enum Hex {
     }
 
     /// The lower-case digit (ASCII) of a nibble, 0 to 15.
-    static func digit(_ nibble: UInt8) -> UInt8 {
+    public static func digit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
