@@ -47,9 +47,9 @@ public struct DeliveryService: Service {
         defer { telemetry.workers.stopped() }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                if let (job, push) = try await store.pushes.claim(lease: configuration.lease) {
-                    try await holdingLease(of: job) {
-                        try await dispatcher.process(job, push)
+                if let claimed = try await store.pushes.claim(lease: configuration.lease) {
+                    try await holdingLease(of: claimed.job) {
+                        try await dispatcher.process(claimed)
                     }
                     continue
                 }

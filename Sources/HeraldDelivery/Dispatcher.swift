@@ -29,7 +29,9 @@ struct Dispatcher: Sendable {
     /// Metrics and the apps' activity logs.
     var telemetry = DeliveryTelemetry()
 
-    func process(_ job: PushJob, _ stored: StoredPush) async throws {
+    func process(_ claimed: ClaimedJob) async throws {
+        let job = claimed.job
+        let stored = claimed.push
         let push: Push
         do {
             let input = try JSONDecoder().decode(PushInput.self, from: Data(stored.request.utf8))
@@ -44,7 +46,7 @@ struct Dispatcher: Sendable {
         }
         switch job.kind {
         case .fanout: try await fanOut(job, push, stored)
-        case .batch: try await send(job, push, stored)
+        case .batch: try await send(job, push, claimed)
         }
     }
 
@@ -75,7 +77,8 @@ struct Dispatcher: Sendable {
 
     // MARK: Sending
 
-    private func send(_ job: PushJob, _ push: Push, _ stored: StoredPush) async throws {
+    private func send(_ job: PushJob, _ push: Push, _ claimed: ClaimedJob) async throws {
+        let stored = claimed.push
         var result = BatchResult()
         let time = now()
         if let expiresAt = push.expiresAt, expiresAt <= time {
@@ -84,7 +87,7 @@ struct Dispatcher: Sendable {
             telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: time)
             return
         }
-        if stored.throttled, let notBefore = try await store.pushes.takeSendSlot(pushID: stored.id) {
+        if claimed.throttled, let notBefore = try await store.pushes.takeSendSlot(pushID: stored.id) {
             // A throttled push whose previous batch started less than a second ago (in this
             // process or another): this one waits its turn.
             try await store.pushes.release(job, availableAt: notBefore)
@@ -93,10 +96,9 @@ struct Dispatcher: Sendable {
         let targets = try await store.pushes.targets(job.deviceIDs)
         result.skipped = job.deviceIDs.count - targets.count
 
-        // The app may have turned receipts off since the push was accepted: read with each batch's claim.
-        let includesReceipt = stored.includesReceiptID
+        // The app may have turned receipts off since the push was accepted: read with each claim.
         let rendered = RenderedPush(
-            push, receiptID: includesReceipt ? stored.id.lowercasedString : nil, types: Set(targets.map(\.platformType)),
+            push, receiptID: claimed.includesReceiptID ? stored.id.lowercasedString : nil, types: Set(targets.map(\.platformType)),
             now: time)
         var byPlatform: [UUID: [DeliveryTarget]] = [:]
         for target in targets {

@@ -57,7 +57,7 @@ import Testing
             let id = try await db.store.pushes.create(
                 applicationID: fixture.app.id, request: #"{"message":{"body":"x"},"target":{"platform":"all"}}"#, expiresAt: nil)
             #expect(try await db.store.pushes.takeSendSlot(pushID: id) == nil)  // not throttled
-            let (fanout, _) = try #require(try await db.store.pushes.claim(lease: 30_000))
+            let fanout = try #require(try await db.store.pushes.claim(lease: 30_000)).job
             try await db.store.pushes.advance(fanout, page: [1, 2], through: 2, finished: true, ratePerSecond: 2)
             #expect(try await db.store.pushes.takeSendSlot(pushID: id) == nil)
             #expect(try await db.store.pushes.takeSendSlot(pushID: id) == clock.now + 1000)

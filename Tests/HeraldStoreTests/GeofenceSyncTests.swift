@@ -161,7 +161,8 @@ import Testing
             world.clock.set(start + 4_000 + policy.delay - 1)
             #expect(try await world.store.pushes.claim(lease: 60_000) == nil)
             world.clock.set(start + 4_000 + policy.delay)
-            let (job, push) = try #require(try await world.store.pushes.claim(lease: 60_000))
+            let claimed = try #require(try await world.store.pushes.claim(lease: 60_000))
+            let (job, push) = (claimed.job, claimed.push)
             #expect(job.kind == .fanout)
             let input = try JSONDecoder().decode(PushInput.self, from: Data(push.request.utf8)).validated(now: world.clock.now)
             // The untagged Android geofence widens the audience to every device of both platforms.
@@ -186,7 +187,7 @@ import Testing
             }
             #expect(try await pushCount(world) == 1)
             world.clock.set(start + policy.maximumDelay)
-            let (_, push) = try #require(try await world.store.pushes.claim(lease: 60_000))
+            let push = try #require(try await world.store.pushes.claim(lease: 60_000)).push
             let input = try JSONDecoder().decode(PushInput.self, from: Data(push.request.utf8)).validated(now: world.clock.now)
             guard case .selection(_, let topics, _, _) = input.audience else {
                 Issue.record("not a selection")

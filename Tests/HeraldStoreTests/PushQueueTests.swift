@@ -19,7 +19,7 @@ import Testing
         try await registerDevices(db, fixture, count: devices)
         let id = try await db.store.pushes.create(
             applicationID: fixture.app.id, request: #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#, expiresAt: nil)
-        let (fanout, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+        let fanout = try #require(try await db.store.pushes.claim(lease: 60_000)).job
         let push = try PushInput(message: .init(body: "hi"), target: .init(platform: "ios")).validated(now: 0)
         let ids = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: fanout.cursor, limit: 10)
         try await db.store.pushes.advance(fanout, page: ids, finished: true)
@@ -37,13 +37,13 @@ import Testing
             let id = try await db.store.pushes.create(applicationID: fixture.app.id, request: request, expiresAt: nil)
 
             // A worker takes the fan-out, writes one page of 10, and dies.
-            let (fanout, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            let fanout = try #require(try await db.store.pushes.claim(lease: 60_000)).job
             #expect(fanout.kind == .fanout)
             let first = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: fanout.cursor, limit: 10)
             try await db.store.pushes.advance(fanout, page: first, finished: false)
 
             // Its job is not handed out again while the lease holds; the batch it wrote is.
-            let (batch, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            let batch = try #require(try await db.store.pushes.claim(lease: 60_000)).job
             #expect(batch.kind == .batch)
             #expect(batch.deviceIDs == first)
             #expect(try await db.store.pushes.claim(lease: 60_000) == nil)
@@ -51,7 +51,7 @@ import Testing
             // After the lease, another worker takes the fan-out up at its cursor.
             clock.advance(60_001)
             var seen = first
-            while let (job, _) = try await db.store.pushes.claim(lease: 60_000) {
+            while let job = try await db.store.pushes.claim(lease: 60_000)?.job {
                 switch job.kind {
                 case .fanout:
                     #expect(job.cursor == first.last)
@@ -84,7 +84,7 @@ import Testing
         try await withTestDatabase(backend, now: { clock.now }) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let (id, ids) = try await fannedOut(db, fixture, devices: 3)
-            let (batch, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            let batch = try #require(try await db.store.pushes.claim(lease: 60_000)).job
 
             var result = BatchResult()
             // ids[0]: dead before its last registration (stays active); ids[1]: dead after it; ids[2]: retry in 5 s.
@@ -102,7 +102,7 @@ import Testing
 
             #expect(try await db.store.pushes.claim(lease: 60_000) == nil)
             clock.advance(5000)
-            let (retry, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            let retry = try #require(try await db.store.pushes.claim(lease: 60_000)).job
             #expect(retry.deviceIDs == [ids[2]])
             #expect(retry.attempt == 1)
             var failed = BatchResult()
@@ -124,9 +124,9 @@ import Testing
             let fixture = try await Fixture.make(db.store)
             let (id, _) = try await fannedOut(db, fixture, devices: 2)
 
-            let (stalled, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            let stalled = try #require(try await db.store.pushes.claim(lease: 60_000)).job
             clock.advance(60_001)
-            let (current, _) = try #require(try await db.store.pushes.claim(lease: 60_000))
+            let current = try #require(try await db.store.pushes.claim(lease: 60_000)).job
             #expect(current.id == stalled.id)
             #expect(current.claim == stalled.claim + 1)
 
@@ -144,6 +144,46 @@ import Testing
             let stored = try #require(try await db.store.pushes.find(id: id, applicationID: fixture.app.id))
             #expect(stored.delivered == 2)
             #expect(stored.status == "done")
+        }
+    }
+}
+
+/// What a claim reads with its job: the push, the app's receipt switch, the push's send gate.
+@Suite struct ClaimedJobTests {
+    @Test(arguments: Backend.available)
+    func aClaimReadsTheReceiptSwitchAndTheSendGateAsTheyAreNow(_ backend: Backend) async throws {
+        let clock = TestClock()
+        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+            let fixture = try await Fixture.make(db.store)
+            var ids: [Int64] = []
+            for _ in 0..<4 {
+                ids.append(
+                    try await db.store.devices.register(
+                        on: fixture.platform, try RegistrationInput(registrationToken: randomAPNsToken()).validated(for: .ios, requireToken: true)
+                    ).id)
+            }
+            let request = #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#
+            let id = try await db.store.pushes.create(applicationID: fixture.app.id, request: request, expiresAt: nil)
+
+            let fanout = try #require(try await db.store.pushes.claim(lease: 60_000))
+            #expect(fanout.push.id == id)
+            #expect(fanout.push.request == request)
+            #expect(fanout.includesReceiptID)
+            #expect(!fanout.throttled)
+
+            // An unthrottled page, then a throttled one (the push gets its send gate).
+            try await db.store.pushes.advance(fanout.job, page: Array(ids[0..<2]), finished: false)
+            let plain = try #require(try await db.store.pushes.claim(lease: 60_000))
+            #expect(plain.job.deviceIDs == Array(ids[0..<2]))
+            #expect(!plain.throttled)
+            try await db.store.pushes.advance(fanout.job, page: Array(ids[2..<4]), finished: true, ratePerSecond: 2)
+            _ = try await db.store.applications.update(id: fixture.app.id, name: nil, description: nil, includesReceiptID: false)
+            clock.advance(1_000)
+            let gated = try #require(try await db.store.pushes.claim(lease: 60_000))
+            #expect(gated.job.deviceIDs == Array(ids[2..<4]))
+            #expect(gated.push.id == id)
+            #expect(gated.throttled)
+            #expect(!gated.includesReceiptID)
         }
     }
 }

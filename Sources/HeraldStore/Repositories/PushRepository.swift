@@ -20,11 +20,6 @@ public struct StoredPush: Sendable, Equatable {
     public var skipped: Int
     /// Failures by provider reason.
     public var failures: [String: Int]
-    /// Whether the app puts the receipt id in its notifications, as read with the push (a
-    /// worker reads it with each job it claims: the app may turn receipts off meanwhile).
-    public var includesReceiptID = true
-    /// Whether the push has a send gate (it is throttled; see `takeSendSlot`), as read with it.
-    public var throttled = false
 
     /// Targeted devices without an outcome yet.
     public var pending: Int { max(0, targeted - delivered - failed - invalidTokens - expired - skipped) }
@@ -49,6 +44,17 @@ public struct PushJob: Sendable, Equatable {
     /// Which claim of the job this is: the store refuses a renewal, an advance, a completion or
     /// a release from an earlier one (its worker stalled past its lease and another took over).
     public var claim: Int64
+}
+
+/// A job a worker has claimed, with what sending it needs to know of its push, read with it.
+public struct ClaimedJob: Sendable {
+    public var job: PushJob
+    public var push: StoredPush
+    /// Whether the app puts the receipt id in its notifications (read with each claim: the app
+    /// may turn receipts off while its push is being sent).
+    public var includesReceiptID: Bool
+    /// Whether the push has a send gate (it is throttled; see `PushRepository.takeSendSlot`).
+    public var throttled: Bool
 }
 
 /// A device as the sender needs it.
@@ -132,7 +138,7 @@ public struct PushRepository: Sendable {
     ///
     /// The push comes with its app's receipt setting and whether it is throttled, read in the
     /// same statement on PostgreSQL (one round trip per job rather than four).
-    public func claim(lease: Int64) async throws -> (PushJob, StoredPush)? {
+    public func claim(lease: Int64) async throws -> ClaimedJob? {
         let time = now()
         let lock = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let update: SQL = """
@@ -167,10 +173,10 @@ public struct PushRepository: Sendable {
         guard let pushRow, case .text = pushRow["p_id"] else {
             throw StoreError(reason: .unknown("job"), message: "job \(job.id) has no push")
         }
-        var push = try Self.push(pushRow, prefix: "p_")
-        push.includesReceiptID = try pushRow.optionalInt("p_include_receipt_id").map { $0 != 0 } ?? true
-        push.throttled = try pushRow.bool("p_throttled")
-        return (job, push)
+        return ClaimedJob(
+            job: job, push: try Self.push(pushRow, prefix: "p_"),
+            includesReceiptID: try pushRow.optionalInt("p_include_receipt_id").map { $0 != 0 } ?? true,
+            throttled: try pushRow.bool("p_throttled"))
     }
 
     /// Extends a claimed job's lease; throws `leaseLost` if another worker has claimed it since.
@@ -256,18 +262,15 @@ public struct PushRepository: Sendable {
         _ fanout: PushJob, page: [Int64], through cursor: Int64? = nil, finished: Bool, ratePerSecond: Int? = nil
     ) async throws {
         let time = now()
+        let through = cursor ?? page.last ?? fanout.cursor
         if database.dialect == .postgres, !page.isEmpty, !finished, ratePerSecond == nil {
             // The common page, in one statement (so one implicit transaction and one round trip
             // instead of five): the fan-out moves on, its batch is queued and counted.
             let moved = try await database.query("""
-                WITH moved AS (
-                    UPDATE push_jobs SET cursor = \(cursor ?? page.last ?? fanout.cursor) WHERE \(Self.held(fanout)) RETURNING id
-                ), queued AS (
-                    \(Self.enqueueStatement(
-                        pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: time, time: time, onlyIf: "moved"))
-                ), counted AS (
-                    UPDATE pushes SET targeted = targeted + \(page.count), status = 'sending'
-                    WHERE id = \(fanout.pushID) AND EXISTS (SELECT 1 FROM moved)
+                WITH moved AS (\(Self.move(fanout, to: "claimed", through: through))
+                ), queued AS (\(Self.enqueueStatement(
+                    pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: time, time: time, onlyIf: "moved"))
+                ), counted AS (\(Self.count(page.count, pushID: fanout.pushID, onlyIf: "moved"))
                 )
                 SELECT id FROM moved
                 """)
@@ -275,11 +278,7 @@ public struct PushRepository: Sendable {
             return
         }
         try await database.transaction { connection in
-            let state = finished ? "done" : "claimed"
-            let moved = try await connection.query("""
-                UPDATE push_jobs SET state = \(state), cursor = \(cursor ?? page.last ?? fanout.cursor)
-                WHERE \(Self.held(fanout)) RETURNING id
-                """)
+            let moved = try await connection.query(Self.move(fanout, to: finished ? "done" : "claimed", through: through))
             if moved.isEmpty { throw Self.leaseLost(fanout) }
             if !page.isEmpty {
                 var availableAt = time
@@ -291,13 +290,25 @@ public struct PushRepository: Sendable {
                 }
                 try await Self.enqueue(
                     connection, pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: availableAt, time: time)
-                try await connection.query(
-                    "UPDATE pushes SET targeted = targeted + \(page.count), status = 'sending' WHERE id = \(fanout.pushID)")
+                try await connection.query(Self.count(page.count, pushID: fanout.pushID))
             }
             if finished {
                 try await Self.closeIfFinished(connection, pushID: fanout.pushID)
             }
         }
+    }
+
+    /// Moves a held fan-out's cursor (and sets its state); returns its id, or nothing if the
+    /// lease was lost.
+    static func move(_ fanout: PushJob, to state: String, through cursor: Int64) -> SQL {
+        "UPDATE push_jobs SET state = \(state), cursor = \(cursor) WHERE \(held(fanout)) RETURNING id"
+    }
+
+    /// Counts a page's devices as targeted by its push; with `onlyIf`, only if that CTE has a row.
+    static func count(_ devices: Int, pushID: UUID, onlyIf source: String? = nil) -> SQL {
+        var statement: SQL = "UPDATE pushes SET targeted = targeted + \(devices), status = 'sending' WHERE id = \(pushID)"
+        if let source { statement.append(" AND EXISTS (SELECT 1 FROM \(unsafeRaw: source))") }
+        return statement
     }
 
     /// The devices of a batch that still exist.
