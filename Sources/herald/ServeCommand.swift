@@ -31,10 +31,10 @@ struct ServeCommand: AsyncParsableCommand {
     var port: Int = 8080
 
     @Option(help: "Delivery workers in this process (0: this process only serves the API).")
-    var workers: Int = 4
+    var workers: Int = ServerConfiguration().delivery.workers
 
     @Option(name: .customLong("batch-size"), help: "Devices per delivery batch: a crash can resend at most one batch per worker.")
-    var batchSize: Int = 1000
+    var batchSize: Int = ServerConfiguration().delivery.batchSize
 
     @Option(name: .customLong("job-lease"), help: "Seconds a claimed delivery job stays reserved without being renewed: after a crash, its jobs are taken again this long after it.")
     var jobLease: Int = 30
