@@ -52,7 +52,9 @@ import Testing
         }
     }
 
-    /// Many distinct registrations at once (batched together) each get their own device and tags.
+    /// Many distinct registrations at once (batched together) each get their own device and tags;
+    /// optional fields given by some and not others (a batch's columns mix values and NULLs)
+    /// each land on their own device.
     @Test(arguments: Backend.available)
     func concurrentRegistrationsAreEachStoredWithTheirTags(_ backend: Backend) async throws {
         try await withTestDatabase(backend) { db async throws in
@@ -62,7 +64,8 @@ import Testing
                 for (index, token) in tokens.enumerated() {
                     group.addTask {
                         let registration = try RegistrationInput(
-                            registrationToken: token, customUserID: .set("user\(index)"), tags: .replace(["n\(index)", "all"])
+                            osVersion: index % 2 == 0 ? .set("17.\(index)") : .unchanged, registrationToken: token,
+                            customUserID: index % 3 == 0 ? .unchanged : .set("user\(index)"), tags: .replace(["n\(index)", "all"])
                         ).validated(for: .ios, requireToken: true)
                         return (token, try await db.store.devices.register(on: fixture.platform, registration))
                     }
@@ -73,7 +76,8 @@ import Testing
             for (index, token) in tokens.enumerated() {
                 let device = try #require(devices[token])
                 #expect(device.registrationToken == token)
-                #expect(device.customUserID == "user\(index)")
+                #expect(device.customUserID == (index % 3 == 0 ? nil : "user\(index)"))
+                #expect(device.osVersion == (index % 2 == 0 ? "17.\(index)" : nil))
                 #expect(device.tags == ["all", "n\(index)"])
             }
             let tagged = try await db.store.devices.search(
