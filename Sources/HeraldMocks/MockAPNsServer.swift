@@ -224,7 +224,7 @@ public final class MockAPNsServer: Sendable {
         }
     }
 
-    func nextUniqueID() -> String {
+    private func nextUniqueID() -> String {
         state.withLock { $0.uniqueIDs.next() }
     }
 

@@ -14,21 +14,22 @@ public struct HTTPMetrics: Sendable {
 
     public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
         self.factory = factory
-        self.series = SeriesCache()
+        self.series = SeriesCache(factory: factory)
     }
 
     /// One answered request.
     public func record(method: String, route: String, status: Int, duration: Duration) {
-        let (requests, durations) = series.metrics(method: method, route: route, status: status, factory: factory)
+        let (requests, durations) = series.metrics(method: method, route: route, status: status)
         requests.increment()
         let (seconds, attoseconds) = duration.components
         durations.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
 
-/// The counter and timer of each (method, route, status) seen, made once rather than looked up
-/// in the factory's registry on every request.
+/// The counter and timer of each (method, route, status) seen, made once by `factory` rather
+/// than looked up in its registry on every request.
 private final class SeriesCache: Sendable {
+    private let factory: any MetricsFactory
     struct Key: Hashable {
         let method: String
         let route: String
@@ -41,7 +42,11 @@ private final class SeriesCache: Sendable {
 
     private let entries = Mutex<[Key: (Counter, Timer)]>([:])
 
-    func metrics(method: String, route: String, status: Int, factory: any MetricsFactory) -> (Counter, Timer) {
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+    }
+
+    func metrics(method: String, route: String, status: Int) -> (Counter, Timer) {
         let key = Key(method: method, route: route, status: status)
         if let cached = entries.withLock({ $0[key] }) { return cached }
         let made = (
