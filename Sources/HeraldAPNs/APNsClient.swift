@@ -66,7 +66,10 @@ public final class APNsClient: Sendable {
         }
         self.pool = HTTP2ConnectionPool(
             host: host, port: url.port ?? 443, sslContext: sslContext, proxy: proxy, connectTimeout: connectTimeout,
-            requestTimeout: requestTimeout, maximumConnections: maximumConnections, eventLoopGroup: eventLoopGroup)
+            requestTimeout: requestTimeout, maximumConnections: maximumConnections,
+            // Every header is composed here from values checked when they were accepted: hex device
+            // tokens, the platform's topic, a collapse id without control characters, numbers.
+            validatesHeaderBlocks: false, eventLoopGroup: eventLoopGroup)
     }
 
     // MARK: Sending

@@ -41,6 +41,8 @@ struct MockCommand: AsyncParsableCommand {
         var unavailable: Int = 0
         @Option(help: "The Apple environment to play: sandbox (development) answers with apns-unique-id, production does not.")
         var environment: APNsEnvironment = .sandbox
+        @Flag(inversion: .prefixedNo, help: "Check header blocks' HTTP/2 field syntax (RFC 9113 §8.2); the APNs rules are checked either way.")
+        var headerBlockValidation = true
         @Option(help: "Event-loop threads.") var threads: Int = 1
         @Option(help: "Benchmark mode: keep only counts and arrival times, and report when this many were accepted.")
         var expect: Int?
@@ -72,6 +74,7 @@ struct MockCommand: AsyncParsableCommand {
             behavior.responseDelay = .milliseconds(responseDelay)
             behavior.serviceUnavailable = unavailable
             behavior.environment = environment
+            behavior.validatesHeaderBlocks = headerBlockValidation
             behavior.recordsNotifications = expect == nil
             let server = MockAPNsServer(tls: tls, behavior: behavior, threads: threads)
             let bound = try await server.start(host: host, port: port)

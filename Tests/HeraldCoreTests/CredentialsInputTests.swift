@@ -59,6 +59,10 @@ import Testing
             try CredentialsInput(p8: p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ").validate(for: .ios)
         }
         #expect(missing?.field == "credentials.topic")
+        let spaced = #expect(throws: ValidationError.self) {
+            try CredentialsInput(p8: p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example app").validate(for: .ios)
+        }
+        #expect(spaced?.field == "credentials.topic")
         let environment = #expect(throws: ValidationError.self) {
             try CredentialsInput(p8: p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "t", environment: "staging").validate(for: .ios)
         }

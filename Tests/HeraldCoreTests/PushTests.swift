@@ -143,6 +143,8 @@ import Testing
             (#"{"extra":[]}"#, "message.custom.ios.extra"),
             (#"{"content-available":"yes"}"#, "message.custom.ios.content-available"),
             (#"{"collapse-id":"\#(String(repeating: "c", count: 65))"}"#, "message.custom.ios.collapse-id"),
+            (#"{"collapse-id":"mail\r\n1"}"#, "message.custom.ios.collapse-id"),
+            (#"{"collapse-id":" mail-1"}"#, "message.custom.ios.collapse-id"),
             (#"{"extra":{"k":"v"}}"#, "message.custom.ios"),
         ]
         for (ios, field) in cases {

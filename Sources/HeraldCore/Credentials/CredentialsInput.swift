@@ -82,6 +82,10 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
         switch type {
         case .ios:
             let topic = try required(topic, "topic")
+            guard topic.isVisibleASCII else {
+                throw ValidationError(
+                    message: "topic is the app's bundle id: ASCII letters, digits and punctuation, no spaces", field: field("topic"))
+            }
             let environment = try Self.apnsEnvironment(environment, field: field("environment"))
             let (endpoint, extraCAPEM) = try Self.apnsConnection(endpoint, extraCAPEM, field: field)
             if let p8 {

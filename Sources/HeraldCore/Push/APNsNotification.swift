@@ -147,6 +147,11 @@ public enum APNsRenderer {
         if let collapseID, collapseID.utf8.count > 64 {
             throw ValidationError(message: "apns-collapse-id is at most 64 bytes", field: field("collapse-id"))
         }
+        if let collapseID, !collapseID.isHTTPFieldValue {
+            throw ValidationError(
+                message: "apns-collapse-id must not hold control characters or start or end with a space",
+                field: field("collapse-id"))
+        }
 
         let visible = aps["alert"] != nil || aps["badge"] != nil || aps["sound"] != nil
         guard visible || contentAvailable else {

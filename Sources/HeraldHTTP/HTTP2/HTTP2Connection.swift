@@ -33,7 +33,7 @@ final class HTTP2Connection: Sendable {
     /// returns once TLS is up and the server agreed to h2 (ALPN).
     static func connect(
         host: String, port: Int, sslContext: NIOSSLContext, proxy: OutboundProxy?, group: any EventLoopGroup, timeout: TimeAmount,
-        requestTimeout: TimeAmount
+        requestTimeout: TimeAmount, validatesHeaderBlocks: Bool
     ) async throws -> HTTP2Connection {
         let deadline = NIODeadline.now() + timeout
         let bootstrap = ClientBootstrap(group: group)
@@ -47,7 +47,8 @@ final class HTTP2Connection: Sendable {
             negotiated = channel.eventLoop.flatSubmit {
                 ProxyTunnel.open(on: channel, through: proxy, to: host, port: port, deadline: deadline).flatMapThrowing {
                     try addHTTP2Handlers(
-                        to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout)
+                        to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout,
+                        validatesHeaderBlocks: validatesHeaderBlocks)
                 }.flatMap { $0 }
             }
         } else {
@@ -57,7 +58,8 @@ final class HTTP2Connection: Sendable {
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             promise.succeed(try addHTTP2Handlers(
-                        to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout))
+                        to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout,
+                        validatesHeaderBlocks: validatesHeaderBlocks))
                         }
                     }
                     .connect(host: host, port: port).get()
@@ -86,7 +88,8 @@ final class HTTP2Connection: Sendable {
     /// TLS (SNI for a host name), a check that ALPN chose h2, HTTP/2 and the request handler.
     /// Call on the channel's loop; the future completes when the TLS handshake has.
     private static func addHTTP2Handlers(
-        to channel: any Channel, host: String, sslContext: NIOSSLContext, deadline: NIODeadline, requestTimeout: TimeAmount
+        to channel: any Channel, host: String, sslContext: NIOSSLContext, deadline: NIODeadline, requestTimeout: TimeAmount,
+        validatesHeaderBlocks: Bool
     ) throws -> EventLoopFuture<Void> {
         // An IP address cannot go in SNI; the certificate is then checked against the address.
         let serverHostname = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
@@ -108,7 +111,8 @@ final class HTTP2Connection: Sendable {
                     HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
                     HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
                     HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
-                ]))
+                ],
+                headerBlockValidation: validatesHeaderBlocks ? .enabled : .disabled))
         try sync.addHandler(HTTP2ConnectionHandler(requestTimeout: requestTimeout))
         return negotiated.futureResult
     }
