@@ -17,8 +17,17 @@ public final class PostgresStoreDatabase: SQLDatabase {
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
     public init(url: String, maximumConnections: Int = 20, logger: Logger) throws {
         var configuration = try Self.configuration(url: url)
+        // Every connection stays open (minimum = maximum) and none is pinged. postgres-nio arms
+        // a timer each time a connection goes back to the pool: an idle timeout (60 s) for one
+        // above the minimum, a keep-alive (30 s) for any when keep-alive is on. Each is a
+        // `Task.sleep`, and swift 6.3 on Linux keeps a cancelled sleep's memory until its
+        // deadline: at hundreds of queries a second that grew the heap by ~70 bytes per
+        // registration (heaptrack: the pool's sleeps). A connection that dies while idle fails
+        // the one query that finds it so (a batch then retries its registrations one by one, a
+        // worker its claim), and the pool opens another in its place.
         configuration.options.maximumConnections = maximumConnections
-        configuration.options.minimumConnections = 0
+        configuration.options.minimumConnections = maximumConnections
+        configuration.options.keepAliveBehavior = nil
         // Connections get an event loop of their own: on the server's loops, each database
         // round trip would wait behind the HTTP traffic. It is the write executor's thread, so
         // that the registration batcher's drain loop, which runs there, goes on after each round
