@@ -14,8 +14,10 @@ public struct DeliveryConfiguration: Sendable {
     /// How long a claimed job is reserved for its worker (ms). The worker renews it every third
     /// of it while it works; a crashed worker's job is taken again once it runs out.
     public var lease: Int64 = 30_000
-    /// Pause between looks at an empty queue.
-    public var idlePoll: Duration = .milliseconds(50)
+    /// Pause between looks at an empty queue. A push accepted or a schedule fired in this process
+    /// wakes the workers at once (`Store.newWork`); this bounds how late they find work queued
+    /// elsewhere: another process's pushes, retries coming due, a crashed worker's expired lease.
+    public var idlePoll: Duration = .milliseconds(200)
     /// Tries of one device before its failure is final, when the provider answered (an error,
     /// throttling, refused credentials).
     public var maximumAttempts: Int = 5

@@ -46,6 +46,9 @@ public struct DeliveryService: Service {
         telemetry.workers.started()
         defer { telemetry.workers.stopped() }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            // Read before the claim, so that a push accepted between an empty claim and the wait
+            // below ends the wait at once.
+            let seen = store.newWork.generation
             do {
                 if let claimed = try await store.pushes.claim(lease: configuration.lease) {
                     try await holdingLease(of: claimed.job) {
@@ -58,8 +61,9 @@ public struct DeliveryService: Service {
             } catch {
                 logger.error("delivery job failed; it will be taken again when its lease runs out", metadata: ["error": "\(error)"])
             }
-            // An idle queue is looked at again shortly; cancelled at shutdown.
-            try? await Task.sleep(for: configuration.idlePoll)
+            // An idle queue is looked at again when this process queues a push, or after
+            // `idlePoll` for work from elsewhere (other processes, retries, expired leases).
+            await store.newWork.wait(after: seen, upTo: configuration.idlePoll)
         }
     }
 

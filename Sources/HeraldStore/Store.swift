@@ -23,24 +23,28 @@ public struct Store: Sendable {
     public let schedules: ScheduleRepository
     public let deliverySettings: DeliverySettingsRepository
     public let migrator: Migrator
+    /// Rings when this process queues delivery work that is due now (see `DeliveryService`).
+    public let newWork: WorkSignal
 
     /// - Parameters:
     ///   - secretBox: seals credentials and platform secrets at rest.
     ///   - now: milliseconds since 1970; tests pass a fixed clock.
     public init(database: any SQLDatabase, secretBox: SecretBox, now: @escaping @Sendable () -> Int64, logger: Logger) {
         self.database = database
+        let newWork = WorkSignal()
+        self.newWork = newWork
         self.tenants = TenantRepository(database: database, now: now)
         self.adminTokens = AdminTokenRepository(database: database, now: now)
         self.applications = ApplicationRepository(database: database, now: now)
         self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now)
         self.devices = DeviceRepository(database: database, now: now)
-        self.pushes = PushRepository(database: database, now: now)
+        self.pushes = PushRepository(database: database, now: now, newWork: newWork)
         self.topics = TopicRepository(database: database, now: now)
         self.locations = LocationRepository(database: database, now: now)
         self.locationGroups = LocationGroupRepository(database: database, now: now)
         self.geofences = GeofenceRepository(database: database, now: now)
         self.analytics = AnalyticsRepository(database: database, now: now)
-        self.schedules = ScheduleRepository(database: database, now: now)
+        self.schedules = ScheduleRepository(database: database, now: now, newWork: newWork)
         self.deliverySettings = DeliverySettingsRepository(database: database)
         self.migrator = Migrator(database: database, now: now, logger: logger)
     }

@@ -21,6 +21,8 @@ struct DeliveryWorld: Sendable {
         var sendConcurrency = 100
         var firstRetryDelay: Int64 = 1000
         var unreachableRetryWindow: Int64 = 86_400_000
+        /// The workers' pause between looks at an empty queue.
+        var idlePoll: Duration = .milliseconds(10)
         /// The metrics registry, activity logs and log sensitivity of the workers and the API.
         var observability = Observability()
         /// The logger of the workers and the API (a capturing one in the log tests).
@@ -65,7 +67,7 @@ struct DeliveryWorld: Sendable {
                 var configuration = DeliveryConfiguration()
                 configuration.apnsEndpoint = "https://127.0.0.1:\(port)"
                 configuration.extraTrustedCAPEM = tls.caCertificatePEM
-                configuration.idlePoll = .milliseconds(10)
+                configuration.idlePoll = options.idlePoll
                 configuration.batchSize = options.batchSize
                 configuration.workers = options.workers
                 configuration.maximumAttempts = options.maximumAttempts

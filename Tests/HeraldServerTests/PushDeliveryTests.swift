@@ -13,6 +13,21 @@ import Testing
 
 /// Pushes through the API, the job queue and the delivery workers to the mock APNs over TLS.
 @Suite struct PushDeliveryTests {
+    /// An accepted push wakes the idle workers, and a fan-out page wakes them for its batch: with
+    /// workers that would otherwise look at the queue only every two minutes, a push of several
+    /// batches is still delivered at once.
+    @Test(arguments: Backend.available)
+    func anAcceptedPushWakesIdleWorkers(_ backend: Backend) async throws {
+        var options = DeliveryWorld.Options()
+        options.idlePoll = .seconds(120)
+        try await DeliveryWorld.run(backend, options) { world, client in
+            for _ in 0..<5 { _ = try await world.register() }
+            let receipt = try await world.send(#"{"message":{"body":"Now"},"target":{"platforms":["ios"]}}"#, client)
+            let status = try await world.finished(receipt, client, within: .seconds(20))
+            #expect(status["delivered"] as? Int == 5)
+        }
+    }
+
     @Test(arguments: Backend.available)
     func aBroadcastIsDeliveredAndDeadTokensAreDeactivated(_ backend: Backend) async throws {
         try await DeliveryWorld.run(backend) { world, client in

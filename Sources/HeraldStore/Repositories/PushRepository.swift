@@ -97,6 +97,7 @@ public struct AudiencePage: Sendable, Equatable {
 public struct PushRepository: Sendable {
     let database: any SQLDatabase
     let now: @Sendable () -> Int64
+    let newWork: WorkSignal
 
     private static let pushColumnNames = [
         "id", "app_id", "request", "status", "created_at", "expires_at", "targeted", "delivered", "failed", "invalid_tokens", "expired",
@@ -119,6 +120,7 @@ public struct PushRepository: Sendable {
                 connection, id: id, applicationID: applicationID, request: request, expiresAt: expiresAt,
                 availableAt: availableAt ?? time, time: time)
         }
+        if (availableAt ?? time) <= time { newWork.ring() }
         return id
     }
 
@@ -275,9 +277,10 @@ public struct PushRepository: Sendable {
                 SELECT id FROM moved
                 """)
             if moved.isEmpty { throw Self.leaseLost(fanout) }
+            newWork.ring()
             return
         }
-        try await database.transaction { connection in
+        let due = try await database.transaction { connection -> Bool in
             let moved = try await connection.query(Self.move(fanout, to: finished ? "done" : "claimed", through: through))
             if moved.isEmpty { throw Self.leaseLost(fanout) }
             if !page.isEmpty {
@@ -295,7 +298,9 @@ public struct PushRepository: Sendable {
             if finished {
                 try await Self.closeIfFinished(connection, pushID: fanout.pushID)
             }
+            return !page.isEmpty && ratePerSecond == nil
         }
+        if due { newWork.ring() }
     }
 
     /// Moves a held fan-out's cursor (and sets its state); returns its id, or nothing if the
@@ -372,6 +377,7 @@ public struct PushRepository: Sendable {
             }
             try await Self.closeIfFinished(connection, pushID: job.pushID)
         }
+        if !result.released.isEmpty { newWork.ring() }
     }
 
     /// Puts a claimed job back, due at `availableAt` (the worker stops); nothing if another worker
@@ -379,6 +385,7 @@ public struct PushRepository: Sendable {
     public func release(_ job: PushJob, availableAt: Int64) async throws {
         try await database.query(
             "UPDATE push_jobs SET state = 'ready', available_at = \(availableAt), lease_until = 0 WHERE \(Self.held(job))")
+        if availableAt <= now() { newWork.ring() }
     }
 
     // MARK: Helpers

@@ -42,6 +42,7 @@ public enum ScheduleChange: Sendable, Equatable {
 public struct ScheduleRepository: Sendable {
     let database: any SQLDatabase
     let now: @Sendable () -> Int64
+    let newWork: WorkSignal
 
     private static let scheduleColumns = "s.id, s.app_id, s.request, s.expires_at, s.local_time, s.created_at, s.updated_at"
 
@@ -148,7 +149,7 @@ public struct ScheduleRepository: Sendable {
     public func fireDue(limit: Int) async throws -> [FiredSlot] {
         let time = now()
         let skip = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
-        return try await database.transaction { connection in
+        let fired = try await database.transaction { connection -> [FiredSlot] in
             let slots = try await connection.query("""
                 UPDATE push_schedule_slots SET state = 'fired', fired_at = \(time)
                 WHERE id IN (
@@ -185,6 +186,8 @@ public struct ScheduleRepository: Sendable {
             // then its slots) never waits on a firing that would wait on it in turn.
             return fired
         }
+        if !fired.isEmpty { newWork.ring() }
+        return fired
     }
 
     /// When the next pending slot is due (epoch ms), if any.
