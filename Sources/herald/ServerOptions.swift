@@ -12,6 +12,9 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("database-url"), help: "postgres://user:password@host:port/database to use PostgreSQL instead of SQLite. (env: HERALD_DATABASE_URL)")
     var databaseURL: String?
 
+    @Option(name: .customLong("database-connections"), help: "PostgreSQL connections kept open by this process (default 20). (env: HERALD_DATABASE_CONNECTIONS)")
+    var databaseConnections: Int?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -25,6 +28,17 @@ struct DatabaseOptions: ParsableArguments {
             encryptionKey: environment["HERALD_ENCRYPTION_KEY"],
             adminToken: environment["HERALD_ADMIN_TOKEN"],
             logLevel: level)
+        var connections = databaseConnections
+        if connections == nil, let text = environment["HERALD_DATABASE_CONNECTIONS"], !text.isEmpty {
+            guard let value = Int(text) else { throw ValidationError("HERALD_DATABASE_CONNECTIONS must be a whole number") }
+            connections = value
+        }
+        if let connections {
+            guard (2...1000).contains(connections) else {
+                throw ValidationError("--database-connections (HERALD_DATABASE_CONNECTIONS) must be from 2 to 1000")
+            }
+            configuration.databaseConnections = connections
+        }
         if let endpoint = environment["HERALD_APNS_ENDPOINT"], !endpoint.isEmpty {
             configuration.delivery.apnsEndpoint = endpoint
         }

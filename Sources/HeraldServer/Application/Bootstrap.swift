@@ -27,7 +27,7 @@ public enum Bootstrap {
     /// Opens the configured database and applies pending migrations.
     public static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> any SQLDatabase {
         if let url = configuration.databaseURL, !url.isEmpty {
-            return try PostgresStoreDatabase(url: url, logger: logger)
+            return try PostgresStoreDatabase(url: url, maximumConnections: configuration.databaseConnections, logger: logger)
         }
         try createDirectory(configuration.dataDirectory)
         return try await SQLiteStoreDatabase.open(path: configuration.dataDirectory + "/herald.sqlite", logger: logger)

@@ -10,6 +10,8 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory: String
     /// `postgres://…` to use PostgreSQL; nil for the embedded SQLite database.
     public var databaseURL: String?
+    /// PostgreSQL connections this process keeps open (all of them, all the time).
+    public var databaseConnections = 20
     /// base64 or hex of 32 bytes; nil to use (or create) `encryption.key` in the data directory.
     public var encryptionKey: String?
     /// The root admin token to install instead of generating one.
