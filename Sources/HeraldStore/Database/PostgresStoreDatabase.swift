@@ -38,7 +38,9 @@ public final class PostgresStoreDatabase: SQLDatabase {
         self.client = client
         self.logger = logger
         // The pool lives as long as this object: `shutdown()` ends it.
-        self.runTask = Task { await client.run() }
+        // Started at once on this thread, so that run() has begun before the first query leases
+        // a connection (postgres-nio warns about a lease before run(), and the lease then waits).
+        self.runTask = Task.immediate { await client.run() }
     }
 
     @discardableResult
