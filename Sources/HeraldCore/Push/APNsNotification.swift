@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// One push rendered for APNs: the payload and the header values Apple's HTTP/2 API takes.
 public struct APNsNotification: Sendable, Equatable {
     /// The JSON payload.
@@ -147,7 +149,7 @@ public enum APNsRenderer {
         if let collapseID, collapseID.utf8.count > 64 {
             throw ValidationError(message: "apns-collapse-id is at most 64 bytes", field: field("collapse-id"))
         }
-        if let collapseID, !collapseID.isHTTPFieldValue {
+        if let collapseID, !HTTPField.isValidValue(collapseID) {
             throw ValidationError(
                 message: "apns-collapse-id must not hold control characters or start or end with a space",
                 field: field("collapse-id"))
