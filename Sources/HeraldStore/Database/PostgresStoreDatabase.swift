@@ -21,7 +21,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
         // a timer each time a connection goes back to the pool: an idle timeout (60 s) for one
         // above the minimum, a keep-alive (30 s) for any when keep-alive is on. Each is a
         // `Task.sleep`, and swift 6.3 on Linux keeps a cancelled sleep's memory until its
-        // deadline: at hundreds of queries a second that grew the heap by ~70 bytes per
+        // deadline: at hundreds of queries a second that grew the heap by 50–70 bytes per
         // registration (heaptrack: the pool's sleeps). A connection that dies while idle fails
         // the one query that finds it so (a batch then retries its registrations one by one, a
         // worker its claim), and the pool opens another in its place.
