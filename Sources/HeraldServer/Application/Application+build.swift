@@ -67,6 +67,7 @@ public func buildRouter(
     router.add(middleware: RequestLogMiddleware(metrics: observability.http))
     router.add(middleware: PathNormalizingMiddleware())
     router.add(middleware: ErrorMiddleware())
+    router.add(middleware: StorableQueryMiddleware())
     let auth = Authenticator(store: store)
     VersionController(heraldVersion: heraldVersion).addRoutes(to: router)
     RegistrationController(store: store, auth: auth, wnsTestHost: wnsTestHost).addRoutes(to: router)

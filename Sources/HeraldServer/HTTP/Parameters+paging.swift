@@ -20,12 +20,11 @@ extension Parameters {
         return page
     }
 
-    /// `q`: at most 255 characters and no NUL (PostgreSQL cannot compare text holding one, and
-    /// nothing stored holds one, so both backends refuse it alike); nil when absent or empty.
+    /// `q`: at most 255 characters (a NUL was refused by `StorableQueryMiddleware`); nil when
+    /// absent or empty.
     func searchText() throws -> String? {
         guard let q = get("q"), !q.isEmpty else { return nil }
         guard q.count <= 255 else { throw APIError.badRequest("q is at most 255 characters", field: "q") }
-        guard !q.utf8.contains(0) else { throw APIError.badRequest("q must not contain NUL characters", field: "q") }
         return q
     }
 }

@@ -6,7 +6,9 @@ import class Foundation.JSONDecoder
 
 extension Request {
     /// Reads the body (at most `Limits.requestBodyBytes`, chunked or not) and decodes it as JSON,
-    /// naming the field at fault when it does not fit `T`.
+    /// naming the field at fault when it does not fit `T`, or when any string or member name in it
+    /// holds a NUL character (no backend stores one faithfully; see `String.requireStorable`).
+    /// This is where every body's text is checked, whichever fields the route reads.
     mutating func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
         let buffer: ByteBuffer
         do {
@@ -18,8 +20,14 @@ extension Request {
         guard buffer.readableBytes > 0 else {
             throw APIError.badRequest("the request body is empty; a JSON object is expected", code: "invalid_json")
         }
+        let data = Data(buffer.readableBytesView)
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            if JSONValue.mayContainNUL(data), let document = try? JSONDecoder().decode(JSONValue.self, from: data) {
+                try document.requireStorable()
+            }
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as ValidationError {
+            throw APIError(error)
         } catch let error as DecodingError {
             throw APIError(Self.validationError(error))
         }
