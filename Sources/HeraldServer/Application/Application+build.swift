@@ -70,6 +70,7 @@ public func buildRouter(
     router.add(middleware: StorableQueryMiddleware())
     let auth = Authenticator(store: store)
     VersionController(heraldVersion: heraldVersion).addRoutes(to: router)
+    OpenAPIController().addRoutes(to: router)
     RegistrationController(store: store, auth: auth, wnsTestHost: wnsTestHost).addRoutes(to: router)
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
     let pushScheduling = PushScheduling(store: store, configuration: scheduling)

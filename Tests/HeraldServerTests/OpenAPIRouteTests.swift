@@ -1,0 +1,68 @@
+import Foundation
+import HeraldServer
+import HeraldTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The OpenAPI document (`GET /openapi.json`) and the router describe the same operations.
+@Suite struct OpenAPIRouteTests {
+    /// Paths the router serves that are not part of the API contract, by prefix: the HTML
+    /// dashboard (`/dashboard` and below) is pages for people, not an API. Nothing else may be
+    /// left out of the document.
+    static let undocumentedPrefixes = ["/dashboard"]
+
+    @Test(arguments: Backend.available)
+    func everyRouteIsDocumentedAndEveryDocumentedOperationIsRouted(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { db async throws in
+            let router = buildRouter(store: db.store)
+            let routed = Set(
+                router.routes
+                    .map { "\($0.method.rawValue) \(Self.normalized($0.path.description))" }
+                    .filter { route in
+                        let path = route.split(separator: " ", maxSplits: 1)[1]
+                        return !Self.undocumentedPrefixes.contains { path == $0 || path.hasPrefix($0 + "/") }
+                    })
+            let documented = try await Self.documentedOperations(router)
+            #expect(routed.subtracting(documented).sorted() == [], "routes missing from the OpenAPI document")
+            #expect(documented.subtracting(routed).sorted() == [], "documented operations the router does not serve")
+            #expect(routed.count > 60)
+        }
+    }
+
+    @Test func theDocumentIsServedWithoutCredentials() async throws {
+        try await ServerHarness.run(.sqlite) { _, client in
+            let response = try await client.execute(uri: "/openapi.json", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+            let document = try response.json()
+            #expect(document["openapi"] as? String == "3.1.0")
+            let schemes = (document["components"] as? [String: Any])?["securitySchemes"] as? [String: Any]
+            #expect(Set(schemes?.keys.map { $0 } ?? []) == ["platformBasic", "appBasic", "adminBearer"])
+        }
+    }
+
+    /// `METHOD /path` for every operation of the served document.
+    static func documentedOperations(_ router: Router<BasicRequestContext>) async throws -> Set<String> {
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        return try await app.test(.router) { client in
+            var operations = Set<String>()
+            let response = try await client.execute(uri: "/openapi.json", method: .get)
+            let paths = try #require(try response.json()["paths"] as? [String: [String: Any]])
+            let methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"]
+            for (path, item) in paths {
+                for method in methods where item[method] != nil {
+                    operations.insert("\(method.uppercased()) \(normalized(path))")
+                }
+            }
+            return operations
+        }
+    }
+
+    /// A path with its parameters written `{name}`, whichever of `{name}` or `:name` it used.
+    static func normalized(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+            .joined(separator: "/")
+    }
+}
