@@ -20,7 +20,8 @@ import Testing
         (TopicInput(name: "a", timeToLive: 59), "timeToLive", "invalid_field"),
         (TopicInput(name: "a", timeToLive: -1), "timeToLive", "invalid_field"),
         (TopicInput(name: "a", timeToLive: Int64.max), "timeToLive", "invalid_field"),
-        (TopicInput(name: "a", expireAt: 1_800_000_000_000), "expireAt", "invalid_field"),
+        (TopicInput(name: "a", expireAt: 1_800_000_000_000), "expireAt", "in_the_past"),
+        (TopicInput(name: "a", timeToLive: 3_153_600_001), "timeToLive", "invalid_field"),
     ])
     func badTopicsNameTheirField(_ input: TopicInput, _ field: String, _ code: String) {
         let error = #expect(throws: ValidationError.self) { try input.validated(now: now) }

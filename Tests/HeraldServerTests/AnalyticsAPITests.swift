@@ -121,15 +121,21 @@ import Testing
             let read = try await client.execute(uri: "/v1/geofence/\(fence.id)", method: .get, headers: appAuth(fixture)).json()
             #expect(read["triggered"] as? Int == 2)
 
-            let refusals: [(String, String)] = [
-                ("interval=week", "interval"), ("from=10&to=5", "from"), ("from=abc", "from"), ("to=-1", "to"),
-                ("interval=hour&from=0&to=\(systemMillis())", "from"),
-            ]
+            let refusals: [(String, String)] = [("interval=week", "interval"), ("from=abc", "from"), ("to=-1", "to")]
             for (query, field) in refusals {
                 let response = try await client.execute(uri: "/v1/analytics/summary?\(query)", method: .get, headers: appAuth(fixture))
                 #expect(response.status == .badRequest, "\(query)")
                 #expect(try response.error()["field"] as? String == field, "\(query)")
             }
+            // A reversed range is empty; a range of more than 2000 buckets is its last 2000.
+            let reversed = try await client.execute(uri: "/v1/analytics/summary?from=10&to=5", method: .get, headers: appAuth(fixture))
+            #expect(reversed.status == .ok)
+            #expect((try reversed.json()["buckets"] as? [Any])?.isEmpty == true)
+            let to = systemMillis()
+            let long = try await client.execute(
+                uri: "/v1/analytics/summary?interval=hour&from=0&to=\(to)", method: .get, headers: appAuth(fixture)).json()
+            #expect((long["buckets"] as? [Any])?.count == 2000)
+            #expect(long["from"] as? Int == Int(to - 1) / 3_600_000 * 3_600_000 - 1999 * 3_600_000)
             #expect(try await client.execute(uri: "/v1/analytics/summary", method: .get, headers: basic(fixture)).status == .unauthorized)
         }
     }

@@ -40,12 +40,13 @@ public struct GeofenceDefinition: Sendable, Equatable {
         }
         guard expiryTime > startTime else {
             throw ValidationError(
+                code: "invalid_range",
                 message: "expiry_time (\(expiryTime)) must be after start_time (\(startTime)); both are epoch milliseconds",
                 field: "expiry_time")
         }
         if expiryChanged && expiryTime <= now {
             let hint = expiryTime < 100_000_000_000 ? "; it looks like seconds, and the API takes milliseconds" : ""
-            throw ValidationError(message: "expiry_time \(expiryTime) is in the past\(hint)", field: "expiry_time")
+            throw ValidationError(code: "in_the_past", message: "expiry_time \(expiryTime) is in the past\(hint)", field: "expiry_time")
         }
         if platform.includes(.ios) {
             guard data["ios"]?.objectValue != nil else {

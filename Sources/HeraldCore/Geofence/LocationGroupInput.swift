@@ -21,7 +21,7 @@ public struct LocationGroupInput: Sendable, Equatable, Decodable {
     public func validated(requireAll: Bool) throws(ValidationError) -> LocationGroupChanges {
         var changes = LocationGroupChanges()
         if let name {
-            let trimmed = String(name.trimmingSpaces)
+            let trimmed = name.trimmingASCIIWhitespace()
             guard !trimmed.isEmpty else { throw ValidationError(message: "name must not be empty", field: "name") }
             try trimmed.requireStorable(field: "name")
             guard trimmed.count <= Limits.nameLength else {

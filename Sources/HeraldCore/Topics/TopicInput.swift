@@ -54,6 +54,8 @@ extension Limits {
     public static let topicsPageSize = 50
     /// The shortest `timeToLive` of a topic, in seconds.
     public static let topicMinimumTimeToLive: Int64 = 60
+    /// The longest `timeToLive` of a topic, in seconds: 100 years.
+    public static let topicMaximumTimeToLive: Int64 = 3_153_600_000
 }
 
 extension TopicInput {
@@ -78,15 +80,17 @@ extension TopicInput {
         }
         var expiresAt: Int64?
         if let timeToLive {
-            guard timeToLive >= Limits.topicMinimumTimeToLive, timeToLive <= Int64.max / 1000 - now / 1000 else {
+            guard (Limits.topicMinimumTimeToLive...Limits.topicMaximumTimeToLive).contains(timeToLive) else {
                 throw ValidationError(
-                    message: "timeToLive is a number of seconds of at least \(Limits.topicMinimumTimeToLive)", field: path("timeToLive"))
+                    message: "timeToLive is a number of seconds from \(Limits.topicMinimumTimeToLive) to \(Limits.topicMaximumTimeToLive)",
+                    field: path("timeToLive"))
             }
             expiresAt = now + timeToLive * 1000
         }
         if let expireAt {
             guard expireAt > now else {
-                throw ValidationError(message: "expireAt (epoch milliseconds) must be in the future", field: path("expireAt"))
+                throw ValidationError(
+                    code: "in_the_past", message: "expireAt (epoch milliseconds) must be in the future", field: path("expireAt"))
             }
             expiresAt = expireAt
         }

@@ -89,5 +89,7 @@ public func buildRouter(
     MetricsController(store: store, auth: auth, observability: observability).addRoutes(to: router)
     ActivityLogController(store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat)
         .addRoutes(to: router)
+    // Last, so that it wraps only the not-found responder.
+    router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.path.description, $0.method) }))
     return router
 }

@@ -57,8 +57,19 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
         APIError(.forbidden, code: "forbidden", message: message)
     }
 
+    /// A 400, except for well-formed requests refused for what they meet rather than what they
+    /// say: a platform other than the credentials' (`platform_mismatch`, 403: not what these
+    /// credentials may do), and 409 for what conflicts with the clock or the stored data: a time
+    /// already past (`in_the_past`), an end not after its start (`invalid_range`), a location the
+    /// application does not have (`unknown_location`).
     init(_ error: ValidationError) {
-        self.init(.badRequest, code: error.code, message: error.message, field: error.field)
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case "platform_mismatch": .forbidden
+            case "in_the_past", "invalid_range", "unknown_location": .conflict
+            default: .badRequest
+            }
+        self.init(status, code: error.code, message: error.message, field: error.field)
     }
 }
 

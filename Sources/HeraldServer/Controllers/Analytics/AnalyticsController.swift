@@ -82,15 +82,16 @@ struct AnalyticsController<Context: RequestContext>: Sendable {
             return value
         }
         let to = try time("to") ?? now()
-        let from = try time("from") ?? max(0, to - (interval == .hour ? 86_400_000 : 30 * 86_400_000))
+        var from = try time("from") ?? max(0, to - (interval == .hour ? 86_400_000 : 30 * 86_400_000))
+        // An empty or reversed range has no buckets.
         guard from < to else {
-            throw APIError.badRequest("from must be before to", field: "from")
+            return Summary(interval: interval.rawValue, from: from, to: to, buckets: [])
         }
+        // At most `maximumBuckets`, the last ones: a `from` earlier than that moves forward, and
+        // the answer's `from` says where the series starts.
         let buckets = (to - interval.bucketStart(from) + interval.milliseconds - 1) / interval.milliseconds
-        guard buckets <= Self.maximumBuckets else {
-            throw APIError.badRequest(
-                "from…to spans \(buckets) \(interval.rawValue)s; at most \(Self.maximumBuckets) per request", field: "from",
-                code: "limit_exceeded")
+        if buckets > Self.maximumBuckets {
+            from = interval.bucketStart(to - 1) - Int64(Self.maximumBuckets - 1) * interval.milliseconds
         }
         let series = try await store.analytics.summary(applicationID: app.id, from: from, to: to, interval: interval)
         return Summary(interval: interval.rawValue, from: from, to: to, buckets: series.map(Bucket.init))

@@ -44,9 +44,10 @@ struct GeofenceSyncController<Context: RequestContext>: Sendable {
                 named = try PlatformType.parse(raw, field: "platform")
             }
             guard named == platform.type else {
-                throw APIError.badRequest(
-                    "platform '\(raw)' does not match these credentials, which are of a '\(platform.type.rawValue)' platform",
-                    field: "platform", code: "platform_mismatch")
+                throw APIError(ValidationError(
+                    code: "platform_mismatch",
+                    message: "platform '\(raw)' does not match these credentials, which are of a '\(platform.type.rawValue)' platform",
+                    field: "platform"))
             }
         }
         guard let raw = parameters.get("device_uuid"), !raw.isEmpty else {
