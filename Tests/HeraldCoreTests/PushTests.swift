@@ -65,6 +65,8 @@ import Testing
             (#"{"message":{"body":"x","custom":{"ios":"text"}},"target":{"platform":"all"}}"#, "message.custom.ios"),
             (#"{"message":{"body":"x","custom":{"windowsPhone":"text"}},"target":{"platform":"all"}}"#, "message.custom.windowsPhone"),
             (#"{"message":{"body":"x","custom":{"bb10":"text"}},"target":{"platform":"all"}}"#, "message.custom.bb10"),
+            // With both, one block would be silently ignored.
+            (#"{"message":{"body":"x","custom":{"windows":{},"windows8":{}}},"target":{"platform":"all"}}"#, "message.custom.windows"),
         ]
         for (json, field) in cases {
             let error = #expect(throws: ValidationError.self, "\(json.prefix(60))") { try push(json).validated(now: now) }

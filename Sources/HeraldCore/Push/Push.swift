@@ -64,6 +64,12 @@ extension PushInput {
             }
         }
 
+        // `windows` is `windows8`'s newer name: with both, one would be silently ignored.
+        if custom["windows"] != nil && custom["windows8"] != nil {
+            throw ValidationError(
+                code: "conflicting_fields", message: "give message.custom.windows or windows8 (its older name), not both",
+                field: "message.custom.windows")
+        }
         guard let target else {
             throw ValidationError(
                 code: "missing_field", message: "target is required: devices, topics, platforms, platform or custom_user_ids",
