@@ -203,7 +203,8 @@ import Testing
             }
             // Nor can it use the owner's locations.
             let borrowed = try await send(client, .post, "/v1/geofence", appAuth(stranger), geofenceJSON(locations: [place]))
-            #expect(borrowed.status == .badRequest)
+            #expect(borrowed.status == .conflict)
+            #expect(try borrowed.error()["code"] as? String == "unknown_location")
             for uri in ["/v1/locations", "/v1/location_groups", "/v1/geofence"] {
                 let list = try await send(client, .get, uri, appAuth(stranger)).json()
                 #expect(list["totalPages"] as? Int == 0, "\(uri)")
