@@ -33,7 +33,7 @@ public struct AnalyticsBatchInput: Sendable, Equatable, Decodable {
             case nil, .null?:
                 return nil
             case .string(let text)?:
-                guard text.count <= Limits.analyticsFieldLength else {
+                guard text.unicodeScalars.count <= Limits.analyticsFieldLength else {
                     throw ValidationError(
                         code: "limit_exceeded", message: "\(key) is at most \(Limits.analyticsFieldLength) characters",
                         field: "\(field).\(key)")

@@ -24,7 +24,7 @@ public struct LocationGroupInput: Sendable, Equatable, Decodable {
             let trimmed = name.trimmingASCIIWhitespace()
             guard !trimmed.isEmpty else { throw ValidationError(message: "name must not be empty", field: "name") }
             try trimmed.requireStorable(field: "name")
-            guard trimmed.count <= Limits.nameLength else {
+            guard trimmed.unicodeScalars.count <= Limits.nameLength else {
                 throw ValidationError(message: "name is at most \(Limits.nameLength) characters", field: "name")
             }
             changes.name = trimmed
@@ -32,7 +32,7 @@ public struct LocationGroupInput: Sendable, Equatable, Decodable {
             throw ValidationError(code: "missing_field", message: "name is required", field: "name")
         }
         if let description {
-            guard description.count <= Limits.descriptionLength else {
+            guard description.unicodeScalars.count <= Limits.descriptionLength else {
                 throw ValidationError(message: "description is at most \(Limits.descriptionLength) characters", field: "description")
             }
             try description.requireStorable(field: "description")

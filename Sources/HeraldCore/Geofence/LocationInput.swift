@@ -22,7 +22,7 @@ public struct LocationInput: Sendable, Equatable, Decodable {
             let trimmed = name.trimmingASCIIWhitespace()
             guard !trimmed.isEmpty else { throw ValidationError(message: "name must not be empty", field: "name") }
             try trimmed.requireStorable(field: "name")
-            guard trimmed.count <= Limits.nameLength else {
+            guard trimmed.unicodeScalars.count <= Limits.nameLength else {
                 throw ValidationError(message: "name is at most \(Limits.nameLength) characters", field: "name")
             }
             changes.name = trimmed

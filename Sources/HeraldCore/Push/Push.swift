@@ -138,7 +138,7 @@ extension PushInput {
         for (index, id) in customUserIDs.enumerated() {
             try id.requireStorable(field: "target.custom_user_ids[\(index)]")
         }
-        for (index, id) in customUserIDs.enumerated() where id.isEmpty || id.count > Limits.customUserIDLength {
+        for (index, id) in customUserIDs.enumerated() where id.isEmpty || id.unicodeScalars.count > Limits.customUserIDLength {
             throw ValidationError(message: "a custom user id has 1 to \(Limits.customUserIDLength) characters", field: "target.custom_user_ids[\(index)]")
         }
         if platforms == nil && topics.isEmpty && customUserIDs.isEmpty {

@@ -68,7 +68,7 @@ extension RegistrationInput {
 
         func text(_ change: FieldChange<String>, _ field: String, limit: Int = Limits.deviceFieldLength) throws(ValidationError) -> FieldChange<String> {
             if case .set(let value) = change {
-                guard value.count <= limit else {
+                guard value.unicodeScalars.count <= limit else {
                     throw ValidationError(message: "is longer than \(limit) characters", field: field)
                 }
                 try value.requireStorable(field: field)
@@ -114,7 +114,7 @@ extension RegistrationInput {
                 throw ValidationError(message: "a tag must not be empty", field: "\(field)[\(index)]")
             }
             try lowered.requireStorable(field: "\(field)[\(index)]")
-            guard lowered.count <= Limits.tagLength else {
+            guard tag.unicodeScalars.count <= Limits.tagLength else {
                 throw ValidationError(
                     code: "limit_exceeded", message: "a tag is at most \(Limits.tagLength) characters", field: "\(field)[\(index)]")
             }

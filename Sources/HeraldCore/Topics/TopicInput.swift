@@ -70,7 +70,7 @@ extension TopicInput {
         // Lower case, as registration tags (the same names) are.
         let lowered = name.lowercased()
         try lowered.requireStorable(field: path("name"))
-        guard lowered.count <= Limits.tagLength else {
+        guard name.unicodeScalars.count <= Limits.tagLength else {
             throw ValidationError(
                 code: "limit_exceeded", message: "a topic name is at most \(Limits.tagLength) characters", field: path("name"))
         }

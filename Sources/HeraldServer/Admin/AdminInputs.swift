@@ -34,7 +34,7 @@ enum AdminValidation {
     static func name(_ raw: String, field: String) throws -> String {
         let name = raw.trimmingASCIIWhitespace()
         guard !name.isEmpty else { throw APIError.badRequest("\(field) must not be empty", field: field) }
-        guard name.count <= Limits.nameLength else {
+        guard name.unicodeScalars.count <= Limits.nameLength else {
             throw APIError.badRequest("\(field) is at most \(Limits.nameLength) characters", field: field)
         }
         return name
@@ -42,7 +42,7 @@ enum AdminValidation {
 
     static func description(_ raw: String?) throws -> String? {
         guard let raw else { return nil }
-        guard raw.count <= Limits.descriptionLength else {
+        guard raw.unicodeScalars.count <= Limits.descriptionLength else {
             throw APIError.badRequest("description is at most \(Limits.descriptionLength) characters", field: "description")
         }
         return raw
