@@ -96,34 +96,22 @@ extension PushInput {
             validateOnly: validateOnly ?? false, localTime: extras.localTime, ratePerSecond: extras.ratePerSecond)
     }
 
+    /// Every field given is checked, even those a device list overrides, so that nothing
+    /// refused elsewhere passes unnoticed here.
     static func audience(_ target: Target) throws(ValidationError) -> Audience {
-        if let devices = target.devices, !devices.isEmpty {
-            guard devices.count <= Limits.pushDevices else {
-                throw ValidationError(
-                    code: "limit_exceeded", message: "at most \(Limits.pushDevices) devices, got \(devices.count)", field: "target.devices")
-            }
-            var seen = Set<UUID>()
-            var ids: [UUID] = []
-            for (index, raw) in devices.enumerated() {
-                guard let id = UUID(text: raw) else {
-                    throw ValidationError(message: "'\(raw)' is not a device uuid", field: "target.devices[\(index)]")
-                }
-                if seen.insert(id).inserted { ids.append(id) }
-            }
-            return .devices(ids)
-        }
-
         var platforms: Set<PlatformType>?
         var names = target.platforms ?? []
         if let single = target.platform { names.append(single) }
+        var all = false
         for (index, name) in names.enumerated() {
             let field = index < (target.platforms?.count ?? 0) ? "target.platforms[\(index)]" : "target.platform"
             if name.lowercased() == "all" {
-                platforms = Set(PlatformType.allCases)
-                break
+                all = true
+                continue
             }
             platforms = (platforms ?? []).union([try PlatformType.parse(name, field: field)])
         }
+        if all { platforms = Set(PlatformType.allCases) }
 
         let topics = try RegistrationInput.normalizedTags(target.topics ?? [], field: "target.topics")
         guard topics.count <= Limits.pushTopics else {
@@ -140,6 +128,21 @@ extension PushInput {
         }
         for (index, id) in customUserIDs.enumerated() where id.isEmpty || id.unicodeScalars.count > Limits.customUserIDLength {
             throw ValidationError(message: "a custom user id has 1 to \(Limits.customUserIDLength) characters", field: "target.custom_user_ids[\(index)]")
+        }
+        if let devices = target.devices, !devices.isEmpty {
+            guard devices.count <= Limits.pushDevices else {
+                throw ValidationError(
+                    code: "limit_exceeded", message: "at most \(Limits.pushDevices) devices, got \(devices.count)", field: "target.devices")
+            }
+            var seen = Set<UUID>()
+            var ids: [UUID] = []
+            for (index, raw) in devices.enumerated() {
+                guard let id = UUID(text: raw) else {
+                    throw ValidationError(message: "'\(raw)' is not a device uuid", field: "target.devices[\(index)]")
+                }
+                if seen.insert(id).inserted { ids.append(id) }
+            }
+            return .devices(ids)
         }
         if platforms == nil && topics.isEmpty && customUserIDs.isEmpty {
             throw ValidationError(
