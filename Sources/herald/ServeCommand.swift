@@ -87,7 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
         let app = try await buildApplication(configuration) { channel in
             // One line on standard output, unbuffered, with the port actually bound (--port 0).
             let bound = channel.localAddress?.port ?? port
-            FileHandle.standardOutput.write(Data("Herald is serving http://\(host):\(bound)\n".utf8))
+            writeOperatorLine("Herald is serving http://\(host):\(bound)")
         }
         try await app.runService()
     }
@@ -109,7 +109,7 @@ struct MigrateCommand: AsyncParsableCommand {
         await opened.store.database.shutdown()
         print("schema is at version \(versions.max() ?? 0)")
         if let token = opened.generatedAdminToken {
-            print("generated a root admin token (saved to \(opened.adminTokenPath)): \(token)")
+            writeOperatorLine("generated a root admin token (saved to \(opened.adminTokenPath)): \(token)")
         }
     }
 }

@@ -19,8 +19,8 @@ public func buildApplication(
     logger.logLevel = configuration.logLevel
     let opened = try await Bootstrap.open(configuration, logger: logger)
     if let token = opened.generatedAdminToken {
-        // Printed once, on the first start, so that the operator can use the admin API.
-        print("""
+        // Shown once, on the first start, so that the operator can use the admin API.
+        writeOperatorLine("""
             Herald generated a root admin token (shown once; also saved to \(opened.adminTokenPath), mode 0600):
               \(token)
             """)

@@ -30,7 +30,9 @@ public enum Bootstrap {
             return try PostgresStoreDatabase(url: url, maximumConnections: configuration.databaseConnections, logger: logger)
         }
         try createDirectory(configuration.dataDirectory)
-        return try await SQLiteStoreDatabase.open(path: configuration.dataDirectory + "/herald.sqlite", logger: logger)
+        let path = configuration.dataDirectory + "/herald.sqlite"
+        try makeOwnerOnly(databaseFile: path)
+        return try await SQLiteStoreDatabase.open(path: path, logger: logger)
     }
 
     /// Opens the store, migrates it, and makes sure a default tenant and a root admin token exist.
@@ -81,6 +83,23 @@ public enum Bootstrap {
 
     static func createDirectory(_ path: String) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    /// Creates the SQLite database file readable and writable by its owner only (mode 0600), or
+    /// narrows an existing one and its `-wal`/`-shm` files to that: they hold device tokens and
+    /// message bodies. SQLite gives the `-wal` and `-shm` files it creates later the database
+    /// file's mode, so creating the file first is enough for them.
+    static func makeOwnerOnly(databaseFile path: String) throws {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT, 0o600)
+        guard fd >= 0 else {
+            throw BootstrapError(message: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        _ = Glibc.close(fd)
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            guard chmod(file, 0o600) == 0 else {
+                throw BootstrapError(message: "cannot make \(file) private: \(String(cString: strerror(errno)))")
+            }
+        }
     }
 
     /// Writes a file readable by its owner only, failing rather than replacing an existing one.
