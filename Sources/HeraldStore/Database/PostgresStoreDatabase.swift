@@ -53,7 +53,28 @@ public final class PostgresStoreDatabase: SQLDatabase {
         }
     }
 
+    /// Runs `body` in a transaction. PostgreSQL aborts one of two transactions that wait on each
+    /// other (a deadlock, 40P01) or that it cannot serialise (40001); the aborted one was rolled
+    /// back whole, so it runs again, up to `transactionAttempts` times in all.
     public func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
+        var attempt = 1
+        while true {
+            do {
+                return try await transactionOnce(body)
+            } catch let error as StoreError where Self.isTransient(error) && attempt < Self.transactionAttempts {
+                logger.debug("transaction retried", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
+                attempt += 1
+            }
+        }
+    }
+
+    static let transactionAttempts = 3
+
+    static func isTransient(_ error: StoreError) -> Bool {
+        error.reason == .unknown("40P01") || error.reason == .unknown("40001")
+    }
+
+    private func transactionOnce<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 try await body(Connection(connection: connection, logger: logger))
