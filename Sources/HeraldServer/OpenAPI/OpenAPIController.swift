@@ -8,7 +8,8 @@ import NIOCore
 /// its paths equal to the router's routes, and `scripts/test-contract` checks the server's
 /// answers against it on both backends.
 struct OpenAPIController<Context: RequestContext>: Sendable {
-    /// The document's bytes, read once.
+    /// The document's bytes; a computed property because a generic type cannot hold a static
+    /// stored one, so `addRoutes` takes it once and every request shares that buffer.
     static var document: ByteBuffer { ByteBuffer(bytes: PackageResources.openapi_json) }
 
     func addRoutes(to router: Router<Context>) {
