@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldStore
 import Logging
 import ServiceLifecycle
@@ -89,4 +90,10 @@ public struct DeliveryService: Service {
             try await body()
         }
     }
+}
+
+extension DeliveryService: RedactingDescription {
+    /// Its name only: service-lifecycle logs each service it starts, and the default description
+    /// would walk the whole store and every provider client it holds.
+    public var description: String { "DeliveryService" }
 }

@@ -62,6 +62,8 @@ final class HeraldProcess {
     }
 
     var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    /// Its whole log (standard error).
+    var fullErrors: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
     /// The last of its log (standard error).
     var errors: String { String(((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "").suffix(4000)) }
 

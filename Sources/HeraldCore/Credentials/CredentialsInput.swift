@@ -255,3 +255,20 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
             privateKeyPEM: privateKey, tokenURI: tokenURI)
     }
 }
+
+extension CredentialsInput: RedactingDescription {
+    /// The identifiers as given; keys, passwords, secrets and the service account only as set or not.
+    public var description: String {
+        let shown: [(String, String?)] = [
+            ("key_id", keyID), ("team_id", teamID), ("topic", topic), ("environment", environment), ("subject", subject),
+            ("client_id", clientID), ("endpoint", endpoint),
+        ]
+        let hidden: [(String, String?)] = [
+            ("p8", p8), ("p12", p12), ("password", password), ("service_account", serviceAccount.map { _ in "" }),
+            ("server_key", serverKey), ("vapid_private_key", vapidPrivateKey), ("client_secret", clientSecret),
+        ]
+        let fields = shown.compactMap { name, value in value.map { "\(name): \($0)" } }
+            + hidden.compactMap { name, value in value.map { "\(name): \(secretPlaceholder($0))" } }
+        return "CredentialsInput(\(fields.joined(separator: ", ")))"
+    }
+}

@@ -157,3 +157,34 @@ public struct WNSCredentials: Sendable, Equatable, Codable {
         self.clientSecret = clientSecret
     }
 }
+
+// MARK: - Descriptions without key material
+
+extension PlatformCredentials: RedactingDescription {
+    /// The kind and the ``summary``'s fields; never a key, password or secret.
+    public var description: String {
+        let summary = self.summary
+        let fields = summary.fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        return "\(summary.kind)(\(fields.joined(separator: ", ")))"
+    }
+}
+
+extension APNsTokenCredentials: RedactingDescription {
+    public var description: String { PlatformCredentials.apnsToken(self).description }
+}
+
+extension APNsCertificateCredentials: RedactingDescription {
+    public var description: String { PlatformCredentials.apnsCertificate(self).description }
+}
+
+extension FCMCredentials: RedactingDescription {
+    public var description: String { PlatformCredentials.fcm(self).description }
+}
+
+extension VAPIDCredentials: RedactingDescription {
+    public var description: String { PlatformCredentials.webPush(self).description }
+}
+
+extension WNSCredentials: RedactingDescription {
+    public var description: String { PlatformCredentials.wns(self).description }
+}

@@ -54,3 +54,11 @@ public struct OutboundProxy: Sendable, Equatable {
         }
     }
 }
+
+extension OutboundProxy: RedactingDescription {
+    /// The proxy's URL with its password redacted.
+    public var description: String {
+        let user = username.map { "\($0):\(secretPlaceholder(password))@" } ?? ""
+        return "\(kind.rawValue)://\(user)\(host):\(port)"
+    }
+}

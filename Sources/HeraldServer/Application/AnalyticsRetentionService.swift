@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldStore
 import Logging
 import ServiceLifecycle
@@ -41,4 +42,10 @@ public struct AnalyticsRetentionService: Service {
             return 0
         }
     }
+}
+
+extension AnalyticsRetentionService: RedactingDescription {
+    /// Its name only: service-lifecycle logs each service it starts, and the default description
+    /// would walk the whole store and every provider client it holds.
+    public var description: String { "AnalyticsRetentionService" }
 }

@@ -122,3 +122,9 @@ public struct BootstrapError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
 }
+
+extension Bootstrap.Opened: RedactingDescription {
+    public var description: String {
+        "Opened(generatedAdminToken: \(secretPlaceholder(generatedAdminToken)), adminTokenPath: \(adminTokenPath))"
+    }
+}

@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldStore
 import ServiceLifecycle
 
@@ -9,4 +10,10 @@ struct DatabaseService: Service {
         try? await gracefulShutdown()
         await database.shutdown()
     }
+}
+
+extension DatabaseService: RedactingDescription {
+    /// Its name only: service-lifecycle logs each service it starts, and the default description
+    /// would walk the whole store and every provider client it holds.
+    public var description: String { "DatabaseService" }
 }

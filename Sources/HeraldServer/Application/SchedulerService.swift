@@ -74,3 +74,9 @@ public struct SchedulerService: Service {
         return min(maximum, max(0, next - now))
     }
 }
+
+extension SchedulerService: RedactingDescription {
+    /// Its name only: service-lifecycle logs each service it starts, and the default description
+    /// would walk the whole store and every provider client it holds.
+    public var description: String { "SchedulerService" }
+}

@@ -1,6 +1,8 @@
+import HeraldCore
 import HeraldDelivery
 import HeraldStore
 import Logging
+import struct Foundation.URLComponents
 
 /// Everything `herald serve` can be told; defaults give the zero-configuration server.
 public struct ServerConfiguration: Sendable {
@@ -39,5 +41,26 @@ public struct ServerConfiguration: Sendable {
         self.encryptionKey = encryptionKey
         self.adminToken = adminToken
         self.logLevel = logLevel
+    }
+}
+
+extension ServerConfiguration: RedactingDescription {
+    /// The settings, with the database password, the encryption key and the admin token redacted.
+    public var description: String {
+        let database = databaseURL.map { Self.withoutPassword($0) } ?? "sqlite in \(dataDirectory)"
+        return """
+            ServerConfiguration(host: \(host), port: \(port), database: \(database), databaseConnections: \(databaseConnections), \
+            encryptionKey: \(secretPlaceholder(encryptionKey)), adminToken: \(secretPlaceholder(adminToken)), logLevel: \(logLevel), \
+            delivery: \(delivery), scheduling: \(scheduling))
+            """
+    }
+
+    /// `url` with the password of its user part replaced (unparsable: only its scheme is kept).
+    static func withoutPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else {
+            return (url.split(separator: ":", maxSplits: 1).first.map { "\($0):…" }) ?? "…"
+        }
+        if components.password != nil { components.password = "redacted" }
+        return components.string ?? "…"
     }
 }

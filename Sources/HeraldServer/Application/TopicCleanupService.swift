@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldStore
 import Logging
 import ServiceLifecycle
@@ -50,4 +51,10 @@ public struct TopicCleanupService: Service {
             return TopicRepository.Cleanup()
         }
     }
+}
+
+extension TopicCleanupService: RedactingDescription {
+    /// Its name only: service-lifecycle logs each service it starts, and the default description
+    /// would walk the whole store and every provider client it holds.
+    public var description: String { "TopicCleanupService" }
 }
