@@ -10,7 +10,8 @@ import NIOSSL
 /// `POST {endpoint}/v1/projects/{project_id}/messages:send`, one message per registration
 /// token, with an OAuth2 access token from `FCMAccessTokenProvider`. Sends go over HeraldHTTP's
 /// frame-level `HTTP2ConnectionPool` (a batch in one event-loop hop, many streams on a few
-/// connections); the token endpoint over async-http-client.
+/// connections); the token endpoint over async-http-client, as are the sends to an endpoint
+/// that does not offer HTTP/2.
 ///
 /// The client sorts Google's answers into `FCMOutcome`s; acting on them is the caller's part.
 public final class FCMClient: Sendable {
@@ -102,7 +103,8 @@ public final class FCMClient: Sendable {
             let requests = pending.map { index in
                 HTTP2Request(headers: headers, body: ByteBuffer(bytes: Self.requestBody(message, token: deviceTokens[index])))
             }
-            let responses = await pool.send(requests)
+            // An endpoint without HTTP/2 (an HTTP/1.1-only proxy in front of FCM) gets HTTP/1.1.
+            let responses = await pool.send(requests, fallingBackTo: httpClient)
             var refused: [Int] = []
             var refusal: FCMErrorBody?
             var accepted = false

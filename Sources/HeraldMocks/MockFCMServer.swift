@@ -118,9 +118,10 @@ public final class MockFCMServer: Sendable {
     }
 
     /// Starts listening on `host:port` (0 picks a free port) and returns the port.
-    public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
+    /// - Parameter protocols: what it offers in ALPN (`["http/1.1"]`: an endpoint without HTTP/2).
+    public func start(host: String = "127.0.0.1", port: Int = 0, protocols: [String] = ["h2", "http/1.1"]) async throws -> Int {
         let (channel, bound) = try await MockHTTPListener.bind(
-            group: group, tls: tls, protocols: ["h2", "http/1.1"], host: host, port: port
+            group: group, tls: tls, protocols: protocols, host: host, port: port
         ) { [self] head, body in answer(head: head, body: body).response }
         state.withLock { $0.channel = channel }
         return bound

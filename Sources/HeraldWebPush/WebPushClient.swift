@@ -26,9 +26,6 @@ public final class WebPushClient: Sendable {
     private let pools = Mutex<[String: HTTP2ConnectionPool]>([:])
     private let now: @Sendable () -> Int64
 
-    /// Requests in flight at once to an HTTP/1.1-only push service, per batch.
-    static let http1Concurrency = 64
-
     /// - Parameters:
     ///   - endpointOverride: an origin (`https://127.0.0.1:8443`) to send every message to instead
     ///     of the subscription's, keeping the endpoint's path: for a test push service. The
@@ -114,10 +111,9 @@ public final class WebPushClient: Sendable {
     /// One encrypted message, addressed and signed.
     private struct Prepared: Sendable {
         let index: Int
-        let url: String
         /// The origin: the VAPID audience and the connection pool's key.
         let audience: String
-        /// `host[:port]` and path with query, for HTTP/2's pseudo-headers.
+        /// `host[:port]` and path with query, for HTTP/2's pseudo-headers (and the URL over HTTP/1.1).
         let authority: String
         let path: String
         let authorization: String
@@ -139,7 +135,7 @@ public final class WebPushClient: Sendable {
         let authority = audience.components(separatedBy: "://").last ?? audience
         let body = try WebPushEncryption.encrypt(notification.payload, for: subscription)
         return Prepared(
-            index: index, url: audience + path, audience: audience, authority: authority, path: path,
+            index: index, audience: audience, authority: authority, path: path,
             authorization: try vapid.authorization(audience: audience), body: ByteBuffer(bytes: body))
     }
 
@@ -153,8 +149,8 @@ public final class WebPushClient: Sendable {
         return headers
     }
 
-    /// Sends one origin's messages: over HTTP/2 unless the push service refused it, then (or
-    /// for what HTTP/2 could not carry because of that) over HTTP/1.1.
+    /// Sends one origin's messages over HTTP/2, or over HTTP/1.1 when the push service does not
+    /// offer h2 (`HTTP2ConnectionPool.send(_:fallingBackTo:timeout:)` decides).
     private func deliver(
         _ messages: [Prepared], _ notification: WebPushNotification, audience: String, vapid: VAPIDSigner
     ) async -> [(Int, Result<WebPushOutcome, any Error>)] {
@@ -162,85 +158,31 @@ public final class WebPushClient: Sendable {
             return messages.map { ($0.index, .failure(WebPushError.invalidEndpoint("the origin '\(audience)' has no host"))) }
         }
         let pool = self.pool(for: audience, host: host, port: url.port ?? 443)
-        var answers: [(Int, Result<WebPushOutcome, any Error>)] = []
-        var overHTTP1 = messages
-        if !pool.refusedHTTP2 {
-            overHTTP1 = []
-            let common = Self.headers(notification)
-            let requests = messages.map { message in
-                var headers = HPACKHeaders()
-                headers.add(name: ":method", value: "POST")
-                headers.add(name: ":scheme", value: "https")
-                headers.add(name: ":authority", value: message.authority)
-                headers.add(name: ":path", value: message.path, indexing: .nonIndexable)
-                for (name, value) in common { headers.add(name: name, value: value) }
-                // Indexed in HPACK's dynamic table, as for APNs: one VAPID token per origin.
-                headers.add(name: "authorization", value: message.authorization)
-                return HTTP2Request(headers: headers, body: message.body)
-            }
-            let responses = await pool.send(requests)
-            for (message, response) in zip(messages, responses) {
-                switch response {
-                case .answered(let status, let headers, let body):
-                    answers.append((message.index, .success(outcome(
-                        status: status, location: headers.first(name: "location"), retryAfter: headers.first(name: "retry-after"),
-                        body: body, audience: audience, vapid: vapid))))
-                case .notSent, .failed where pool.refusedHTTP2:
-                    overHTTP1.append(message)
-                case .notSent:
-                    answers.append((message.index, .failure(WebPushSendError(description: "not sent"))))
-                case .failed(let reason):
-                    answers.append((message.index, .failure(WebPushSendError(description: reason))))
-                }
+        let common = Self.headers(notification)
+        let requests = messages.map { message in
+            var headers = HPACKHeaders()
+            headers.add(name: ":method", value: "POST")
+            headers.add(name: ":scheme", value: "https")
+            headers.add(name: ":authority", value: message.authority)
+            headers.add(name: ":path", value: message.path, indexing: .nonIndexable)
+            for (name, value) in common { headers.add(name: name, value: value) }
+            // Indexed in HPACK's dynamic table, as for APNs: one VAPID token per origin.
+            headers.add(name: "authorization", value: message.authorization)
+            return HTTP2Request(headers: headers, body: message.body)
+        }
+        let responses = await pool.send(requests, fallingBackTo: httpClient)
+        return zip(messages, responses).map { message, response in
+            switch response {
+            case .answered(let status, let headers, let body):
+                (message.index, .success(outcome(
+                    status: status, location: headers.first(name: "location"), retryAfter: headers.first(name: "retry-after"),
+                    body: body, audience: audience, vapid: vapid)))
+            case .notSent:
+                (message.index, .failure(WebPushSendError(description: "not sent")))
+            case .failed(let reason):
+                (message.index, .failure(WebPushSendError(description: reason)))
             }
         }
-        if !overHTTP1.isEmpty {
-            answers += await deliverOverHTTP1(overHTTP1, notification, audience: audience, vapid: vapid)
-        }
-        return answers
-    }
-
-    /// async-http-client, `http1Concurrency` requests at a time.
-    private func deliverOverHTTP1(
-        _ messages: [Prepared], _ notification: WebPushNotification, audience: String, vapid: VAPIDSigner
-    ) async -> [(Int, Result<WebPushOutcome, any Error>)] {
-        await withTaskGroup(of: (Int, Result<WebPushOutcome, any Error>).self) { group in
-            var answers: [(Int, Result<WebPushOutcome, any Error>)] = []
-            var next = 0
-            func addNext() {
-                guard next < messages.count else { return }
-                let message = messages[next]
-                next += 1
-                group.addTask {
-                    do {
-                        return (message.index, .success(try await self.sendOverHTTP1(message, notification, audience: audience, vapid: vapid)))
-                    } catch {
-                        return (message.index, .failure(error))
-                    }
-                }
-            }
-            for _ in 0..<Self.http1Concurrency { addNext() }
-            for await answer in group {
-                answers.append(answer)
-                addNext()
-            }
-            return answers
-        }
-    }
-
-    private func sendOverHTTP1(
-        _ message: Prepared, _ notification: WebPushNotification, audience: String, vapid: VAPIDSigner
-    ) async throws -> WebPushOutcome {
-        var request = HTTPClientRequest(url: message.url)
-        request.method = .POST
-        for (name, value) in Self.headers(notification) { request.headers.add(name: name, value: value) }
-        request.headers.add(name: "authorization", value: message.authorization)
-        request.body = .bytes(message.body)
-        let response = try await httpClient.execute(request, timeout: .seconds(30))
-        let answer = try await response.body.collect(upTo: 64 * 1024)
-        return outcome(
-            status: Int(response.status.code), location: response.headers.first(name: "location"),
-            retryAfter: response.headers.first(name: "retry-after"), body: answer, audience: audience, vapid: vapid)
     }
 
     private func outcome(

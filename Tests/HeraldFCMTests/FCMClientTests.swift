@@ -20,14 +20,15 @@ import Testing
 
     /// A mock that knows one service account of `demo-project` whose `token_uri` is the mock's.
     func withMock(
-        projectID: String = "demo-project", proxy: OutboundProxy? = nil, _ body: (Setup) async throws -> Void
+        projectID: String = "demo-project", proxy: OutboundProxy? = nil, protocols: [String] = ["h2", "http/1.1"],
+        _ body: (Setup) async throws -> Void
     ) async throws {
         let tls = try MockTLS()
         let clock = ManualClock()
         var behavior = MockFCMServer.Behavior()
         behavior.now = clock.function
         let server = MockFCMServer(tls: tls, behavior: behavior)
-        let port = try await server.start()
+        let port = try await server.start(protocols: protocols)
         let client: FCMClient
         do {
             let json = try serviceAccountJSON(projectID: projectID, tokenURI: "https://127.0.0.1:\(port)/token")
@@ -65,6 +66,24 @@ import Testing
     }
 
     // MARK: Delivered
+
+    /// An endpoint that does not offer h2 in ALPN (an HTTP/1.1-only server or TLS proxy in front
+    /// of FCM) gets the messages over HTTP/1.1; they used to fail unanswered ("the server does not
+    /// offer h2") and be retried for a day.
+    @Test func anEndpointWithoutHTTP2GetsTheMessagesOverHTTP1() async throws {
+        try await withMock(protocols: ["http/1.1"]) { setup in
+            let tokens = (0..<20).map { _ in randomFCMToken() }
+            let results = await setup.client.send(try message(), tokens: tokens)
+            #expect(results.allSatisfy { if case .success(.delivered) = $0 { true } else { false } }, "\(results)")
+            #expect(Set(setup.server.received.map(\.target)) == Set(tokens))
+            #expect(setup.server.received.allSatisfy { $0.httpVersion.hasSuffix("1.1") })
+            // The next batch goes straight over HTTP/1.1.
+            let next = randomFCMToken()
+            let again = await setup.client.send(try message(), tokens: [next])
+            #expect(again.allSatisfy { if case .success(.delivered) = $0 { true } else { false } }, "\(again)")
+            #expect(setup.server.received.contains { $0.target == next })
+        }
+    }
 
     /// A batch goes out on one HTTP/2 connection, kept open for the next; the count is what
     /// `/metrics` reports.
