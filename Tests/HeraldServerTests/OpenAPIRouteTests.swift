@@ -30,6 +30,23 @@ import Testing
         }
     }
 
+    /// A routed path asked with a method it does not serve answers 405 with `Allow` (as the
+    /// document says), and the most specific path decides: `/v1/registration/count` is not
+    /// `/v1/registration/{device_uuid}`. An unrouted path stays 404.
+    @Test func aWrongMethodAnswers405WithAllow() async throws {
+        try await ServerHarness.run(.sqlite) { _, client in
+            let version = try await client.execute(uri: "/v1/version", method: .delete)
+            #expect(version.status == .methodNotAllowed)
+            #expect(version.headers[.allow] == "GET")
+            #expect(try version.json()["error"].flatMap { ($0 as? [String: Any])?["code"] as? String } == "method_not_allowed")
+            let device = try await client.execute(uri: "/v1/registration/9a0e5a5c-1c7e-4a43-9d1e-5d9ab6f5c2e1", method: .post)
+            #expect(device.status == .methodNotAllowed)
+            #expect(device.headers[.allow].map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
+                == ["DELETE", "GET", "PUT"])
+            #expect(try await client.execute(uri: "/v1/nowhere", method: .delete).status == .notFound)
+        }
+    }
+
     @Test func theDocumentIsServedWithoutCredentials() async throws {
         try await ServerHarness.run(.sqlite) { _, client in
             let response = try await client.execute(uri: "/openapi.json", method: .get)
