@@ -71,9 +71,14 @@ def application(base, admin, name, tenant_id, keys):
     return app, created
 
 
+def read_keys(key_dir):
+    """The throw-away keys scripts/lib/serve.sh's herald_throwaway_keys wrote."""
+    return {name: open(f"{key_dir}/{name}").read().strip() + ("\n" if name != "p256dh" else "") for name in ("p8", "rsa", "p256dh")}
+
+
 def main():
     base, root, key_dir = sys.argv[1], sys.argv[2], sys.argv[3]
-    keys = {name: open(f"{key_dir}/{name}").read().strip() + ("\n" if name != "p256dh" else "") for name in ("p8", "rsa", "p256dh")}
+    keys = read_keys(key_dir)
     admin = {"Authorization": f"Bearer {root}"}
     tenants = call(base, "GET", "/admin/v1/tenants", admin)["items"]
     default = tenants[0]["id"]
@@ -89,4 +94,5 @@ def main():
     print(f"export HERALD_CONTRACT_ADMIN_TOKEN={token}")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+# Starts the built `herald serve` for the script tests (contract, documentation examples);
+# sourced after scripts/lib/python.sh and herald_venv.
+#
+# herald_serve_start NAME DATA_DIR LOG_FILE [DATABASE_URL]: starts it on a free loopback port with
+# a fresh root admin token, every provider endpoint pointed at a closed loopback port (so no push
+# leaves the machine), and waits until /readyz answers. Exports HERALD_SERVE_BASE (its URL) and
+# HERALD_SERVE_ROOT_TOKEN (also in DATA_DIR/root-token). Fails, with the log's tail, if it does
+# not become ready within 60 s. herald_serve_stop stops it (call it from an EXIT trap too).
+
+herald_serve_pid=""
+
+herald_serve_stop() {
+  if [ -n "$herald_serve_pid" ]; then
+    kill "$herald_serve_pid" 2>/dev/null || true
+    wait "$herald_serve_pid" 2>/dev/null || true
+    herald_serve_pid=""
+  fi
+}
+
+herald_serve_start() {
+  local name=$1 data=$2 log=$3 database_url=${4:-} herald port deadline
+  herald="$(swift build --show-bin-path)/herald"
+  [ -x "$herald" ] || { echo "$name: $herald is missing; run swift build first" >&2; return 1; }
+  port=$("$HERALD_PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+  mkdir -p "$data"
+  HERALD_SERVE_BASE="http://127.0.0.1:$port"
+  HERALD_SERVE_ROOT_TOKEN="root-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  export HERALD_SERVE_BASE HERALD_SERVE_ROOT_TOKEN
+  echo "$HERALD_SERVE_ROOT_TOKEN" > "$data/root-token"
+  (
+    export HERALD_ADMIN_TOKEN="$HERALD_SERVE_ROOT_TOKEN"
+    export HERALD_APNS_ENDPOINT="https://127.0.0.1:1" HERALD_FCM_ENDPOINT="https://127.0.0.1:1"
+    export HERALD_WEBPUSH_ENDPOINT="https://127.0.0.1:1" HERALD_WNS_ENDPOINT="https://127.0.0.1:1"
+    export HERALD_WNS_TOKEN_ENDPOINT="https://127.0.0.1:1/token"
+    unset HERALD_PROXY HERALD_DATABASE_URL
+    args=(serve --host 127.0.0.1 --port "$port" --data-dir "$data")
+    [ -n "$database_url" ] && args+=(--database-url "$database_url")
+    exec "$herald" "${args[@]}"
+  ) > "$log" 2>&1 &
+  herald_serve_pid=$!
+  deadline=$(( $(date +%s) + 60 ))
+  until curl -fsS "$HERALD_SERVE_BASE/readyz" >/dev/null 2>&1; do
+    if ! kill -0 "$herald_serve_pid" 2>/dev/null || [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "$name: the server did not become ready; its log:" >&2
+      tail -n 40 "$log" >&2
+      herald_serve_stop
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# herald_throwaway_keys DIR: throw-away keys for platform credentials, written to DIR: p8 (an
+# APNs-style P-256 key), rsa (a service-account key) and p256dh (a browser subscription's public
+# key, base64url). scripts/contract/setup.py reads them.
+herald_throwaway_keys() {
+  local dir=$1
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/p8" 2>/dev/null
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$dir/rsa" 2>/dev/null
+  openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl ec -pubout -outform DER 2>/dev/null \
+    | tail -c 65 | base64 -w0 | tr '+/' '-_' | tr -d '=' > "$dir/p256dh"
+}
