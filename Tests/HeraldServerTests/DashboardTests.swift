@@ -207,6 +207,7 @@ import Testing
             for uri in [
                 "/dashboard/apps/\(app)", "/dashboard/platforms/\(theirs.platform.id.lowercasedString)", "/dashboard/apps/\(app)/devices",
                 "/dashboard/apps/\(app)/devices/\(device.uuid.lowercasedString)", "/dashboard/apps/\(app)/pushes",
+                "/dashboard/apps/\(app)/logs", "/dashboard/apps/\(app)/logs/download", "/dashboard/apps/\(app)/analytics",
             ] {
                 let page = try await client.execute(uri: uri, method: .get, headers: Dashboard.cookie(session))
                 #expect(page.status == .notFound, "\(uri)")

@@ -198,6 +198,7 @@ class Suite:
         self.fill("#message", "Hello from the dashboard " + XSS)
         self.submit("#send-test-push")
         self.check("/pushes/" in self.browser.current_url, "a test push opens its live page")
+        self.push_receipt = self.browser.current_url.rsplit("/", 1)[-1]
         WebDriverWait(self.browser, 30).until(lambda browser: self.find("#push-status").text == "done")
         self.check(self.find("[data-field=delivered]").text == "1", "the live page shows the push delivered")
         self.check("Delivery finished" in self.find("#live-state").text, "the live page says delivery finished")
@@ -206,6 +207,39 @@ class Suite:
         self.check(("Hello from the dashboard " + XSS) in self.text() and self.no_script_ran(),
                    "the pushes page lists the push, its message as text")
         self.shot("09-pushes")
+
+        # Logs: the recent activity, events appearing live, and the file to download.
+        self.open(f"/dashboard/apps/{app_uuid}/logs")
+        self.check("push_accepted" in self.find("#log-lines").text, "the logs page shows the test push's activity")
+        before = len(self.browser.find_elements(By.CSS_SELECTOR, "#log-lines li"))
+        # The page's event stream must be open: an event from before it is only in the file.
+        self.wait.until(lambda browser: self.find("#log-lines").get_attribute("data-live") == "open")
+        headers = {"Authorization": "Basic " + base64.b64encode(f"{app_uuid}:{api_key}".encode()).decode()}
+        self.api("POST", "/v1/push", headers, {"message": {"body": "while watching"}, "target": {"devices": [devices[1]]}})
+        WebDriverWait(self.browser, 30).until(
+            lambda browser: len(browser.find_elements(By.CSS_SELECTOR, "#log-lines li")) >= before + 2)
+        self.check("batch_sent" in self.find("#log-lines").text, "new events appear on the logs page live")
+        self.shot("10-logs")
+        downloaded = self.browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch(document.getElementById('download-logs').href).then(r => r.text().then(t => done([r.status, r.headers.get('content-disposition'), t])));")
+        self.check(downloaded[0] == 200 and "attachment" in downloaded[1] and "push_accepted" in downloaded[2],
+                   "Download logs gives the activity as a text file")
+
+        # Analytics: the devices report the push received and opened.
+        receipt = self.push_receipt
+        now = str(int(time.time() * 1000))
+        self.api("POST", "/v1/analytics", device, {"events": [
+            {"eventType": "pcf_push_event_type_push_notification_received", "eventTime": now, "receiptId": receipt, "deviceUuid": devices[0]},
+            {"eventType": "pcf_push_event_type_push_notification_opened", "eventTime": now, "receiptId": receipt, "deviceUuid": devices[0]}]})
+        self.open(f"/dashboard/apps/{app_uuid}/analytics")
+        self.check("1 received, 1 opened" in self.text(), "the analytics page counts what the devices reported")
+        self.wait.until(lambda browser: self.find("#analytics-chart").get_attribute("data-drawn") == "true")
+        self.check(self.browser.execute_script("return typeof window.Chart === 'function'"),
+                   "the analytics chart is drawn with Chart.js from Debian's package")
+        self.shot("11-analytics")
+        self.open(f"/dashboard/apps/{app_uuid}/pushes/{receipt}")
+        self.check("1 received, 1 opened" in self.find("#push-reported").text, "a push's page shows what devices reported of it")
 
         # A state-changing form without the CSRF token does nothing.
         self.open(f"/dashboard/apps/{app_uuid}")
@@ -218,7 +252,7 @@ class Suite:
         self.open(f"/dashboard/apps/{app_uuid}")
         self.submit("#regenerate-api-key")
         self.check("New API key" in self.text() and self.find("#shown-secret").text != api_key, "a new API key is shown once")
-        self.shot("10-new-api-key")
+        self.shot("12-new-api-key")
 
         # Another tenant's token sees nothing of this application.
         root = {"Authorization": f"Bearer {self.root}"}
@@ -231,7 +265,7 @@ class Suite:
         self.check(self.browser.current_url.endswith("/dashboard/signin"), "after signing out, pages need signing in again")
         self.sign_in(token)
         self.check("Browser app" not in self.text(), "a tenant token does not list another tenant's application")
-        self.shot("11-tenant-applications")
+        self.shot("13-tenant-applications")
         self.open(f"/dashboard/apps/{app_uuid}")
         self.check("Not found" in self.text() and "Browser app" not in self.text(),
                    "a tenant token gets 'not found' for another tenant's application")
@@ -239,13 +273,13 @@ class Suite:
         self.check("Not found" in self.text(), "and for its platform")
         self.open(f"/dashboard/apps/{app_uuid}/devices/{devices[0]}")
         self.check("Not found" in self.text(), "and for its devices")
-        self.shot("12-not-found")
+        self.shot("14-not-found")
 
         # A phone-sized window still shows the navigation and the forms.
         self.browser.set_window_size(390, 844)
         self.open("/dashboard/apps")
         self.check(self.find("#name").is_displayed(), "the applications page works on a phone-sized window")
-        self.shot("13-phone")
+        self.shot("15-phone")
 
     def basic_push_works(self, app_uuid, api_key):
         headers = {"Authorization": "Basic " + base64.b64encode(f"{app_uuid}:{api_key}".encode()).decode()}

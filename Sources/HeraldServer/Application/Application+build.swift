@@ -36,7 +36,7 @@ public func buildApplication(
     let observability = Observability(configuration.observability, expectedWorkers: configuration.delivery.workers)
     let router = buildRouter(
         store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
-        observability: observability, scheduling: configuration.scheduling)
+        observability: observability, scheduling: configuration.scheduling, dashboardAssets: configuration.dashboardAssets)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
@@ -57,10 +57,11 @@ public func buildApplication(
 /// - Parameter geofenceUpdates: when geofence changes are pushed to devices.
 /// - Parameter observability: metrics, activity logs and health state (see docs/OBSERVABILITY.md).
 /// - Parameter scheduling: when a push for later is sent at once instead.
+/// - Parameter dashboardAssets: where the dashboard reads Debian's browser libraries from.
 public func buildRouter(
     store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
     wnsTestHost: String? = nil, observability: Observability = Observability(),
-    scheduling: SchedulingConfiguration = SchedulingConfiguration()
+    scheduling: SchedulingConfiguration = SchedulingConfiguration(), dashboardAssets: String? = "/usr/share/javascript"
 ) -> Router<HeraldRequestContext> {
     let router = Router(context: HeraldRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
@@ -92,8 +93,9 @@ public func buildRouter(
     ActivityLogController(store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat)
         .addRoutes(to: router)
     DashboardController(
-        store: store, auth: auth, pages: DashboardPages(), sessions: DashboardSessions(now: now),
-        throttle: SignInThrottle(now: now), pushes: pushes, activity: observability.activity, now: now
+        store: store, auth: auth, pages: DashboardPages(vendorDirectory: dashboardAssets), sessions: DashboardSessions(now: now),
+        throttle: SignInThrottle(now: now), pushes: pushes, activity: observability.activity, now: now,
+        heartbeat: observability.configuration.streamHeartbeat
     ).addRoutes(to: router)
     // Last, so that it wraps only the not-found responder.
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.path.description, $0.method) }))

@@ -26,7 +26,15 @@ extension DashboardController {
     @Sendable func pushPage(_ request: Request, context: Context) async throws -> Response {
         try await page(request) { signed in
             let (app, push) = try await self.push(signed, context)
-            return pages.page("push", ["push": Self.pushView(push)], layout: try await layout(signed, title: "Push", app: app))
+            let reported = try await store.analytics.counts(pushID: push.id, applicationID: app.id)
+            let view: [String: Any] = [
+                "push": Self.pushView(push),
+                "reported": [
+                    "received": reported[AnalyticsEventType.received] ?? 0, "opened": reported[AnalyticsEventType.opened] ?? 0,
+                    "geofence": reported[AnalyticsEventType.geofenceTriggered] ?? 0,
+                ],
+            ]
+            return pages.page("push", view, layout: try await layout(signed, title: "Push", app: app))
         }
     }
 

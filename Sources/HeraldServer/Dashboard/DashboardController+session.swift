@@ -19,6 +19,14 @@ extension DashboardController {
             body: .init(byteBuffer: file.bytes))
     }
 
+    /// A third-party library from Debian's packages (`DashboardPages.vendorFiles`), cached for a day.
+    @Sendable func vendorFile(_ request: Request, context: Context) async throws -> Response {
+        guard let name = context.parameters.get("file"), let file = pages.files["vendor/" + name] else { throw APIError.notFound("file") }
+        return Response(
+            status: .ok, headers: [.contentType: file.contentType, .cacheControl: "public, max-age=86400"],
+            body: .init(byteBuffer: file.bytes))
+    }
+
     @Sendable func signInPage(_ request: Request, context: Context) async throws -> Response {
         if try await signedIn(request) != nil { return Self.redirect("/dashboard/apps") }
         return pages.page("signin", [:], layout: ["title": "Sign in"])

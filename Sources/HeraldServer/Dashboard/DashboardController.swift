@@ -24,6 +24,8 @@ struct DashboardController<Context: RequestContext>: Sendable {
     /// For a platform's last credentials rejection.
     let activity: ActivityLog
     let now: @Sendable () -> Int64
+    /// A comment line on the logs' event stream this often (as the admin API's stream).
+    let heartbeat: Duration
     /// How often a live push page's event stream reads the push's counters.
     var livePoll: Duration = .milliseconds(250)
     /// A live push stream ends after this long even if the push is not done (the page says to reload).
@@ -35,6 +37,7 @@ struct DashboardController<Context: RequestContext>: Sendable {
         let dashboard = router.group("dashboard").add(middleware: DashboardHeadersMiddleware())
         dashboard.get(use: home)
         dashboard.get("static/:file", use: staticFile)
+        dashboard.get("vendor/:file", use: vendorFile)
         dashboard.get("signin", use: signInPage)
         dashboard.post("signin", use: signIn)
         dashboard.post("signout", use: signOut)
@@ -60,6 +63,12 @@ struct DashboardController<Context: RequestContext>: Sendable {
         dashboard.get("apps/:app/pushes", use: pushesPage)
         dashboard.get("apps/:app/pushes/:push", use: pushPage)
         dashboard.get("apps/:app/pushes/:push/events", use: pushEvents)
+        // Logs
+        dashboard.get("apps/:app/logs", use: logsPage)
+        dashboard.get("apps/:app/logs/download", use: downloadLogs)
+        dashboard.get("apps/:app/logs/stream", use: logEvents)
+        // Analytics
+        dashboard.get("apps/:app/analytics", use: analyticsPage)
     }
 
     // MARK: Signed-in requests

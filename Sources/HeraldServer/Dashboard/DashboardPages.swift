@@ -1,6 +1,7 @@
 import Hummingbird
 import Mustache
 import NIOCore
+import class Foundation.FileManager
 
 /// The dashboard's Mustache templates and static files, compiled into the binary
 /// (`Dashboard/Templates`, `Dashboard/Static`), so that `herald serve` alone serves every page.
@@ -14,14 +15,23 @@ struct DashboardPages: Sendable {
 
     /// Parses the compiled-in templates; one that does not parse is a defect of the build
     /// (every dashboard test renders them), so it stops the program with the parser's message.
-    init() {
+    /// Third-party browser libraries, read once from Debian's packages (or a copy of them) under
+    /// `vendorDirectory`: `libjs-chart.js`'s `chart.js/chart.min.js` is served as
+    /// `/dashboard/vendor/chart.js`. A missing file is left out, and the pages that would use
+    /// it show their data as tables only. Nothing is fetched from another host.
+    static let vendorFiles: [(name: String, path: String, contentType: String)] = [
+        ("chart.js", "chart.js/chart.min.js", "text/javascript; charset=utf-8")
+    ]
+
+    init(vendorDirectory: String? = "/usr/share/javascript") {
         let templates: [(String, [UInt8])] = [
             ("layout", PackageResources.layout_mustache), ("signin", PackageResources.signin_mustache),
             ("apps", PackageResources.apps_mustache), ("app", PackageResources.app_mustache),
             ("credentials", PackageResources.credentials_mustache), ("platform", PackageResources.platform_mustache),
             ("secret", PackageResources.secret_mustache), ("devices", PackageResources.devices_mustache),
             ("device", PackageResources.device_mustache), ("pushes", PackageResources.pushes_mustache),
-            ("push", PackageResources.push_mustache), ("error", PackageResources.error_mustache),
+            ("push", PackageResources.push_mustache), ("error", PackageResources.error_mustache), ("logs", PackageResources.logs_mustache),
+            ("analytics", PackageResources.analytics_mustache),
         ]
         var library = MustacheLibrary()
         for (name, bytes) in templates {
@@ -32,10 +42,18 @@ struct DashboardPages: Sendable {
             }
         }
         self.library = library
-        files = [
+        var files = [
             "dashboard.css": (ByteBuffer(bytes: PackageResources.dashboard_css), "text/css; charset=utf-8"),
             "dashboard.js": (ByteBuffer(bytes: PackageResources.dashboard_js), "text/javascript; charset=utf-8"),
         ]
+        if let vendorDirectory {
+            for file in Self.vendorFiles {
+                if let bytes = FileManager.default.contents(atPath: vendorDirectory + "/" + file.path) {
+                    files["vendor/" + file.name] = (ByteBuffer(bytes: bytes), file.contentType)
+                }
+            }
+        }
+        self.files = files
     }
 
     /// `template` rendered with `view`, inside the layout with `layout`'s values.

@@ -64,3 +64,41 @@ if (live) {
     if (source.readyState === EventSource.CLOSED) state.textContent = "Live updates stopped; reload the page.";
   });
 }
+
+// The logs page appends each event as it happens (the server's own line format).
+const log = document.getElementById("log-lines");
+if (log) {
+  const state = document.getElementById("log-state");
+  const source = new EventSource(log.getAttribute("data-events"));
+  source.addEventListener("open", () => log.setAttribute("data-live", "open"));
+  const append = (event) => {
+    const data = JSON.parse(event.data);
+    const parts = [new Date(data.time).toISOString(), data.kind, data.message];
+    if (data.push_id) parts.push("push=" + data.push_id);
+    if (data.platform_id) parts.push("platform=" + data.platform_id);
+    if (data.provider) parts.push("provider=" + data.provider);
+    for (const key of Object.keys(data.counts || {}).sort()) parts.push(key + "=" + data.counts[key]);
+    const item = document.createElement("li");
+    item.textContent = parts.join(" ");
+    log.appendChild(item);
+    state.textContent = "";
+  };
+  for (const kind of ["push_accepted", "batch_sent", "failure", "credentials_problem"]) source.addEventListener(kind, append);
+}
+
+// The analytics chart, when Chart.js (Debian's libjs-chart.js) is served; the table below it
+// holds the same numbers either way.
+const chart = document.getElementById("analytics-chart");
+if (chart && window.Chart) {
+  const rows = JSON.parse(chart.getAttribute("data-series"));
+  const line = (label, key, color) => ({ label, data: rows.map((row) => row[key]), borderColor: color, backgroundColor: color, tension: 0.2 });
+  new window.Chart(chart, {
+    type: "line",
+    data: {
+      labels: rows.map((row) => row.start.replace("T", " ").replace(":00Z", "")),
+      datasets: [line("Received", "received", "#0b5cad"), line("Opened", "opened", "#2a9d4b"), line("Geofence triggered", "geofence", "#d07a00")],
+    },
+    options: { animation: false, scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
+  });
+  chart.setAttribute("data-drawn", "true");
+}
