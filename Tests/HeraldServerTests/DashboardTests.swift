@@ -213,7 +213,17 @@ import Testing
                 #expect(page.status == .notFound, "\(uri)")
                 #expect(!String(buffer: page.body).contains("test app"))
             }
+            // The tenants pages are the root token's.
+            let tenants = try await client.execute(uri: "/dashboard/tenants", method: .get, headers: Dashboard.cookie(session))
+            #expect(tenants.status == .forbidden)
+            #expect(!String(buffer: tenants.body).contains("theirs"))
+            let theirTenant = try #require(try await harness.store.tenants.find(name: "theirs"))
             let csrf = try await Dashboard.csrf(client, session)
+            let token = try await client.execute(
+                uri: "/dashboard/tenants/\(theirTenant.id.lowercasedString)/tokens", method: .post, headers: Dashboard.formHeaders(session),
+                body: Dashboard.form(["csrf": csrf, "name": "stolen"]))
+            #expect(token.status == .forbidden)
+            #expect(try await harness.store.adminTokens.list(tenantID: theirTenant.id).isEmpty)
             for uri in [
                 "/dashboard/apps/\(app)/delete", "/dashboard/apps/\(app)/api_key", "/dashboard/platforms/\(theirs.platform.id.lowercasedString)/secret",
                 "/dashboard/apps/\(app)/devices/\(device.uuid.lowercasedString)/push",

@@ -255,9 +255,22 @@ class Suite:
         self.shot("12-new-api-key")
 
         # Another tenant's token sees nothing of this application.
-        root = {"Authorization": f"Bearer {self.root}"}
-        tenant = self.api("POST", "/admin/v1/tenants", root, {"name": "other-tenant"})
-        token = self.api("POST", f"/admin/v1/tenants/{tenant['id']}/tokens", root, {"name": "browser"})["token"]
+        # Tenants and tokens (root): a tenant, and a token for it, shown once.
+        self.open("/dashboard/tenants")
+        self.fill("#tenant-name", "Other tenant " + XSS)
+        self.submit("#create-tenant button[type=submit]")
+        self.check(("Other tenant " + XSS) in self.find("#tenant-name-value").text and self.no_script_ran(),
+                   "a root token creates a tenant; its name comes back as text")
+        self.fill("#token-name", "browser " + XSS)
+        self.submit("#create-token button[type=submit]")
+        self.check("Admin token created" in self.text(), "a tenant token is created")
+        token = self.find("#shown-secret").text
+        self.shot("13-tenant-token")
+        self.submit(".secret a")
+        self.check(("browser " + XSS) in self.text() and token not in self.browser.page_source,
+                   "the tenant's page lists the token by name, never its value")
+        self.open("/dashboard/tenants")
+        self.shot("14-tenants")
         self.open(f"/dashboard/apps/{app_uuid}")
         self.submit("form.signout button[type=submit]")
         self.check(self.browser.current_url.endswith("/dashboard/signin"), "signing out returns to the sign-in page")
@@ -265,7 +278,8 @@ class Suite:
         self.check(self.browser.current_url.endswith("/dashboard/signin"), "after signing out, pages need signing in again")
         self.sign_in(token)
         self.check("Browser app" not in self.text(), "a tenant token does not list another tenant's application")
-        self.shot("13-tenant-applications")
+        self.check("Tenants and tokens" not in self.text(), "a tenant token has no tenants menu")
+        self.shot("15-tenant-applications")
         self.open(f"/dashboard/apps/{app_uuid}")
         self.check("Not found" in self.text() and "Browser app" not in self.text(),
                    "a tenant token gets 'not found' for another tenant's application")
@@ -273,13 +287,15 @@ class Suite:
         self.check("Not found" in self.text(), "and for its platform")
         self.open(f"/dashboard/apps/{app_uuid}/devices/{devices[0]}")
         self.check("Not found" in self.text(), "and for its devices")
-        self.shot("14-not-found")
+        self.open("/dashboard/tenants")
+        self.check("not limited to one tenant" in self.text(), "a tenant token cannot open the tenants page")
+        self.shot("16-not-found")
 
         # A phone-sized window still shows the navigation and the forms.
         self.browser.set_window_size(390, 844)
         self.open("/dashboard/apps")
         self.check(self.find("#name").is_displayed(), "the applications page works on a phone-sized window")
-        self.shot("15-phone")
+        self.shot("17-phone")
 
     def basic_push_works(self, app_uuid, api_key):
         headers = {"Authorization": "Basic " + base64.b64encode(f"{app_uuid}:{api_key}".encode()).decode()}

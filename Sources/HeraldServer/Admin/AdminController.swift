@@ -42,19 +42,13 @@ struct AdminController<Context: RequestContext>: Sendable {
         var request = request
         let scope = try await scope(request)
         try scope.requireRoot()
-        let name = try await request.decodeJSON(NameInput.self).validated()
-        guard let tenant = try await store.tenants.create(name: name) else {
-            throw APIError.conflict("a tenant named '\(name)' exists already")
-        }
+        let tenant = try await scope.createTenant(try await request.decodeJSON(NameInput.self))
         return EditedResponse(status: .created, response: TenantView(tenant))
     }
 
     @Sendable func listTenants(_ request: Request, context: Context) async throws -> ListView<TenantView> {
         let scope = try await scope(request)
-        if let tenantID = scope.token.tenantID {
-            return ListView(items: [TenantView(try await scope.tenant(tenantID))])
-        }
-        return ListView(items: try await store.tenants.list().map(TenantView.init))
+        return ListView(items: try await scope.tenants().map(TenantView.init))
     }
 
     @Sendable func getTenant(_ request: Request, context: Context) async throws -> TenantView {
@@ -90,23 +84,19 @@ struct AdminController<Context: RequestContext>: Sendable {
         var request = request
         let scope = try await scope(request)
         let tenant = try await scope.tenant(try id(context, "tenant"))
-        let name = try await request.decodeJSON(NameInput.self).validated()
-        let (record, token) = try await store.adminTokens.create(tenantID: tenant.id, name: name)
+        let (record, token) = try await scope.createToken(in: tenant.id, try await request.decodeJSON(NameInput.self))
         return EditedResponse(status: .created, response: AdminTokenView(record, token: token))
     }
 
     @Sendable func listTokens(_ request: Request, context: Context) async throws -> ListView<AdminTokenView> {
         let scope = try await scope(request)
-        let tenant = try await scope.tenant(try id(context, "tenant"))
-        return ListView(items: try await store.adminTokens.list(tenantID: tenant.id).map { AdminTokenView($0) })
+        return ListView(items: try await scope.tokens(of: try id(context, "tenant")).map { AdminTokenView($0) })
     }
 
     @Sendable func deleteToken(_ request: Request, context: Context) async throws -> Response {
         let scope = try await scope(request)
         let tenant = try await scope.tenant(try id(context, "tenant"))
-        guard try await store.adminTokens.delete(id: try id(context, "token"), tenantID: tenant.id) else {
-            throw APIError.notFound("token")
-        }
+        try await scope.deleteToken(try id(context, "token"), of: tenant.id)
         return Response(status: .noContent)
     }
 

@@ -69,6 +69,12 @@ struct DashboardController<Context: RequestContext>: Sendable {
         dashboard.get("apps/:app/logs/stream", use: logEvents)
         // Analytics
         dashboard.get("apps/:app/analytics", use: analyticsPage)
+        // Tenants and tokens (root only)
+        dashboard.get("tenants", use: tenantsPage)
+        dashboard.post("tenants", use: createTenant)
+        dashboard.get("tenants/:tenant", use: tenantPage)
+        dashboard.post("tenants/:tenant/tokens", use: createToken)
+        dashboard.post("tenants/:tenant/tokens/:token/delete", use: deleteToken)
     }
 
     // MARK: Signed-in requests
@@ -136,7 +142,7 @@ struct DashboardController<Context: RequestContext>: Sendable {
         let apps = try await signed.scope.applications()
         var layout: [String: Any] = [
             "title": title, "signedIn": true, "csrf": signed.session.csrf,
-            "who": signed.scope.isRoot ? "root token" : "tenant token “\(signed.scope.token.name)”",
+            "who": signed.scope.isRoot ? "root token" : "tenant token “\(signed.scope.token.name)”", "isRoot": signed.scope.isRoot,
             "apps": apps.map { ["uuid": $0.id.lowercasedString, "name": $0.name, "selected": $0.id == app?.id] as [String: Any] },
         ]
         if let app { layout["currentApp"] = ["uuid": app.id.lowercasedString, "name": app.name] }

@@ -31,7 +31,8 @@ struct DashboardPages: Sendable {
             ("secret", PackageResources.secret_mustache), ("devices", PackageResources.devices_mustache),
             ("device", PackageResources.device_mustache), ("pushes", PackageResources.pushes_mustache),
             ("push", PackageResources.push_mustache), ("error", PackageResources.error_mustache), ("logs", PackageResources.logs_mustache),
-            ("analytics", PackageResources.analytics_mustache),
+            ("analytics", PackageResources.analytics_mustache), ("tenants", PackageResources.tenants_mustache),
+            ("tenant", PackageResources.tenant_mustache),
         ]
         var library = MustacheLibrary()
         for (name, bytes) in templates {
