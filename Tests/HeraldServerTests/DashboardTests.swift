@@ -207,7 +207,7 @@ import Testing
             for uri in [
                 "/dashboard/apps/\(app)", "/dashboard/platforms/\(theirs.platform.id.lowercasedString)", "/dashboard/apps/\(app)/devices",
                 "/dashboard/apps/\(app)/devices/\(device.uuid.lowercasedString)", "/dashboard/apps/\(app)/pushes",
-                "/dashboard/apps/\(app)/logs", "/dashboard/apps/\(app)/logs/download", "/dashboard/apps/\(app)/analytics",
+                "/dashboard/apps/\(app)/logs", "/dashboard/apps/\(app)/logs/download", "/dashboard/apps/\(app)/analytics", "/dashboard/apps/\(app)/compose",
             ] {
                 let page = try await client.execute(uri: uri, method: .get, headers: Dashboard.cookie(session))
                 #expect(page.status == .notFound, "\(uri)")
@@ -219,14 +219,14 @@ import Testing
             #expect(!String(buffer: tenants.body).contains("theirs"))
             let theirTenant = try #require(try await harness.store.tenants.find(name: "theirs"))
             let csrf = try await Dashboard.csrf(client, session)
-            let token = try await client.execute(
+            let stolen = try await client.execute(
                 uri: "/dashboard/tenants/\(theirTenant.id.lowercasedString)/tokens", method: .post, headers: Dashboard.formHeaders(session),
                 body: Dashboard.form(["csrf": csrf, "name": "stolen"]))
-            #expect(token.status == .forbidden)
+            #expect(stolen.status == .forbidden)
             #expect(try await harness.store.adminTokens.list(tenantID: theirTenant.id).isEmpty)
             for uri in [
                 "/dashboard/apps/\(app)/delete", "/dashboard/apps/\(app)/api_key", "/dashboard/platforms/\(theirs.platform.id.lowercasedString)/secret",
-                "/dashboard/apps/\(app)/devices/\(device.uuid.lowercasedString)/push",
+                "/dashboard/apps/\(app)/devices/\(device.uuid.lowercasedString)/push", "/dashboard/apps/\(app)/compose",
             ] {
                 let refused = try await client.execute(
                     uri: uri, method: .post, headers: Dashboard.formHeaders(session), body: Dashboard.form(["csrf": csrf, "message": "hi"]))

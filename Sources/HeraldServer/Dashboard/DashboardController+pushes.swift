@@ -18,7 +18,7 @@ extension DashboardController {
         try await page(request) { signed in
             let app = try await signed.scope.application(try Self.id(context, "app", "application"))
             let pushes = try await store.pushes.recent(applicationID: app.id, limit: Self.recentPushes)
-            let view: [String: Any] = ["pushes": pushes.map { Self.pushView($0) }]
+            let view: [String: Any] = ["pushes": pushes.map { Self.pushView($0) }, "app": ["uuid": app.id.lowercasedString]]
             return pages.page("pushes", view, layout: try await layout(signed, title: "Push notifications", app: app))
         }
     }

@@ -63,6 +63,9 @@ struct DashboardController<Context: RequestContext>: Sendable {
         dashboard.get("apps/:app/pushes", use: pushesPage)
         dashboard.get("apps/:app/pushes/:push", use: pushPage)
         dashboard.get("apps/:app/pushes/:push/events", use: pushEvents)
+        // The push composer
+        dashboard.get("apps/:app/compose", use: composePage)
+        dashboard.post("apps/:app/compose", use: compose)
         // Logs
         dashboard.get("apps/:app/logs", use: logsPage)
         dashboard.get("apps/:app/logs/download", use: downloadLogs)

@@ -32,7 +32,7 @@ struct DashboardPages: Sendable {
             ("device", PackageResources.device_mustache), ("pushes", PackageResources.pushes_mustache),
             ("push", PackageResources.push_mustache), ("error", PackageResources.error_mustache), ("logs", PackageResources.logs_mustache),
             ("analytics", PackageResources.analytics_mustache), ("tenants", PackageResources.tenants_mustache),
-            ("tenant", PackageResources.tenant_mustache),
+            ("tenant", PackageResources.tenant_mustache), ("compose", PackageResources.compose_mustache),
         ]
         var library = MustacheLibrary()
         for (name, bytes) in templates {
