@@ -76,6 +76,12 @@ def complete(text):
         return False
 
 
+def runs_curl(text):
+    """Whether the command itself runs curl (not merely a comment that names it)."""
+    code = "\n".join(re.sub(r"(^|\s)#.*$", "", line) for line in text.split("\n"))
+    return re.search(r"(?:^|[\s;|&(])curl\s", code) is not None
+
+
 def commands(lines):
     """Splits a block into commands: (text, documented answer or None, documented status or None)."""
     result, index = [], 0
@@ -261,7 +267,7 @@ class Replay:
             first = text.split()[0] if text.split() else ""
             if first in ("herald", "swift") or text.startswith("echo "):
                 continue
-            if "curl" not in text:
+            if not runs_curl(text):
                 prelude.append(text)
                 continue
             platform = self.platform_for(text)
