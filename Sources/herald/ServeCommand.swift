@@ -51,6 +51,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve /metrics without the root admin token (only where the port is not reachable from outside).")
     var metricsPublic = false
     @Option(
+        name: .customLong("dashboard-assets"),
+        help: "Where the dashboard's third-party browser libraries are (Debian's libjs-chart.js: chart.js/chart.min.js).")
+    var dashboardAssets: String = "/usr/share/javascript"
+
+    @Option(
         name: .customLong("send-immediately-within"),
         help: "Seconds: a push scheduled closer than this (or in the past) is sent at once. (env: HERALD_SEND_IMMEDIATELY_WITHIN; default 60)")
     var sendImmediatelyWithin: Int64?
@@ -80,6 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.geofenceUpdates = GeofenceUpdatePolicy(delay: geofencePushDelay, maximumDelay: max(30_000, 10 * geofencePushDelay))
         configuration.observability.logSensitivity = logSensitive ? .verbose : .redacted
         configuration.observability.metricsPublic = metricsPublic
+        configuration.dashboardAssets = dashboardAssets
         // Once per process, here only: what libraries count through the global metrics system
         // lands in the registry /metrics reads. Herald's own metrics use the factory explicitly.
         MetricsSystem.bootstrap(Observability.metricsFactory(registry: configuration.observability.registry))

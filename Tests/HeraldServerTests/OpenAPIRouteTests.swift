@@ -60,7 +60,7 @@ import Testing
     }
 
     /// `METHOD /path` for every operation of the served document.
-    static func documentedOperations(_ router: Router<BasicRequestContext>) async throws -> Set<String> {
+    static func documentedOperations(_ router: Router<HeraldRequestContext>) async throws -> Set<String> {
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         return try await app.test(.router) { client in
             var operations = Set<String>()

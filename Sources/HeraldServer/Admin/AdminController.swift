@@ -42,19 +42,13 @@ struct AdminController<Context: RequestContext>: Sendable {
         var request = request
         let scope = try await scope(request)
         try scope.requireRoot()
-        let name = try await request.decodeJSON(NameInput.self).validated()
-        guard let tenant = try await store.tenants.create(name: name) else {
-            throw APIError.conflict("a tenant named '\(name)' exists already")
-        }
+        let tenant = try await scope.createTenant(try await request.decodeJSON(NameInput.self))
         return EditedResponse(status: .created, response: TenantView(tenant))
     }
 
     @Sendable func listTenants(_ request: Request, context: Context) async throws -> ListView<TenantView> {
         let scope = try await scope(request)
-        if let tenantID = scope.token.tenantID {
-            return ListView(items: [TenantView(try await scope.tenant(tenantID))])
-        }
-        return ListView(items: try await store.tenants.list().map(TenantView.init))
+        return ListView(items: try await scope.tenants().map(TenantView.init))
     }
 
     @Sendable func getTenant(_ request: Request, context: Context) async throws -> TenantView {
@@ -90,23 +84,19 @@ struct AdminController<Context: RequestContext>: Sendable {
         var request = request
         let scope = try await scope(request)
         let tenant = try await scope.tenant(try id(context, "tenant"))
-        let name = try await request.decodeJSON(NameInput.self).validated()
-        let (record, token) = try await store.adminTokens.create(tenantID: tenant.id, name: name)
+        let (record, token) = try await scope.createToken(in: tenant.id, try await request.decodeJSON(NameInput.self))
         return EditedResponse(status: .created, response: AdminTokenView(record, token: token))
     }
 
     @Sendable func listTokens(_ request: Request, context: Context) async throws -> ListView<AdminTokenView> {
         let scope = try await scope(request)
-        let tenant = try await scope.tenant(try id(context, "tenant"))
-        return ListView(items: try await store.adminTokens.list(tenantID: tenant.id).map { AdminTokenView($0) })
+        return ListView(items: try await scope.tokens(of: try id(context, "tenant")).map { AdminTokenView($0) })
     }
 
     @Sendable func deleteToken(_ request: Request, context: Context) async throws -> Response {
         let scope = try await scope(request)
         let tenant = try await scope.tenant(try id(context, "tenant"))
-        guard try await store.adminTokens.delete(id: try id(context, "token"), tenantID: tenant.id) else {
-            throw APIError.notFound("token")
-        }
+        try await scope.deleteToken(try id(context, "token"), of: tenant.id)
         return Response(status: .noContent)
     }
 
@@ -115,28 +105,13 @@ struct AdminController<Context: RequestContext>: Sendable {
     @Sendable func createApplication(_ request: Request, context: Context) async throws -> EditedResponse<ApplicationView> {
         var request = request
         let scope = try await scope(request)
-        let input = try await request.decodeJSON(ApplicationInput.self)
-        let name = try AdminValidation.name(input.name ?? "", field: "name")
-        let description = try AdminValidation.description(input.description) ?? ""
-        let tenantID: UUID
-        if let requested = try AdminValidation.uuid(input.tenantID, field: "tenant_id") {
-            tenantID = try await scope.tenant(requested).id
-        } else if let own = scope.token.tenantID {
-            tenantID = own
-        } else {
-            guard let fallback = try await store.tenants.find(name: Bootstrap.defaultTenantName) else {
-                throw APIError.badRequest("tenant_id is required", field: "tenant_id", code: "missing_field")
-            }
-            tenantID = fallback.id
-        }
-        let (app, apiKey) = try await store.applications.create(
-            tenantID: tenantID, name: name, description: description, verifiesCustomUserID: input.verifyCustomUserID ?? true)
+        let (app, apiKey) = try await scope.createApplication(try await request.decodeJSON(ApplicationInput.self))
         return EditedResponse(status: .created, response: ApplicationView(app, apiKey: apiKey))
     }
 
     @Sendable func listApplications(_ request: Request, context: Context) async throws -> ListView<ApplicationView> {
         let scope = try await scope(request)
-        return ListView(items: try await store.applications.list(tenantID: scope.token.tenantID).map { ApplicationView($0) })
+        return ListView(items: try await scope.applications().map { ApplicationView($0) })
     }
 
     @Sendable func getApplication(_ request: Request, context: Context) async throws -> ApplicationView {
@@ -147,48 +122,29 @@ struct AdminController<Context: RequestContext>: Sendable {
     @Sendable func updateApplication(_ request: Request, context: Context) async throws -> ApplicationView {
         var request = request
         let scope = try await scope(request)
-        let app = try await scope.application(try id(context, "app"))
-        let input = try await request.decodeJSON(ApplicationInput.self)
-        if input.tenantID != nil {
-            throw APIError.badRequest("an application cannot move to another tenant", field: "tenant_id")
-        }
-        let name = try input.name.map { try AdminValidation.name($0, field: "name") }
-        let description = try AdminValidation.description(input.description)
-        guard
-            let updated = try await store.applications.update(
-                id: app.id, name: name, description: description, includesReceiptID: input.includeReceiptID,
-                verifiesCustomUserID: input.verifyCustomUserID)
-        else {
-            throw APIError.notFound("application")
-        }
-        return ApplicationView(updated)
+        let id = try id(context, "app")
+        _ = try await scope.application(id)
+        return ApplicationView(try await scope.updateApplication(id, try await request.decodeJSON(ApplicationInput.self)))
     }
 
     @Sendable func deleteApplication(_ request: Request, context: Context) async throws -> Response {
         let scope = try await scope(request)
-        let app = try await scope.application(try id(context, "app"))
-        switch try await store.applications.delete(id: app.id) {
-        case .deleted: return Response(status: .noContent)
-        case .notFound: throw APIError.notFound("application")
-        case .inUse: throw APIError.conflict("the application still has platforms; delete them first")
-        }
+        try await scope.deleteApplication(try id(context, "app"))
+        return Response(status: .noContent)
     }
 
     @Sendable func regenerateAPIKey(_ request: Request, context: Context) async throws -> ApplicationView {
         let scope = try await scope(request)
-        let app = try await scope.application(try id(context, "app"))
-        guard let apiKey = try await store.applications.regenerateAPIKey(id: app.id) else {
-            throw APIError.notFound("application")
-        }
+        let (app, apiKey) = try await scope.regenerateAPIKey(try id(context, "app"))
         return ApplicationView(app, apiKey: apiKey)
     }
 
     @Sendable func listDevices(_ request: Request, context: Context) async throws -> DevicePageView {
         let scope = try await scope(request)
-        let app = try await scope.application(try id(context, "app"))
+        let id = try id(context, "app")
+        _ = try await scope.application(id)
         let query = try DeviceQuery(request.uri.queryParameters)
-        let (devices, total) = try await store.devices.search(
-            applicationID: app.id, filter: query.filter, page: query.page, size: query.size)
+        let (devices, total) = try await scope.devices(of: id, query)
         return DevicePageView(
             devices: devices.map(RegistrationResponse.init(device:)), total: total, page: query.page, size: query.size)
     }
@@ -198,23 +154,15 @@ struct AdminController<Context: RequestContext>: Sendable {
     @Sendable func createPlatform(_ request: Request, context: Context) async throws -> EditedResponse<PlatformView> {
         var request = request
         let scope = try await scope(request)
-        let app = try await scope.application(try id(context, "app"))
-        let input = try await request.decodeJSON(PlatformInput.self)
-        guard let rawType = input.type else {
-            throw APIError.badRequest("type is required (ios, android, web or windows)", field: "type", code: "missing_field")
-        }
-        let type = try PlatformType.parse(rawType, field: "type")
-        let name = try AdminValidation.name(input.name ?? type.rawValue, field: "name")
-        let credentials = try input.credentials?.validate(for: type)
-        let (platform, secret) = try await store.platforms.create(
-            applicationID: app.id, name: name, type: type, credentials: credentials)
+        let id = try id(context, "app")
+        _ = try await scope.application(id)
+        let (platform, secret) = try await scope.createPlatform(in: id, try await request.decodeJSON(PlatformInput.self))
         return EditedResponse(status: .created, response: PlatformView(platform, secret: secret))
     }
 
     @Sendable func listPlatforms(_ request: Request, context: Context) async throws -> ListView<PlatformView> {
         let scope = try await scope(request)
-        let app = try await scope.application(try id(context, "app"))
-        return ListView(items: try await store.platforms.list(applicationID: app.id).map { PlatformView($0) })
+        return ListView(items: try await scope.platforms(of: try id(context, "app")).map { PlatformView($0) })
     }
 
     @Sendable func getPlatform(_ request: Request, context: Context) async throws -> PlatformView {
@@ -225,37 +173,20 @@ struct AdminController<Context: RequestContext>: Sendable {
     @Sendable func updatePlatform(_ request: Request, context: Context) async throws -> PlatformView {
         var request = request
         let scope = try await scope(request)
-        let platform = try await scope.platform(try id(context, "platform"))
-        let input = try await request.decodeJSON(PlatformInput.self)
-        if let rawType = input.type, (try? PlatformType.parse(rawType, field: "type")) != platform.type {
-            throw APIError.badRequest(
-                "a platform's type is fixed once set (this one is '\(platform.type.rawValue)'); create another platform instead",
-                field: "type", code: "immutable_field")
-        }
-        let name = try input.name.map { try AdminValidation.name($0, field: "name") }
-        let credentials = try input.credentials?.validate(for: platform.type)
-        guard let updated = try await store.platforms.update(id: platform.id, name: name, credentials: credentials) else {
-            throw APIError.notFound("platform")
-        }
-        return PlatformView(updated)
+        let id = try id(context, "platform")
+        _ = try await scope.platform(id)
+        return PlatformView(try await scope.updatePlatform(id, try await request.decodeJSON(PlatformInput.self)))
     }
 
     @Sendable func deletePlatform(_ request: Request, context: Context) async throws -> Response {
         let scope = try await scope(request)
-        let platform = try await scope.platform(try id(context, "platform"))
-        switch try await store.platforms.delete(id: platform.id) {
-        case .deleted: return Response(status: .noContent)
-        case .notFound: throw APIError.notFound("platform")
-        case .inUse: throw APIError.conflict("the platform still has devices; it cannot be deleted")
-        }
+        try await scope.deletePlatform(try id(context, "platform"))
+        return Response(status: .noContent)
     }
 
     @Sendable func regenerateSecret(_ request: Request, context: Context) async throws -> PlatformView {
         let scope = try await scope(request)
-        let platform = try await scope.platform(try id(context, "platform"))
-        guard let secret = try await store.platforms.regenerateSecret(id: platform.id) else {
-            throw APIError.notFound("platform")
-        }
+        let (platform, secret) = try await scope.regenerateSecret(try id(context, "platform"))
         return PlatformView(platform, secret: secret)
     }
 

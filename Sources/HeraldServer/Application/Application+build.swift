@@ -36,7 +36,7 @@ public func buildApplication(
     let observability = Observability(configuration.observability, expectedWorkers: configuration.delivery.workers)
     let router = buildRouter(
         store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
-        observability: observability, scheduling: configuration.scheduling)
+        observability: observability, scheduling: configuration.scheduling, dashboardAssets: configuration.dashboardAssets)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
@@ -52,17 +52,18 @@ public func buildApplication(
         logger: logger)
 }
 
-/// The routes of the Pivotal-compatible API and the admin API.
+/// The routes of the Pivotal-compatible API, the admin API and the dashboard.
 ///
 /// - Parameter geofenceUpdates: when geofence changes are pushed to devices.
 /// - Parameter observability: metrics, activity logs and health state (see docs/OBSERVABILITY.md).
 /// - Parameter scheduling: when a push for later is sent at once instead.
+/// - Parameter dashboardAssets: where the dashboard reads Debian's browser libraries from.
 public func buildRouter(
     store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
     wnsTestHost: String? = nil, observability: Observability = Observability(),
-    scheduling: SchedulingConfiguration = SchedulingConfiguration()
-) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+    scheduling: SchedulingConfiguration = SchedulingConfiguration(), dashboardAssets: String? = "/usr/share/javascript"
+) -> Router<HeraldRequestContext> {
+    let router = Router(context: HeraldRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestLogMiddleware(metrics: observability.http))
     router.add(middleware: PathNormalizingMiddleware())
@@ -74,7 +75,9 @@ public func buildRouter(
     RegistrationController(store: store, auth: auth, wnsTestHost: wnsTestHost).addRoutes(to: router)
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
     let pushScheduling = PushScheduling(store: store, configuration: scheduling)
-    PushController(store: store, auth: auth, now: now, telemetry: observability.delivery, scheduling: pushScheduling).addRoutes(to: router)
+    let pushes = PushController<HeraldRequestContext>(
+        store: store, auth: auth, now: now, telemetry: observability.delivery, scheduling: pushScheduling)
+    pushes.addRoutes(to: router)
     SchedulesController(store: store, auth: auth, scheduling: pushScheduling, now: now).addRoutes(to: router)
     DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
     TopicsController(store: store, auth: auth, now: now).addRoutes(to: router)
@@ -89,6 +92,11 @@ public func buildRouter(
     MetricsController(store: store, auth: auth, observability: observability).addRoutes(to: router)
     ActivityLogController(store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat)
         .addRoutes(to: router)
+    DashboardController(
+        store: store, auth: auth, pages: DashboardPages(vendorDirectory: dashboardAssets), sessions: DashboardSessions(now: now),
+        throttle: SignInThrottle(now: now), pushes: pushes, activity: observability.activity, now: now,
+        heartbeat: observability.configuration.streamHeartbeat
+    ).addRoutes(to: router)
     // Last, so that it wraps only the not-found responder.
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.path.description, $0.method) }))
     return router

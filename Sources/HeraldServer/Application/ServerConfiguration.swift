@@ -29,6 +29,9 @@ public struct ServerConfiguration: Sendable {
     public var observability = ObservabilityConfiguration()
     /// When pushes for later are sent at once, and how the scheduler wakes.
     public var scheduling = SchedulingConfiguration()
+    /// Where the dashboard reads third-party browser libraries from (Debian's packages install
+    /// them under /usr/share/javascript); nil: none, the pages show tables only.
+    public var dashboardAssets: String? = "/usr/share/javascript"
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "herald-data", databaseURL: String? = nil,

@@ -35,6 +35,12 @@ struct Authenticator: Sendable {
         guard let token = RequestCredentials.bearer(request.headers) else {
             throw APIError.unauthorized("an admin token is required (Authorization: Bearer …)", scheme: "Bearer")
         }
+        return try await admin(token: token)
+    }
+
+    /// The admin token `token`, if it is valid: the one check for the admin API and the
+    /// dashboard (whose session holds the token the operator signed in with).
+    func admin(token: String) async throws -> AdminToken {
         guard let record = try await store.adminTokens.authenticate(token) else {
             throw APIError.unauthorized("the admin token is not valid", scheme: "Bearer")
         }

@@ -51,6 +51,27 @@ struct PushController<Context: RequestContext>: Sendable {
         var request = request
         let app = try await auth.application(request)
         let input = try await request.decodeJSON(PushInput.self)
+        let body = try await request.body.collect(upTo: Limits.requestBodyBytes)
+        switch try await accept(input, body: String(buffer: body), for: app) {
+        case .validated(let validated): return try validated.response(from: request, context: context)
+        case .scheduled(let scheduled): return try scheduled.response(from: request, context: context)
+        case .accepted(let accepted): return try accepted.response(from: request, context: context)
+        }
+    }
+
+    /// What came of a push request.
+    enum Outcome: Sendable {
+        /// `validate_only`: checked, nothing stored.
+        case validated(Validated)
+        /// For later: a schedule.
+        case scheduled(ScheduleAccepted)
+        /// Queued now.
+        case accepted(Accepted)
+    }
+
+    /// Validates `input` (whose JSON text is `body`, stored as the request) and stores the push
+    /// or its schedule for `app`: what `POST /v1/push` and the dashboard's pushes both do.
+    func accept(_ input: PushInput, body: String, for app: App) async throws -> Outcome {
         let push = try input.validated(now: now())
         let time = now()
         try push.checkRenderable(now: time)
@@ -60,17 +81,16 @@ struct PushController<Context: RequestContext>: Sendable {
             case .devices(let ids): audience = "\(ids.count) devices"
             case .selection: audience = "selection"
             }
-            return try Validated(valid: true, targets: audience).response(from: request, context: context)
+            return .validated(Validated(valid: true, targets: audience))
         }
-        let body = try await request.body.collect(upTo: Limits.requestBodyBytes)
-        if let schedule = try await scheduling.schedule(push, request: String(buffer: body), applicationID: app.id, now: time) {
-            return try ScheduleAccepted(scheduleID: schedule.id).response(from: request, context: context)
+        if let schedule = try await scheduling.schedule(push, request: body, applicationID: app.id, now: time) {
+            return .scheduled(ScheduleAccepted(scheduleID: schedule.id))
         }
-        let id = try await store.pushes.create(applicationID: app.id, request: String(buffer: body), expiresAt: push.expiresAt)
+        let id = try await store.pushes.create(applicationID: app.id, request: body, expiresAt: push.expiresAt)
         telemetry.pushAccepted(id, applicationID: app.id, scheduledAt: nil, time: now())
         var accepted = Accepted(receiptID: id.lowercasedString)
         accepted.unmatchedTopics = try await unmatchedTopics(push, applicationID: app.id)
-        return try accepted.response(from: request, context: context)
+        return .accepted(accepted)
     }
 
     struct Status: ResponseEncodable {

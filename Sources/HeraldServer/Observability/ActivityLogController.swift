@@ -25,7 +25,11 @@ struct ActivityLogController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func download(_ request: Request, context: Context) async throws -> Response {
-        let app = try await application(request, context)
+        Self.download(try await application(request, context), activity: activity)
+    }
+
+    /// The application's recent events as a text file to save.
+    static func download(_ app: App, activity: ActivityLog) -> Response {
         let text = activity.recent(app.id).map { $0.line + "\n" }.joined()
         let name = "herald-\(app.id.lowercasedString)-activity.log"
         return Response(
@@ -38,7 +42,11 @@ struct ActivityLogController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func stream(_ request: Request, context: Context) async throws -> Response {
-        let app = try await application(request, context)
+        Self.stream(try await application(request, context), activity: activity, heartbeat: heartbeat)
+    }
+
+    /// Server-sent events of the application's activity from now on, with a comment every `heartbeat`.
+    static func stream(_ app: App, activity: ActivityLog, heartbeat: Duration) -> Response {
         let events = activity.subscribe(app.id)
         let (output, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(512))
         // A first comment: the subscription is in place once the client reads it.
@@ -53,7 +61,6 @@ struct ActivityLogController<Context: RequestContext>: Sendable {
             }
             continuation.finish()
         }
-        let heartbeat = self.heartbeat
         let beat = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: heartbeat)

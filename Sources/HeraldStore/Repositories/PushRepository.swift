@@ -135,6 +135,17 @@ public struct PushRepository: Sendable {
         return push
     }
 
+    /// The application's newest pushes, newest first, with their counters (without failure
+    /// reasons; `find` has those). Served by the `pushes_app` index.
+    public func recent(applicationID: UUID, limit: Int) async throws -> [StoredPush] {
+        try await database.query(
+            """
+            SELECT \(unsafeRaw: Self.pushColumns) FROM pushes WHERE app_id = \(applicationID)
+            ORDER BY created_at DESC, id DESC LIMIT \(limit)
+            """
+        ).map { try Self.push($0) }
+    }
+
     /// Takes the next due job for `lease` milliseconds: a ready job, or one whose worker's lease
     /// ran out (it crashed). PostgreSQL lets concurrent workers skip each other's rows.
     ///

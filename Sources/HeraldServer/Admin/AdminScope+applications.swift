@@ -1,0 +1,133 @@
+import HeraldCore
+import HeraldStore
+import struct Foundation.UUID
+
+/// What an admin token does to applications: the admin API (`AdminController`) and the
+/// dashboard both call these, so the token's scope is checked in one place.
+extension AdminScope {
+    // MARK: Applications
+
+    /// The applications the token may see.
+    func applications() async throws -> [App] {
+        try await store.applications.list(tenantID: token.tenantID)
+    }
+
+    /// A new application and its api key (shown once).
+    func createApplication(_ input: ApplicationInput) async throws -> (App, apiKey: String) {
+        let name = try AdminValidation.name(input.name ?? "", field: "name")
+        let description = try AdminValidation.description(input.description) ?? ""
+        let tenantID: UUID
+        if let requested = try AdminValidation.uuid(input.tenantID, field: "tenant_id") {
+            tenantID = try await tenant(requested).id
+        } else if let own = token.tenantID {
+            tenantID = own
+        } else {
+            guard let fallback = try await store.tenants.find(name: Bootstrap.defaultTenantName) else {
+                throw APIError.badRequest("tenant_id is required", field: "tenant_id", code: "missing_field")
+            }
+            tenantID = fallback.id
+        }
+        let (app, apiKey) = try await store.applications.create(
+            tenantID: tenantID, name: name, description: description, verifiesCustomUserID: input.verifyCustomUserID ?? true)
+        return (app, apiKey)
+    }
+
+    /// Changes what `input` sets; the uuid and the tenant never change.
+    func updateApplication(_ id: UUID, _ input: ApplicationInput) async throws -> App {
+        let app = try await application(id)
+        if input.tenantID != nil {
+            throw APIError.badRequest("an application cannot move to another tenant", field: "tenant_id")
+        }
+        let name = try input.name.map { try AdminValidation.name($0, field: "name") }
+        let description = try AdminValidation.description(input.description)
+        guard
+            let updated = try await store.applications.update(
+                id: app.id, name: name, description: description, includesReceiptID: input.includeReceiptID,
+                verifiesCustomUserID: input.verifyCustomUserID)
+        else {
+            throw APIError.notFound("application")
+        }
+        return updated
+    }
+
+    /// Deletes an application that has no platforms left.
+    func deleteApplication(_ id: UUID) async throws {
+        let app = try await application(id)
+        switch try await store.applications.delete(id: app.id) {
+        case .deleted: return
+        case .notFound: throw APIError.notFound("application")
+        case .inUse: throw APIError.conflict("the application still has platforms; delete them first")
+        }
+    }
+
+    /// A new api key (shown once); the old one stops working at once.
+    func regenerateAPIKey(_ id: UUID) async throws -> (App, apiKey: String) {
+        let app = try await application(id)
+        guard let apiKey = try await store.applications.regenerateAPIKey(id: app.id) else {
+            throw APIError.notFound("application")
+        }
+        return (app, apiKey)
+    }
+
+    /// One page of an application's devices and how many match.
+    func devices(of id: UUID, _ query: DeviceQuery) async throws -> (devices: [Device], total: Int) {
+        let app = try await application(id)
+        return try await store.devices.search(applicationID: app.id, filter: query.filter, page: query.page, size: query.size)
+    }
+
+    // MARK: Platforms
+
+    /// The platforms of an application the token may see.
+    func platforms(of id: UUID) async throws -> [Platform] {
+        let app = try await application(id)
+        return try await store.platforms.list(applicationID: app.id)
+    }
+
+    /// A new platform and its secret (shown once).
+    func createPlatform(in id: UUID, _ input: PlatformInput) async throws -> (Platform, secret: String) {
+        let app = try await application(id)
+        guard let rawType = input.type else {
+            throw APIError.badRequest("type is required (ios, android, web or windows)", field: "type", code: "missing_field")
+        }
+        let type = try PlatformType.parse(rawType, field: "type")
+        let name = try AdminValidation.name(input.name ?? type.rawValue, field: "name")
+        let credentials = try input.credentials?.validate(for: type)
+        let (platform, secret) = try await store.platforms.create(applicationID: app.id, name: name, type: type, credentials: credentials)
+        return (platform, secret)
+    }
+
+    /// Changes the name or the credentials; the type is fixed.
+    func updatePlatform(_ id: UUID, _ input: PlatformInput) async throws -> Platform {
+        let platform = try await platform(id)
+        if let rawType = input.type, (try? PlatformType.parse(rawType, field: "type")) != platform.type {
+            throw APIError.badRequest(
+                "a platform's type is fixed once set (this one is '\(platform.type.rawValue)'); create another platform instead",
+                field: "type", code: "immutable_field")
+        }
+        let name = try input.name.map { try AdminValidation.name($0, field: "name") }
+        let credentials = try input.credentials?.validate(for: platform.type)
+        guard let updated = try await store.platforms.update(id: platform.id, name: name, credentials: credentials) else {
+            throw APIError.notFound("platform")
+        }
+        return updated
+    }
+
+    /// Deletes a platform that has no devices left.
+    func deletePlatform(_ id: UUID) async throws {
+        let platform = try await platform(id)
+        switch try await store.platforms.delete(id: platform.id) {
+        case .deleted: return
+        case .notFound: throw APIError.notFound("platform")
+        case .inUse: throw APIError.conflict("the platform still has devices; it cannot be deleted")
+        }
+    }
+
+    /// A new secret (shown once); the old one stops working at once.
+    func regenerateSecret(_ id: UUID) async throws -> (Platform, secret: String) {
+        let platform = try await platform(id)
+        guard let secret = try await store.platforms.regenerateSecret(id: platform.id) else {
+            throw APIError.notFound("platform")
+        }
+        return (platform, secret)
+    }
+}

@@ -1,0 +1,157 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import struct Foundation.Data
+import class Foundation.ISO8601DateFormatter
+import class Foundation.JSONDecoder
+import class Foundation.JSONSerialization
+
+/// The push composer (Pivotal's "Create Push Notification"): a push's message, targets, schedule,
+/// expiry and per-platform custom payloads; "Validate only" shows what each provider would get
+/// (the delivery renderers' own output) without sending; "Send" goes through `POST /v1/push`'s
+/// acceptance.
+extension DashboardController {
+    static var composerPlatforms: [String] { ["ios", "android", "web", "windows"] }
+
+    @Sendable func composePage(_ request: Request, context: Context) async throws -> Response {
+        try await page(request) { signed in
+            let app = try await signed.scope.application(try Self.id(context, "app", "application"))
+            return try await composer(signed, app, form: ["schedule": "now"], errors: [:], previews: nil)
+        }
+    }
+
+    @Sendable func compose(_ request: Request, context: Context) async throws -> Response {
+        try await action(request) { signed, form in
+            let app = try await signed.scope.application(try Self.id(context, "app", "application"))
+            do {
+                let body = try Self.pushBody(form, validateOnly: form["action"] == "validate", now: now())
+                let input: PushInput
+                do {
+                    input = try JSONDecoder().decode(PushInput.self, from: Data(body.utf8))
+                } catch {
+                    throw APIError.badRequest("the push could not be read", field: "message")
+                }
+                switch try await pushes.accept(input, body: body, for: app) {
+                case .validated:
+                    let push = try input.validated(now: now())
+                    return try await composer(signed, app, form: form, errors: [:], previews: Self.previews(push, now: now()))
+                case .scheduled:
+                    return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes")
+                case .accepted(let accepted):
+                    return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes/\(accepted.receiptID)")
+                }
+            } catch {
+                guard let error = Self.formRefusal(error) else { throw error }
+                return try await composer(signed, app, form: form, errors: Self.composerErrors(error), previews: nil, status: error.status)
+            }
+        }
+    }
+
+    // MARK: Pages
+
+    func composer(
+        _ signed: SignedIn, _ app: App, form: [String: String], errors: [String: String], previews: [[String: String]]?,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        var view: [String: Any] = [
+            "csrf": signed.session.csrf, "form": form, "errors": errors, "app": ["uuid": app.id.lowercasedString],
+            "platforms": Self.composerPlatforms.map { ["value": $0, "checked": form["platform_\($0)"] == "on"] as [String: Any] },
+            "scheduleNow": (form["schedule"] ?? "now") == "now", "scheduleAt": form["schedule"] == "at", "scheduleIn": form["schedule"] == "in",
+            "interactiveOnly": form["interactive_only"] == "on",
+        ]
+        if let previews {
+            view["previews"] = previews
+            view["hasPreviews"] = true
+        }
+        return pages.page(
+            "compose", view, layout: try await layout(signed, title: "Create push notification", app: app).merging(errorMessage(errors)) { $1 },
+            status: status)
+    }
+
+    // MARK: Helpers
+
+    /// The `POST /v1/push` body the form describes.
+    static func pushBody(_ form: [String: String], validateOnly: Bool, now: Int64) throws -> String {
+        func list(_ name: String) -> [String]? {
+            let items = (form[name] ?? "").split(separator: ",").map { String($0).trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
+            return items.isEmpty ? nil : items
+        }
+        var message: [String: Any] = ["body": form["message"] ?? ""]
+        var custom: [String: Any] = [:]
+        for platform in composerPlatforms {
+            guard let text = form["custom_\(platform)"], !text.trimmingASCIIWhitespace().isEmpty else { continue }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)), object is [String: Any] else {
+                throw APIError.badRequest("the \(platform) custom payload must be a JSON object", field: "message.custom.\(platform)")
+            }
+            custom[platform] = object
+        }
+        if let category = form["ios_category"]?.trimmingASCIIWhitespace(), !category.isEmpty {
+            var ios = custom["ios"] as? [String: Any] ?? [:]
+            ios["category"] = category
+            custom["ios"] = ios
+        }
+        if !custom.isEmpty { message["custom"] = custom }
+        var target: [String: Any] = [:]
+        let platforms = composerPlatforms.filter { form["platform_\($0)"] == "on" }
+        if !platforms.isEmpty { target["platforms"] = platforms }
+        if let topics = list("topics") { target["topics"] = topics }
+        if let users = list("custom_user_ids") { target["custom_user_ids"] = users }
+        if form["interactive_only"] == "on" { target["interactive-only"] = true }
+        var push: [String: Any] = ["message": message, "target": target]
+        switch form["schedule"] ?? "now" {
+        case "at": push["scheduleAt"] = try time(form["schedule_at"] ?? "", field: "scheduleAt")
+        case "in":
+            guard let seconds = Int64((form["schedule_in"] ?? "").trimmingASCIIWhitespace()) else {
+                throw APIError.badRequest("send in: a number of seconds", field: "scheduleIn")
+            }
+            push["scheduleIn"] = seconds
+        default: break
+        }
+        if let expiry = form["expiry"], !expiry.isEmpty { push["expiryTime"] = try time(expiry, field: "expiryTime") }
+        if validateOnly { push["validate_only"] = true }
+        let data = try JSONSerialization.data(withJSONObject: push, options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A `datetime-local` field's value, read as UTC, in epoch milliseconds.
+    static func time(_ text: String, field: String) throws -> Int64 {
+        let formatter = ISO8601DateFormatter()
+        var value = text.trimmingASCIIWhitespace()
+        if value.count == 16 { value += ":00" }
+        guard let date = formatter.date(from: value + "Z") else {
+            throw APIError.badRequest("a date and time (UTC) is expected", field: field)
+        }
+        return Int64(date.timeIntervalSince1970 * 1000)
+    }
+
+    /// The composer's field for an API error's field.
+    static func composerErrors(_ error: APIError) -> [String: String] {
+        let field = error.field ?? "any"
+        let key: String =
+            if field == "message.custom.ios.category" { "ios_category" }
+            else if field.hasPrefix("message.custom.") { "custom_" + field.dropFirst("message.custom.".count).prefix { $0 != "." } }
+            else if field.hasPrefix("message") { "message" }
+            else if field.hasPrefix("target.topics") { "topics" }
+            else if field.hasPrefix("target.custom_user_ids") { "custom_user_ids" }
+            else if field.hasPrefix("target") { "platforms" }
+            else if field == "scheduleAt" || field == "scheduleIn" { "schedule" }
+            else if field == "expiryTime" { "expiry" }
+            else { "any" }
+        return [key: error.message]
+    }
+
+    /// What each provider would receive: the delivery renderers' output.
+    static func previews(_ push: Push, now: Int64) throws -> [[String: String]] {
+        func shown(_ name: String, _ text: String?) -> [String: String] {
+            ["provider": name, "payload": text ?? "(this push sends nothing to this platform)"]
+        }
+        return [
+            shown("APNs (iOS)", try APNsRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder)?.payloadText),
+            shown("FCM (Android)", try FCMRenderer.render(push, receiptID: FCMRenderer.receiptPlaceholder, now: now)?.jsonText),
+            shown("Web Push", try WebPushRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder, now: now)?.payloadText),
+            shown("WNS (Windows)", try WNSRenderer.render(push, receiptID: WNSRenderer.receiptPlaceholder, now: now).map {
+                String(decoding: $0.payload, as: UTF8.self)
+            }),
+        ]
+    }
+}

@@ -1,0 +1,130 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import struct Foundation.Data
+import struct Foundation.URLComponents
+import struct Foundation.URLQueryItem
+import struct Foundation.UUID
+import class Foundation.JSONDecoder
+import class Foundation.JSONEncoder
+
+/// Devices: search and page them (the `/v2/registrations` filters), one device, a test push to it.
+extension DashboardController {
+    @Sendable func devicesPage(_ request: Request, context: Context) async throws -> Response {
+        try await page(request) { signed in
+            let app = try await signed.scope.application(try Self.id(context, "app", "application"))
+            let parameters = request.uri.queryParameters
+            var shown: [String: String] = [:]
+            for name in ["q", "platform", "platformUuid", "topic", "size", "page"] { shown[name] = parameters.get(name) ?? "" }
+            let platforms = try await signed.scope.platforms(of: app.id)
+            var view: [String: Any] = [
+                "app": ["uuid": app.id.lowercasedString],
+                "platformTypes": PlatformType.allCases.map { ["value": $0.rawValue, "selected": shown["platform"] == $0.rawValue] as [String: Any] },
+                "platforms": platforms.map {
+                    ["uuid": $0.id.lowercasedString, "name": "\($0.name) (\($0.type.rawValue))", "selected": shown["platformUuid"] == $0.id.lowercasedString] as [String: Any]
+                },
+            ]
+            let status: HTTPResponse.Status
+            do {
+                let query = try DeviceQuery(parameters)
+                let (devices, total) = try await signed.scope.devices(of: app.id, query)
+                shown["page"] = String(query.page)
+                shown["size"] = String(query.size)
+                view["total"] = total
+                view["devices"] = devices.map { Self.deviceView($0) }
+                if query.page > 1 { view["previous"] = Self.devicesLink(app, shown, page: query.page - 1) }
+                if query.page * query.size < total { view["next"] = Self.devicesLink(app, shown, page: query.page + 1) }
+                status = .ok
+            } catch {
+                guard let error = Self.formRefusal(error) else { throw error }
+                view["total"] = 0
+                view["devices"] = [[String: Any]]()
+                view["errors"] = ["any": error.message]
+                status = error.status
+            }
+            view["query"] = shown
+            return pages.page("devices", view, layout: try await layout(signed, title: "Devices", app: app), status: status)
+        }
+    }
+
+    @Sendable func devicePage(_ request: Request, context: Context) async throws -> Response {
+        try await page(request) { signed in
+            let (app, device) = try await self.device(signed, context)
+            let view: [String: Any] = ["csrf": signed.session.csrf, "device": Self.deviceView(device), "form": [String: String]()]
+            return pages.page("device", view, layout: try await layout(signed, title: "Device", app: app))
+        }
+    }
+
+    /// Sends a push to this one device, through the same acceptance as `POST /v1/push`, and
+    /// opens its live page.
+    @Sendable func testPush(_ request: Request, context: Context) async throws -> Response {
+        try await action(request) { signed, form in
+            let (app, device) = try await self.device(signed, context)
+            let body = try String(
+                decoding: JSONEncoder().encode(
+                    TestPush(message: .init(body: form["message"] ?? ""), target: .init(devices: [device.uuid.lowercasedString]))),
+                as: UTF8.self)
+            do {
+                let input = try JSONDecoder().decode(PushInput.self, from: Data(body.utf8))
+                switch try await pushes.accept(input, body: body, for: app) {
+                case .accepted(let accepted):
+                    return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes/\(accepted.receiptID)")
+                case .scheduled, .validated:
+                    return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes")
+                }
+            } catch {
+                guard let error = Self.formRefusal(error) else { throw error }
+                let errors = [error.field.map { $0.hasPrefix("message") ? "message" : $0 } ?? "message": error.message]
+                let view: [String: Any] = ["csrf": signed.session.csrf, "device": Self.deviceView(device), "form": form, "errors": errors]
+                return pages.page(
+                    "device", view, layout: try await layout(signed, title: "Device", app: app).merging(errorMessage(errors)) { $1 },
+                    status: error.status)
+            }
+        }
+    }
+
+    /// A test push's request body.
+    struct TestPush: Encodable {
+        struct Message: Encodable { var body: String }
+        struct Target: Encodable { var devices: [String] }
+        var message: Message
+        var target: Target
+    }
+
+    // MARK: Helpers
+
+    /// The application and the device named in the path, if the token may see them.
+    func device(_ signed: SignedIn, _ context: Context) async throws -> (App, Device) {
+        let app = try await signed.scope.application(try Self.id(context, "app", "application"))
+        let id = try Self.id(context, "device", "device")
+        var query = try DeviceQuery(Parameters())
+        query.filter.query = id.lowercasedString
+        query.size = 2
+        guard let device = try await signed.scope.devices(of: app.id, query).devices.first(where: { $0.uuid == id }) else {
+            throw APIError.notFound("device")
+        }
+        return (app, device)
+    }
+
+    static func deviceView(_ device: Device) -> [String: Any] {
+        [
+            "uuid": device.uuid.lowercasedString, "app_uuid": device.applicationID.lowercasedString,
+            "platform_uuid": device.platformID.lowercasedString, "platform_type": device.platformType.rawValue, "os": device.os,
+            "os_version": device.osVersion ?? "", "alias": device.deviceAlias ?? "", "model": device.deviceModel ?? "",
+            "manufacturer": device.deviceManufacturer ?? "", "token": device.registrationToken,
+            "custom_user_id": device.customUserID ?? "", "tags": device.tags.joined(separator: ", "), "active": device.active,
+        ]
+    }
+
+    /// The devices page with the same filters on another page.
+    static func devicesLink(_ app: App, _ shown: [String: String], page: Int) -> String {
+        var components = URLComponents()
+        components.path = "/dashboard/apps/\(app.id.lowercasedString)/devices"
+        var items = ["q", "platform", "platformUuid", "topic", "size"].compactMap { name in
+            shown[name].flatMap { $0.isEmpty ? nil : URLQueryItem(name: name, value: $0) }
+        }
+        items.append(URLQueryItem(name: "page", value: String(page)))
+        components.queryItems = items
+        return components.string ?? components.path
+    }
+}

@@ -1,0 +1,131 @@
+import HeraldCore
+import HeraldDelivery
+import HeraldStore
+import Hummingbird
+import struct Foundation.UUID
+import class Foundation.JSONDecoder
+import class Foundation.JSONEncoder
+
+/// Platforms: add (with credentials per type), edit, delete, a new secret, the credentials' status.
+extension DashboardController {
+    @Sendable func createPlatform(_ request: Request, context: Context) async throws -> Response {
+        try await action(request) { signed, form in
+            let app = try await signed.scope.application(try Self.id(context, "app", "application"))
+            do {
+                var input = PlatformInput()
+                input.type = form["type"] ?? ""
+                input.name = form["name"].flatMap { $0.trimmingASCIIWhitespace().isEmpty ? nil : $0 }
+                input.credentials = try Self.credentials(form)
+                let (platform, secret) = try await signed.scope.createPlatform(in: app.id, input)
+                var identifiers = [("Platform uuid", platform.id.lowercasedString)]
+                if let publicKey = platform.credentialsSummary?.fields["public_key"] { identifiers.append(("VAPID public key", publicKey)) }
+                return try await secretPage(
+                    signed, title: "Platform added", app: app,
+                    explanation: "The \(platform.type.rawValue) platform “\(platform.name)” exists. Devices register with its uuid and this secret.",
+                    identifiers: identifiers, secretName: "Platform secret", secret: secret,
+                    next: "/dashboard/platforms/\(platform.id.lowercasedString)")
+            } catch {
+                guard let error = Self.formRefusal(error) else { throw error }
+                return try await application(
+                    signed, app, form: ["name": app.name, "description": app.description, "platform_name": form["name"] ?? ""],
+                    errors: [:], platformErrors: Self.errors(error), status: error.status)
+            }
+        }
+    }
+
+    @Sendable func platformPage(_ request: Request, context: Context) async throws -> Response {
+        try await page(request) { signed in
+            let platform = try await signed.scope.platform(try Self.id(context, "platform", "platform"))
+            return try await platformView(signed, platform, form: ["name": platform.name], errors: [:])
+        }
+    }
+
+    @Sendable func updatePlatform(_ request: Request, context: Context) async throws -> Response {
+        try await action(request) { signed, form in
+            let platform = try await signed.scope.platform(try Self.id(context, "platform", "platform"))
+            do {
+                var input = PlatformInput()
+                input.name = form["name"] ?? ""
+                input.credentials = try Self.credentials(form)
+                let updated = try await signed.scope.updatePlatform(platform.id, input)
+                return Self.redirect("/dashboard/platforms/\(updated.id.lowercasedString)")
+            } catch {
+                guard let error = Self.formRefusal(error) else { throw error }
+                return try await platformView(signed, platform, form: form, errors: Self.errors(error), status: error.status)
+            }
+        }
+    }
+
+    @Sendable func deletePlatform(_ request: Request, context: Context) async throws -> Response {
+        try await action(request) { signed, _ in
+            let platform = try await signed.scope.platform(try Self.id(context, "platform", "platform"))
+            try await signed.scope.deletePlatform(platform.id)
+            return Self.redirect("/dashboard/apps/\(platform.applicationID.lowercasedString)")
+        }
+    }
+
+    @Sendable func regenerateSecret(_ request: Request, context: Context) async throws -> Response {
+        try await action(request) { signed, _ in
+            let (platform, secret) = try await signed.scope.regenerateSecret(try Self.id(context, "platform", "platform"))
+            let app = try await signed.scope.application(platform.applicationID)
+            return try await secretPage(
+                signed, title: "New platform secret", app: app,
+                explanation: "The previous secret of “\(platform.name)” no longer works; devices must register with this one.",
+                identifiers: [("Platform uuid", platform.id.lowercasedString)], secretName: "Platform secret", secret: secret,
+                next: "/dashboard/platforms/\(platform.id.lowercasedString)")
+        }
+    }
+
+    // MARK: Pages
+
+    func platformView(
+        _ signed: SignedIn, _ platform: Platform, form: [String: String], errors: [String: String], status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let app = try await signed.scope.application(platform.applicationID)
+        let devices = try await store.devices.count(platformID: platform.id)
+        let summary = platform.credentialsSummary
+        var fields = [["key": "kind", "value": summary?.kind ?? "none"]]
+        for (key, value) in (summary?.fields ?? [:]).sorted(by: { $0.key < $1.key }) { fields.append(["key": key, "value": value]) }
+        var view: [String: Any] = [
+            "csrf": signed.session.csrf, "form": form, "errors": errors, "deviceCount": devices, "hasDevices": devices > 0,
+            "credentialFields": fields,
+            "platform": [
+                "uuid": platform.id.lowercasedString, "app_uuid": platform.applicationID.lowercasedString, "name": platform.name,
+                "type": platform.type.rawValue, "status": platform.credentialsStatus.rawValue,
+                "missing": platform.credentialsStatus == .missing, "failing": platform.credentialsStatus == .failing,
+            ] as [String: Any],
+        ]
+        if let rejection = lastRejection(platform) { view["lastRejection"] = rejection }
+        return pages.page(
+            "platform", view, layout: try await layout(signed, title: "Platform \(platform.name)", app: app).merging(errorMessage(errors)) { $1 },
+            status: status)
+    }
+
+    /// Why the provider last refused this platform's credentials, from the application's
+    /// activity log (this process's recent events), with its time.
+    func lastRejection(_ platform: Platform) -> String? {
+        guard
+            let event = activity.recent(platform.applicationID).last(where: {
+                $0.kind == .credentialsProblem && $0.platformID == platform.id
+            })
+        else { return nil }
+        return "\(event.message) (\(Self.time(event.time)))"
+    }
+
+    // MARK: Helpers
+
+    /// The `credentials.*` fields of a form that are filled in, as the admin API's
+    /// `credentials` object; nil when none is (an edit that keeps the credentials).
+    static func credentials(_ form: [String: String]) throws -> CredentialsInput? {
+        var fields: [String: String] = [:]
+        for (key, value) in form where key.hasPrefix("credentials.") && !value.trimmingASCIIWhitespace().isEmpty {
+            fields[String(key.dropFirst("credentials.".count))] = value.replacing("\r\n", with: "\n")
+        }
+        guard !fields.isEmpty else { return nil }
+        do {
+            return try JSONDecoder().decode(CredentialsInput.self, from: JSONEncoder().encode(fields))
+        } catch {
+            throw APIError.badRequest("the credentials could not be read", field: "credentials")
+        }
+    }
+}

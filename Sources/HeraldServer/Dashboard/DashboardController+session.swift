@@ -1,0 +1,95 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import HTTPTypes
+import NIOCore
+import struct Foundation.UUID
+
+/// Signing in and out, the entry page and the static files.
+extension DashboardController {
+    @Sendable func home(_ request: Request, context: Context) async throws -> Response {
+        try await signedIn(request) == nil ? Self.redirect("/dashboard/signin") : Self.redirect("/dashboard/apps")
+    }
+
+    /// The stylesheet and script, cached by browsers for an hour.
+    @Sendable func staticFile(_ request: Request, context: Context) async throws -> Response {
+        guard let name = context.parameters.get("file"), let file = pages.files[name] else { throw APIError.notFound("file") }
+        return Response(
+            status: .ok, headers: [.contentType: file.contentType, .cacheControl: "public, max-age=3600"],
+            body: .init(byteBuffer: file.bytes))
+    }
+
+    /// A third-party library from Debian's packages (`DashboardPages.vendorFiles`), cached for a day.
+    @Sendable func vendorFile(_ request: Request, context: Context) async throws -> Response {
+        guard let name = context.parameters.get("file"), let file = pages.files["vendor/" + name] else { throw APIError.notFound("file") }
+        return Response(
+            status: .ok, headers: [.contentType: file.contentType, .cacheControl: "public, max-age=86400"],
+            body: .init(byteBuffer: file.bytes))
+    }
+
+    @Sendable func signInPage(_ request: Request, context: Context) async throws -> Response {
+        if try await signedIn(request) != nil { return Self.redirect("/dashboard/apps") }
+        return pages.page("signin", [:], layout: ["title": "Sign in"])
+    }
+
+    /// Exchanges an admin token for a session cookie. A wrong token gets one message whatever
+    /// was wrong with it; a client that keeps guessing is refused for a while (`SignInThrottle`).
+    @Sendable func signIn(_ request: Request, context: Context) async throws -> Response {
+        let client = Self.client(context)
+        if case .refuse(let retryAfter) = throttle.check(client) {
+            let seconds = max(1, (retryAfter + 999) / 1000)
+            var response = pages.page(
+                "signin", [:], layout: ["title": "Sign in", "errorMessage": "Too many sign-in attempts from here; try again in \(seconds) seconds."],
+                status: .tooManyRequests)
+            response.headers[.retryAfter] = String(seconds)
+            return response
+        }
+        let form = try await Self.form(request)
+        let token = (form["token"] ?? "").trimmingASCIIWhitespace()
+        guard !token.isEmpty, (try? await auth.admin(token: token)) != nil else {
+            throttle.failed(client)
+            return pages.page(
+                "signin", [:], layout: ["title": "Sign in", "errorMessage": "That admin token was not accepted."], status: .unauthorized)
+        }
+        let (id, _) = sessions.open(token: token)
+        var response = Self.redirect("/dashboard/apps")
+        response.setCookie(
+            Cookie(
+                name: Self.cookieName, value: id, maxAge: Int(sessions.lifetime.components.seconds), path: "/dashboard",
+                secure: Self.isTLS(request), httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    @Sendable func signOut(_ request: Request, context: Context) async throws -> Response {
+        try await action(request) { signed, _ in
+            sessions.close(signed.id)
+            var response = Self.redirect("/dashboard/signin")
+            response.setCookie(
+                Cookie(
+                    name: Self.cookieName, value: "", maxAge: 0, path: "/dashboard", secure: Self.isTLS(request), httpOnly: true,
+                    sameSite: .strict))
+            return response
+        }
+    }
+
+    /// The application picker's target.
+    @Sendable func go(_ request: Request, context: Context) async throws -> Response {
+        guard let raw = request.uri.queryParameters.get("app"), let id = UUID(text: raw) else { return Self.redirect("/dashboard/apps") }
+        return Self.redirect("/dashboard/apps/\(id.lowercasedString)")
+    }
+
+    // MARK: Helpers
+
+    /// Whether the browser reached Herald over TLS: Herald itself serves plain HTTP, so TLS is
+    /// a reverse proxy's, which says so with `X-Forwarded-Proto: https`. The header can only
+    /// add `Secure` to the cookie (a forged one keeps the forger's own cookie off plain HTTP).
+    static func isTLS(_ request: Request) -> Bool {
+        request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
+    }
+
+    /// Who is signing in, for the rate limit: the connection's peer address.
+    static func client(_ context: Context) -> String {
+        guard let address = (context as? any RemoteAddressRequestContext)?.remoteAddress else { return "unknown" }
+        return address.ipAddress ?? "unknown"
+    }
+}

@@ -1,0 +1,69 @@
+import Hummingbird
+import Mustache
+import NIOCore
+import class Foundation.FileManager
+
+/// The dashboard's Mustache templates and static files, compiled into the binary
+/// (`Dashboard/Templates`, `Dashboard/Static`), so that `herald serve` alone serves every page.
+///
+/// Templates use only `{{ }}`, which escapes HTML; the one `{{{content}}}` in the layout holds a
+/// page this library rendered itself.
+struct DashboardPages: Sendable {
+    let library: MustacheLibrary
+    /// Static files by name: bytes and content type.
+    let files: [String: (bytes: ByteBuffer, contentType: String)]
+
+    /// Parses the compiled-in templates; one that does not parse is a defect of the build
+    /// (every dashboard test renders them), so it stops the program with the parser's message.
+    /// Third-party browser libraries, read once from Debian's packages (or a copy of them) under
+    /// `vendorDirectory`: `libjs-chart.js`'s `chart.js/chart.min.js` is served as
+    /// `/dashboard/vendor/chart.js`. A missing file is left out, and the pages that would use
+    /// it show their data as tables only. Nothing is fetched from another host.
+    static let vendorFiles: [(name: String, path: String, contentType: String)] = [
+        ("chart.js", "chart.js/chart.min.js", "text/javascript; charset=utf-8")
+    ]
+
+    init(vendorDirectory: String? = "/usr/share/javascript") {
+        let templates: [(String, [UInt8])] = [
+            ("layout", PackageResources.layout_mustache), ("signin", PackageResources.signin_mustache),
+            ("apps", PackageResources.apps_mustache), ("app", PackageResources.app_mustache),
+            ("credentials", PackageResources.credentials_mustache), ("platform", PackageResources.platform_mustache),
+            ("secret", PackageResources.secret_mustache), ("devices", PackageResources.devices_mustache),
+            ("device", PackageResources.device_mustache), ("pushes", PackageResources.pushes_mustache),
+            ("push", PackageResources.push_mustache), ("error", PackageResources.error_mustache), ("logs", PackageResources.logs_mustache),
+            ("analytics", PackageResources.analytics_mustache), ("tenants", PackageResources.tenants_mustache),
+            ("tenant", PackageResources.tenant_mustache), ("compose", PackageResources.compose_mustache),
+        ]
+        var library = MustacheLibrary()
+        for (name, bytes) in templates {
+            do {
+                try library.register(String(decoding: bytes, as: UTF8.self), named: name)
+            } catch {
+                fatalError("the dashboard template \(name).mustache does not parse: \(error)")
+            }
+        }
+        self.library = library
+        var files = [
+            "dashboard.css": (ByteBuffer(bytes: PackageResources.dashboard_css), "text/css; charset=utf-8"),
+            "dashboard.js": (ByteBuffer(bytes: PackageResources.dashboard_js), "text/javascript; charset=utf-8"),
+        ]
+        if let vendorDirectory {
+            for file in Self.vendorFiles {
+                if let bytes = FileManager.default.contents(atPath: vendorDirectory + "/" + file.path) {
+                    files["vendor/" + file.name] = (ByteBuffer(bytes: bytes), file.contentType)
+                }
+            }
+        }
+        self.files = files
+    }
+
+    /// `template` rendered with `view`, inside the layout with `layout`'s values.
+    func page(_ template: String, _ view: [String: Any], layout: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+        var layout = layout
+        layout["content"] = library.render(view, withTemplate: template) ?? ""
+        let html = library.render(layout, withTemplate: "layout") ?? ""
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}

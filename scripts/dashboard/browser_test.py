@@ -1,0 +1,347 @@
+"""Drives Herald's dashboard in a real browser (Debian's chromium, headless, through chromedriver).
+
+Usage: browser_test.py BASE_URL ROOT_TOKEN WORK_DIR MOCK_APNS_URL MOCK_APNS_CA SCREENSHOT_DIR
+
+An operator signs in, creates an application and an iOS platform whose APNs is the mock
+(`herald mock apns`), devices register through the Pivotal API, the operator sends a test push
+to one of them and watches its page reach `done` live, and a tenant's token is shown to see
+nothing of another tenant. Text with HTML in it goes into every field the pages show, and must
+come back as text. A screenshot of each page goes to SCREENSHOT_DIR. Prints one
+'N passed, 0 failed' line; exits non-zero at the first failed check.
+"""
+
+import base64
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+XSS = '<img src=x onerror="window.__xss=1">"\'&'
+
+
+class Suite:
+    def __init__(self, base, root, work, apns_url, apns_ca, shots):
+        self.base, self.root, self.work, self.apns_url, self.shots = base, root, work, apns_url, shots
+        self.apns_ca = open(apns_ca).read()
+        self.passed = 0
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000",
+                         "--disable-gpu", "--no-first-run", "--disable-extensions", "--disable-background-networking"):
+            options.add_argument(argument)
+        service = webdriver.ChromeService(executable_path="/usr/bin/chromedriver")
+        self.browser = webdriver.Chrome(options=options, service=service)
+        self.browser.set_page_load_timeout(30)
+        self.wait = WebDriverWait(self.browser, 20)
+
+    # MARK: helpers
+
+    def check(self, condition, what):
+        if not condition:
+            self.shot("failure")
+            raise AssertionError(what)
+        self.passed += 1
+        print(f"ok: {what}")
+
+    def shot(self, name):
+        self.browser.save_screenshot(os.path.join(self.shots, f"{name}.png"))
+
+    def open(self, path):
+        self.browser.get(self.base + path)
+
+    def find(self, selector):
+        return self.browser.find_element(By.CSS_SELECTOR, selector)
+
+    def fill(self, selector, value):
+        """Sets a field's value as typing would (long PEM text is set directly, then 'input' fired)."""
+        element = self.find(selector)
+        self.browser.execute_script(
+            "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));", element, value)
+
+    def submit(self, selector):
+        """Clicks a button or link that loads a page, accepts the confirmation it may ask for, and
+        waits for the next page."""
+        page = self.find("html")
+        self.find(selector).click()
+        try:
+            self.browser.switch_to.alert.accept()
+        except NoAlertPresentException:
+            pass
+        self.wait.until(expected_conditions.staleness_of(page))
+
+    def text(self):
+        return self.find("body").text
+
+    def no_script_ran(self):
+        return self.browser.execute_script("return window.__xss === undefined")
+
+    def api(self, method, path, headers, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={**headers, "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                text = response.read().decode()
+                return json.loads(text) if text else None
+        except urllib.error.HTTPError as error:
+            raise AssertionError(f"{method} {path} answered {error.code}: {error.read().decode()[:300]}")
+
+    def sign_in(self, token):
+        self.open("/dashboard/signin")
+        self.fill("#token", token)
+        self.submit("form.card button[type=submit]")
+
+    # MARK: the story
+
+    def run(self):
+        self.open("/dashboard")
+        self.check(self.browser.current_url.endswith("/dashboard/signin"), "/dashboard sends a signed-out browser to sign in")
+        self.shot("01-sign-in")
+
+        self.sign_in("not-a-token")
+        self.check("was not accepted" in self.text(), "a wrong token gets a plain message")
+        self.check(self.root not in self.browser.page_source, "the page does not echo tokens")
+
+        self.sign_in(self.root)
+        self.check(self.browser.current_url.endswith("/dashboard/apps"), "the root token signs in")
+        cookie = self.browser.get_cookie("herald_session")
+        self.check(cookie is not None and cookie["httpOnly"] and cookie.get("sameSite") == "Strict",
+                   "the session cookie is HttpOnly and SameSite=Strict")
+        self.check(self.root not in cookie["value"], "the cookie does not carry the admin token")
+
+        # An application, with HTML in its name and description.
+        self.fill("#name", "Browser app " + XSS)
+        self.fill("#description", "Described " + XSS)
+        self.submit("form.card button[type=submit]")
+        self.check("Application created" in self.text(), "creating an application shows it")
+        api_key = self.find("#shown-secret").text
+        self.check(len(api_key) >= 40, "the new API key is shown once")
+        self.shot("02-application-created")
+        self.submit(".secret a")
+        app_uuid = self.find("#app-uuid").text
+        self.check(("Browser app " + XSS) in self.find("#app-name").text and self.no_script_ran(),
+                   "the application's name comes back as text, not markup")
+        self.check(self.find("#delete-app").is_enabled(), "an application without platforms can be deleted")
+
+        # Edit: the devices below send plain custom user ids, so the app stops asking for signed ones.
+        self.fill("#edit-app #description", "Edited " + XSS)
+        if self.find("#verify_custom_user_id").is_selected():
+            self.find("#verify_custom_user_id").click()
+        self.submit("#edit-app button[type=submit]")
+        self.check(not self.find("#verify_custom_user_id").is_selected() and ("Edited " + XSS) in self.text(),
+                   "editing an application saves it")
+
+        # An iOS platform whose APNs is the mock.
+        Select(self.find("#platform-type")).select_by_value("ios")
+        self.fill("#platform-name", "iPhone " + XSS)
+        self.fill("#credentials_p8", open(os.path.join(self.work, "p8")).read())
+        self.fill("#credentials_key_id", "ABC123DEFG")
+        self.fill("#credentials_team_id", "DEF123GHIJ")
+        self.fill("#credentials_topic", "com.example.browser")
+        Select(self.find("#credentials_environment")).select_by_value("sandbox")
+        self.fill("#credentials_endpoint", self.apns_url)
+        self.fill("#credentials_extra_ca_pem", self.apns_ca)
+        self.shot("03-application")
+        self.submit("#save-platform")
+        self.check("Platform added" in self.text(), "adding an iOS platform with a .p8 works")
+        platform_secret = self.find("#shown-secret").text
+        self.shot("04-platform-created")
+        self.submit(".secret a")
+        platform_uuid = self.find("#platform-uuid").text
+        self.check(self.find("#credentials-status").text == "ok", "the platform's credentials are ok")
+        self.check(("iPhone " + XSS) in self.find("#platform-name-value").text and self.no_script_ran(),
+                   "the platform's name comes back as text")
+        self.shot("05-platform")
+
+        # A bad credential is refused next to its field, nothing saved.
+        self.fill("#credentials_p8", "not a key")
+        self.fill("#credentials_key_id", "ABC123DEFG")
+        self.fill("#credentials_team_id", "DEF123GHIJ")
+        self.fill("#credentials_topic", "com.example.browser")
+        self.submit("form.card button[type=submit]")
+        self.check(len(self.browser.find_elements(By.CSS_SELECTOR, ".field-error")) > 0, "a bad .p8 is refused next to a field")
+        self.open(f"/dashboard/apps/{app_uuid}")
+        self.check(not self.find("#delete-app").is_enabled(), "an application with platforms cannot be deleted")
+
+        # Devices register through the API.
+        device = {"Authorization": "Basic " + base64.b64encode(f"{platform_uuid}:{platform_secret}".encode()).decode()}
+        devices = []
+        for index in range(3):
+            answer = self.api("POST", "/v1/registration", device, {
+                "registration_token": f"{index:02x}" * 32, "os": "ios", "device_alias": f"phone {index} {XSS}",
+                "custom_user_id": f"user-{index}", "tags": ["news", f"group{index}"]})
+            devices.append(answer["device_uuid"])
+        self.open(f"/dashboard/apps/{app_uuid}/devices")
+        self.check("3 devices" in self.find("#device-total").text, "the devices page lists the registered devices")
+        self.check(("phone 0 " + XSS) in self.text() and self.no_script_ran(), "a device's alias comes back as text")
+        self.shot("06-devices")
+        self.fill("#q", "user-1")
+        self.submit(".filters button[type=submit]")
+        self.check("1 devices" in self.find("#device-total").text, "searching by custom user id finds one device")
+        self.fill("#topic", "group2")
+        self.fill("#q", "")
+        self.submit(".filters button[type=submit]")
+        self.check("1 devices" in self.find("#device-total").text, "filtering by topic finds one device")
+
+        # A test push to one device, followed live to done.
+        self.open(f"/dashboard/apps/{app_uuid}/devices/{devices[0]}")
+        self.check(self.find("#device-active").text.startswith("yes"), "the device's page says it is active")
+        self.shot("07-device")
+        self.fill("#message", "Hello from the dashboard " + XSS)
+        self.submit("#send-test-push")
+        self.check("/pushes/" in self.browser.current_url, "a test push opens its live page")
+        self.push_receipt = self.browser.current_url.rsplit("/", 1)[-1]
+        WebDriverWait(self.browser, 30).until(lambda browser: self.find("#push-status").text == "done")
+        self.check(self.find("[data-field=delivered]").text == "1", "the live page shows the push delivered")
+        self.check("Delivery finished" in self.find("#live-state").text, "the live page says delivery finished")
+        self.shot("08-push-live")
+        self.open(f"/dashboard/apps/{app_uuid}/pushes")
+        self.check(("Hello from the dashboard " + XSS) in self.text() and self.no_script_ran(),
+                   "the pushes page lists the push, its message as text")
+        self.shot("09-pushes")
+
+
+        # The composer: validate only shows each provider's payload; sending follows the push live.
+        self.open(f"/dashboard/apps/{app_uuid}/pushes")
+        self.submit("#create-push")
+        self.fill("#message", "Composed " + XSS)
+        self.find("#platform_ios").click()
+        self.fill("#topics", "news")
+        self.fill("#ios_category", "reply")
+        self.fill("#custom_ios", '{"sound": "chime.caf"}')
+        self.submit("#validate-push")
+        previews = self.find("#previews").text
+        self.check("APNs (iOS)" in previews and '"category":"reply"' in previews and "chime.caf" in previews
+                   and "Composed <img src=x onerror=" in previews and self.no_script_ran(),
+                   "Validate only shows the payload each provider would get, as text")
+        self.shot("09b-composer-preview")
+        self.fill("#custom_android", "not json")
+        self.submit("#validate-push")
+        self.check("must be a JSON object" in self.text(), "a bad custom payload is refused next to its field")
+        self.fill("#custom_android", "")
+        self.submit("#send-push")
+        self.check("/pushes/" in self.browser.current_url, "sending a composed push opens its live page")
+        WebDriverWait(self.browser, 30).until(lambda browser: self.find("#push-status").text == "done")
+        self.check(self.find("[data-field=delivered]").text == "3", "the composed push reaches the three devices on the topic")
+
+        # Logs: the recent activity, events appearing live, and the file to download.
+        self.open(f"/dashboard/apps/{app_uuid}/logs")
+        self.check("push_accepted" in self.find("#log-lines").text, "the logs page shows the test push's activity")
+        before = len(self.browser.find_elements(By.CSS_SELECTOR, "#log-lines li"))
+        # The page's event stream must be open: an event from before it is only in the file.
+        self.wait.until(lambda browser: self.find("#log-lines").get_attribute("data-live") == "open")
+        headers = {"Authorization": "Basic " + base64.b64encode(f"{app_uuid}:{api_key}".encode()).decode()}
+        self.api("POST", "/v1/push", headers, {"message": {"body": "while watching"}, "target": {"devices": [devices[1]]}})
+        WebDriverWait(self.browser, 30).until(
+            lambda browser: len(browser.find_elements(By.CSS_SELECTOR, "#log-lines li")) >= before + 2)
+        self.check("batch_sent" in self.find("#log-lines").text, "new events appear on the logs page live")
+        self.shot("10-logs")
+        downloaded = self.browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch(document.getElementById('download-logs').href).then(r => r.text().then(t => done([r.status, r.headers.get('content-disposition'), t])));")
+        self.check(downloaded[0] == 200 and "attachment" in downloaded[1] and "push_accepted" in downloaded[2],
+                   "Download logs gives the activity as a text file")
+
+        # Analytics: the devices report the push received and opened.
+        receipt = self.push_receipt
+        now = str(int(time.time() * 1000))
+        self.api("POST", "/v1/analytics", device, {"events": [
+            {"eventType": "pcf_push_event_type_push_notification_received", "eventTime": now, "receiptId": receipt, "deviceUuid": devices[0]},
+            {"eventType": "pcf_push_event_type_push_notification_opened", "eventTime": now, "receiptId": receipt, "deviceUuid": devices[0]}]})
+        self.open(f"/dashboard/apps/{app_uuid}/analytics")
+        self.check("1 received, 1 opened" in self.text(), "the analytics page counts what the devices reported")
+        self.wait.until(lambda browser: self.find("#analytics-chart").get_attribute("data-drawn") == "true")
+        self.check(self.browser.execute_script("return typeof window.Chart === 'function'"),
+                   "the analytics chart is drawn with Chart.js from Debian's package")
+        self.shot("11-analytics")
+        self.open(f"/dashboard/apps/{app_uuid}/pushes/{receipt}")
+        self.check("1 received, 1 opened" in self.find("#push-reported").text, "a push's page shows what devices reported of it")
+
+        # A state-changing form without the CSRF token does nothing.
+        self.open(f"/dashboard/apps/{app_uuid}")
+        self.browser.execute_script("document.querySelector('form[action$=\"/api_key\"] input[name=csrf]').value = 'forged'")
+        self.submit("#regenerate-api-key")
+        self.check("form has expired" in self.text(), "a form with a forged CSRF token is refused")
+        self.check(self.basic_push_works(app_uuid, api_key), "the API key still works after the forged form")
+
+        # Regenerating the API key shows the new one once.
+        self.open(f"/dashboard/apps/{app_uuid}")
+        self.submit("#regenerate-api-key")
+        self.check("New API key" in self.text() and self.find("#shown-secret").text != api_key, "a new API key is shown once")
+        self.shot("12-new-api-key")
+
+        # Another tenant's token sees nothing of this application.
+        # Tenants and tokens (root): a tenant, and a token for it, shown once.
+        self.open("/dashboard/tenants")
+        self.fill("#tenant-name", "Other tenant " + XSS)
+        self.submit("#create-tenant button[type=submit]")
+        self.check(("Other tenant " + XSS) in self.find("#tenant-name-value").text and self.no_script_ran(),
+                   "a root token creates a tenant; its name comes back as text")
+        self.fill("#token-name", "browser " + XSS)
+        self.submit("#create-token button[type=submit]")
+        self.check("Admin token created" in self.text(), "a tenant token is created")
+        token = self.find("#shown-secret").text
+        self.shot("13-tenant-token")
+        self.submit(".secret a")
+        self.check(("browser " + XSS) in self.text() and token not in self.browser.page_source,
+                   "the tenant's page lists the token by name, never its value")
+        self.open("/dashboard/tenants")
+        self.shot("14-tenants")
+        self.open(f"/dashboard/apps/{app_uuid}")
+        self.submit("form.signout button[type=submit]")
+        self.check(self.browser.current_url.endswith("/dashboard/signin"), "signing out returns to the sign-in page")
+        self.open(f"/dashboard/apps/{app_uuid}")
+        self.check(self.browser.current_url.endswith("/dashboard/signin"), "after signing out, pages need signing in again")
+        self.sign_in(token)
+        self.check("Browser app" not in self.text(), "a tenant token does not list another tenant's application")
+        self.check("Tenants and tokens" not in self.text(), "a tenant token has no tenants menu")
+        self.shot("15-tenant-applications")
+        self.open(f"/dashboard/apps/{app_uuid}")
+        self.check("Not found" in self.text() and "Browser app" not in self.text(),
+                   "a tenant token gets 'not found' for another tenant's application")
+        self.open(f"/dashboard/platforms/{platform_uuid}")
+        self.check("Not found" in self.text(), "and for its platform")
+        self.open(f"/dashboard/apps/{app_uuid}/devices/{devices[0]}")
+        self.check("Not found" in self.text(), "and for its devices")
+        self.open("/dashboard/tenants")
+        self.check("not limited to one tenant" in self.text(), "a tenant token cannot open the tenants page")
+        self.shot("16-not-found")
+
+        # A phone-sized window still shows the navigation and the forms.
+        self.browser.set_window_size(390, 844)
+        self.open("/dashboard/apps")
+        self.check(self.find("#name").is_displayed(), "the applications page works on a phone-sized window")
+        self.shot("17-phone")
+
+    def basic_push_works(self, app_uuid, api_key):
+        headers = {"Authorization": "Basic " + base64.b64encode(f"{app_uuid}:{api_key}".encode()).decode()}
+        answer = self.api("POST", "/v1/push", headers, {"message": {"body": "api"}, "target": {"platforms": ["ios"]}, "validate_only": True})
+        return answer.get("valid") is True
+
+
+def main():
+    base, root, work, apns_url, apns_ca, shots = sys.argv[1:7]
+    os.makedirs(shots, exist_ok=True)
+    suite = Suite(base, root, work, apns_url, apns_ca, shots)
+    started = time.monotonic()
+    try:
+        suite.run()
+    except Exception as error:  # a failed check or a browser error: report it and fail the run
+        print(f"FAILED after {suite.passed} checks: {error}")
+        print("0 passed, 1 failed")
+        sys.exit(1)
+    finally:
+        suite.browser.quit()
+    print(f"dashboard: {suite.passed} passed, 0 failed in {time.monotonic() - started:.0f}s")
+
+
+if __name__ == "__main__":
+    main()
