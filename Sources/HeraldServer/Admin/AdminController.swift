@@ -118,6 +118,7 @@ struct AdminController<Context: RequestContext>: Sendable {
         let input = try await request.decodeJSON(ApplicationInput.self)
         let name = try AdminValidation.name(input.name ?? "", field: "name")
         let description = try AdminValidation.description(input.description) ?? ""
+        let (givenID, givenKey) = try AdminValidation.givenIdentity(uuid: input.uuid, secret: input.apiKey, secretField: "api_key")
         let tenantID: UUID
         if let requested = try AdminValidation.uuid(input.tenantID, field: "tenant_id") {
             tenantID = try await scope.tenant(requested).id
@@ -129,8 +130,11 @@ struct AdminController<Context: RequestContext>: Sendable {
             }
             tenantID = fallback.id
         }
-        let (app, apiKey) = try await store.applications.create(
-            tenantID: tenantID, name: name, description: description, verifiesCustomUserID: input.verifyCustomUserID ?? true)
+        let (app, apiKey) = try await Self.creatingIdentity(givenID) {
+            try await store.applications.create(
+                tenantID: tenantID, name: name, description: description, verifiesCustomUserID: input.verifyCustomUserID ?? true,
+                id: givenID, apiKey: givenKey)
+        }
         return EditedResponse(status: .created, response: ApplicationView(app, apiKey: apiKey))
     }
 
@@ -152,6 +156,7 @@ struct AdminController<Context: RequestContext>: Sendable {
         if input.tenantID != nil {
             throw APIError.badRequest("an application cannot move to another tenant", field: "tenant_id")
         }
+        try AdminValidation.refuseGivenIdentity(uuid: input.uuid, secret: input.apiKey, secretField: "api_key")
         let name = try input.name.map { try AdminValidation.name($0, field: "name") }
         let description = try AdminValidation.description(input.description)
         guard
@@ -205,9 +210,12 @@ struct AdminController<Context: RequestContext>: Sendable {
         }
         let type = try PlatformType.parse(rawType, field: "type")
         let name = try AdminValidation.name(input.name ?? type.rawValue, field: "name")
+        let (givenID, givenSecret) = try AdminValidation.givenIdentity(uuid: input.uuid, secret: input.secret, secretField: "secret")
         let credentials = try input.credentials?.validate(for: type)
-        let (platform, secret) = try await store.platforms.create(
-            applicationID: app.id, name: name, type: type, credentials: credentials)
+        let (platform, secret) = try await Self.creatingIdentity(givenID) {
+            try await store.platforms.create(
+                applicationID: app.id, name: name, type: type, credentials: credentials, id: givenID, secret: givenSecret)
+        }
         return EditedResponse(status: .created, response: PlatformView(platform, secret: secret))
     }
 
@@ -232,6 +240,7 @@ struct AdminController<Context: RequestContext>: Sendable {
                 "a platform's type is fixed once set (this one is '\(platform.type.rawValue)'); create another platform instead",
                 field: "type", code: "immutable_field")
         }
+        try AdminValidation.refuseGivenIdentity(uuid: input.uuid, secret: input.secret, secretField: "secret")
         let name = try input.name.map { try AdminValidation.name($0, field: "name") }
         let credentials = try input.credentials?.validate(for: platform.type)
         guard let updated = try await store.platforms.update(id: platform.id, name: name, credentials: credentials) else {
@@ -260,6 +269,18 @@ struct AdminController<Context: RequestContext>: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Runs a creation; a uuid the operator gave that is in use anywhere answers 409 naming `uuid`.
+    private static func creatingIdentity<Created>(_ givenID: UUID?, _ create: () async throws -> Created) async throws -> Created {
+        do {
+            return try await create()
+        } catch let error as StoreError where error.reason == .uniqueViolation {
+            guard let givenID else { throw error }
+            throw APIError(
+                .conflict, code: "conflict",
+                message: "the uuid \(givenID.lowercasedString) is already used by an application or platform", field: "uuid")
+        }
+    }
 
     private func scope(_ request: Request) async throws -> AdminScope {
         AdminScope(token: try await auth.admin(request), store: store)

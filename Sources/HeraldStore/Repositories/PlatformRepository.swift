@@ -15,23 +15,36 @@ public struct PlatformRepository: Sendable {
         "id, app_id, name, type, credentials_summary, credentials_status, created_at, updated_at"
 
     /// Creates a platform and returns it with its clear secret.
-    public func create(applicationID: UUID, name: String, type: PlatformType, credentials: PlatformCredentials?) async throws -> (Platform, String) {
+    ///
+    /// - Parameters:
+    ///   - id: a uuid the operator brings (checked by the caller); generated when nil. A uuid that
+    ///     any application or platform already has, in any tenant, throws `StoreError` `.uniqueViolation`.
+    ///   - secret: a secret the operator brings (checked by the caller); generated when nil. Stored
+    ///     hashed and sealed, as a generated one.
+    public func create(
+        applicationID: UUID, name: String, type: PlatformType, credentials: PlatformCredentials?, id: UUID? = nil, secret: String? = nil
+    ) async throws -> (Platform, String) {
         let time = now()
-        let id = UUID()
-        let secret = Secret.generate()
+        let given = id
+        let id = id ?? UUID()
+        let secret = secret ?? Secret.generate()
         let platform = Platform(
             id: id, applicationID: applicationID, name: name, type: type,
             credentialsSummary: credentials?.summary, credentialsStatus: credentials == nil ? .missing : .ok,
             createdAt: time, updatedAt: time)
         let sealedSecret = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
         let sealedCredentials = try credentials.map { try seal($0, id: id) }
-        try await database.query("""
-            INSERT INTO platforms (id, app_id, name, type, secret_hash, secret_sealed, credentials_sealed,
-                credentials_summary, credentials_status, created_at, updated_at)
-            VALUES (\(id), \(applicationID), \(name), \(type.rawValue), \(Secret.hash(secret)), \(sealedSecret),
-                \(sealedCredentials), \(try Self.summaryJSON(platform.credentialsSummary)), \(platform.credentialsStatus.rawValue),
-                \(time), \(time))
-            """)
+        let summary = try Self.summaryJSON(platform.credentialsSummary)
+        try await database.transaction { connection in
+            if given != nil { try await ApplicationRepository.requireUnusedIdentity(connection, id) }
+            try await connection.query("""
+                INSERT INTO platforms (id, app_id, name, type, secret_hash, secret_sealed, credentials_sealed,
+                    credentials_summary, credentials_status, created_at, updated_at)
+                VALUES (\(id), \(applicationID), \(name), \(type.rawValue), \(Secret.hash(secret)), \(sealedSecret),
+                    \(sealedCredentials), \(summary), \(platform.credentialsStatus.rawValue),
+                    \(time), \(time))
+                """)
+        }
         return (platform, secret)
     }
 
