@@ -36,7 +36,7 @@ public func buildApplication(
     let observability = Observability(configuration.observability, expectedWorkers: configuration.delivery.workers)
     let router = buildRouter(
         store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
-        observability: observability, scheduling: configuration.scheduling)
+        observability: observability, scheduling: configuration.scheduling, deviceImport: configuration.deviceImport)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
@@ -57,10 +57,11 @@ public func buildApplication(
 /// - Parameter geofenceUpdates: when geofence changes are pushed to devices.
 /// - Parameter observability: metrics, activity logs and health state (see docs/OBSERVABILITY.md).
 /// - Parameter scheduling: when a push for later is sent at once instead.
+/// - Parameter deviceImport: how large a device import may be.
 public func buildRouter(
     store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
     wnsTestHost: String? = nil, observability: Observability = Observability(),
-    scheduling: SchedulingConfiguration = SchedulingConfiguration()
+    scheduling: SchedulingConfiguration = SchedulingConfiguration(), deviceImport: DeviceImportConfiguration = DeviceImportConfiguration()
 ) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
@@ -85,6 +86,7 @@ public func buildRouter(
     GeofenceSyncController(store: store, auth: auth).addRoutes(to: router)
     AnalyticsController(store: store, auth: auth, now: now).addRoutes(to: router)
     AdminController(store: store, auth: auth).addRoutes(to: router)
+    DeviceTransferController(store: store, auth: auth, now: now, configuration: deviceImport, wnsTestHost: wnsTestHost).addRoutes(to: router)
     HealthController(store: store, observability: observability).addRoutes(to: router)
     MetricsController(store: store, auth: auth, observability: observability).addRoutes(to: router)
     ActivityLogController(store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat)

@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var observability = ObservabilityConfiguration()
     /// When pushes for later are sent at once, and how the scheduler wakes.
     public var scheduling = SchedulingConfiguration()
+    /// How large a device import (`POST /admin/v1/apps/:app/devices/import`) may be.
+    public var deviceImport = DeviceImportConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "herald-data", databaseURL: String? = nil,
