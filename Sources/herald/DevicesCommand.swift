@@ -89,9 +89,9 @@ struct FileChunks: AsyncSequence, Sendable {
         init(_ progress: TransferProgress) { state = Mutex(progress) }
     }
 
-    init(handle: FileHandle, total: Int64) {
+    init(handle: FileHandle, total: Int64, quiet: Bool = false) {
         self.handle = handle
-        self.progress = ProgressBox(TransferProgress(verb: "sent", total: total))
+        self.progress = ProgressBox(TransferProgress(verb: "sent", total: total, quiet: quiet))
     }
 
     struct AsyncIterator: AsyncIteratorProtocol {

@@ -6,15 +6,18 @@ struct TransferProgress: Sendable {
     let verb: String
     /// Bytes in all, when known (for the percentage and the ETA).
     let total: Int64?
+    /// Shows nothing (a benchmark measures the transfer).
+    let quiet: Bool
     private let interactive = isatty(STDERR_FILENO) == 1
     private let start = ContinuousClock.now
     private var lastShown = ContinuousClock.now
     private var bytes: Int64 = 0
     private var lines = 0
 
-    init(verb: String, total: Int64?) {
+    init(verb: String, total: Int64?, quiet: Bool = false) {
         self.verb = verb
         self.total = total
+        self.quiet = quiet
     }
 
     mutating func advance(bytes: Int, lines: Int) {
@@ -31,6 +34,7 @@ struct TransferProgress: Sendable {
     }
 
     private func show(final: Bool) {
+        guard !quiet else { return }
         let duration = ContinuousClock.now - start
         let elapsed = max(0.001, Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
         let rate = Double(lines) / elapsed

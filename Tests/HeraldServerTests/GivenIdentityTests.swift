@@ -181,3 +181,37 @@ import Testing
         }
     }
 }
+
+/// An Android platform's `fcm_notification`: off by default (data messages, as the PCF SDK needs).
+@Suite struct FCMNotificationSettingTests {
+    @Test(arguments: Backend.available)
+    func androidPlatformsSendDataMessagesUnlessAsked(_ backend: Backend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let fixture = try await Fixture.make(harness.store)
+            let root = bearer(harness.adminToken)
+            let android = try await client.execute(
+                uri: "/admin/v1/apps/\(fixture.app.id)/platforms", method: .post, headers: root, body: body(#"{"type":"android"}"#))
+            #expect(android.status == .created)
+            #expect(try android.json()["fcm_notification"] as? Bool == false)
+            let uuid = try #require(try android.json()["uuid"] as? String)
+            let changed = try await client.execute(
+                uri: "/admin/v1/platforms/\(uuid)", method: .put, headers: root, body: body(#"{"fcm_notification":true}"#))
+            #expect(try changed.json()["fcm_notification"] as? Bool == true)
+            let platformID = try #require(UUID(text: uuid))
+            #expect(try await harness.store.platforms.find(id: platformID)?.fcmNotification == true)
+            let shown = try await client.execute(
+                uri: "/admin/v1/apps/\(fixture.app.id)/platforms", method: .post, headers: root,
+                body: body(#"{"type":"android","fcm_notification":true}"#))
+            #expect(try shown.json()["fcm_notification"] as? Bool == true)
+
+            // Only Android platforms have it; the others do not show it.
+            let ios = try await client.execute(
+                uri: "/admin/v1/apps/\(fixture.app.id)/platforms", method: .post, headers: root,
+                body: body(#"{"type":"ios","fcm_notification":true}"#))
+            #expect(ios.status == .badRequest)
+            #expect(try ios.error()["field"] as? String == "fcm_notification")
+            let read = try await client.execute(uri: "/admin/v1/platforms/\(fixture.platform.id)", method: .get, headers: root)
+            #expect(try read.json()["fcm_notification"] == nil)
+        }
+    }
+}

@@ -212,9 +212,11 @@ struct AdminController<Context: RequestContext>: Sendable {
         let name = try AdminValidation.name(input.name ?? type.rawValue, field: "name")
         let (givenID, givenSecret) = try AdminValidation.givenIdentity(uuid: input.uuid, secret: input.secret, secretField: "secret")
         let credentials = try input.credentials?.validate(for: type)
+        let fcmNotification = try input.checkedFCMNotification(for: type) ?? false
         let (platform, secret) = try await Self.creatingIdentity(givenID) {
             try await store.platforms.create(
-                applicationID: app.id, name: name, type: type, credentials: credentials, id: givenID, secret: givenSecret)
+                applicationID: app.id, name: name, type: type, credentials: credentials, id: givenID, secret: givenSecret,
+                fcmNotification: fcmNotification)
         }
         return EditedResponse(status: .created, response: PlatformView(platform, secret: secret))
     }
@@ -243,7 +245,11 @@ struct AdminController<Context: RequestContext>: Sendable {
         try AdminValidation.refuseGivenIdentity(uuid: input.uuid, secret: input.secret, secretField: "secret")
         let name = try input.name.map { try AdminValidation.name($0, field: "name") }
         let credentials = try input.credentials?.validate(for: platform.type)
-        guard let updated = try await store.platforms.update(id: platform.id, name: name, credentials: credentials) else {
+        let fcmNotification = try input.checkedFCMNotification(for: platform.type)
+        guard
+            let updated = try await store.platforms.update(
+                id: platform.id, name: name, credentials: credentials, fcmNotification: fcmNotification)
+        else {
             throw APIError.notFound("platform")
         }
         return PlatformView(updated)

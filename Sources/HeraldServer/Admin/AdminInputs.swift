@@ -34,6 +34,21 @@ struct PlatformInput: Decodable {
     /// On creation only: the uuid and secret a platform already has elsewhere (Pivotal).
     var uuid: String?
     var secret: String?
+    /// Android only: whether FCM messages carry a notification block (default false: data messages).
+    var fcmNotification: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case name, type, credentials, uuid, secret, fcmNotification = "fcm_notification"
+    }
+
+    /// `fcm_notification`, which only Android platforms have.
+    func checkedFCMNotification(for type: PlatformType) throws -> Bool? {
+        guard let fcmNotification else { return nil }
+        guard type == .android else {
+            throw APIError.badRequest("fcm_notification is an Android platform's setting", field: "fcm_notification")
+        }
+        return fcmNotification
+    }
 }
 
 enum AdminValidation {
