@@ -42,7 +42,8 @@ import Testing
     func theCommandsKeepIdentitiesAndMoveDevices(_ backend: Backend) async throws {
         try await ServerHarness.run(backend, setup: .live) { harness, client in
             let port = try #require(client.port)
-            let server = ["--url", "http://127.0.0.1:\(port)", "--token", harness.adminToken]
+            // `--token=…`: a generated token may start with "-".
+            let server = ["--url", "http://127.0.0.1:\(port)", "--token=\(harness.adminToken)"]
             let appUUID = DeviceTransferTests.appUUID
             let (created, createdOut, _) = try await Self.herald(
                 ["app", "create", "Moved", "--uuid", appUUID, "--api-key", DeviceTransferTests.apiKey] + server)

@@ -78,6 +78,7 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
             received += Int64(buffer.readableBytes)
             if received > configuration.maximumBytes {
                 try await importer.flush()
+                try await importer.finish()
                 throw Self.tooLarge(configuration.maximumBytes, report: importer.report)
             }
             splitter.feed(buffer) { importer.take($0) }
@@ -85,6 +86,7 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
         }
         splitter.finish { importer.take($0) }
         try await importer.flush()
+        try await importer.finish()
         guard importer.report.lines > 0 else {
             throw APIError.badRequest("the body holds no device lines; NDJSON is expected, one device a line", code: "invalid_json")
         }
@@ -163,16 +165,37 @@ private struct Importer {
         }
     }
 
+    /// The transaction being written while the next lines are read: reading and writing overlap,
+    /// one transaction at a time, in order.
+    private var writing: Task<(lines: [Int], outcomes: [DeviceImportOutcome]), any Error>?
+
+    /// Starts writing the lines read so far, once the previous transaction is done.
     mutating func flush() async throws {
         guard !pending.isEmpty else { return }
+        try await finish()
         let batch = pending
-        pending.removeAll(keepingCapacity: true)
-        let outcomes = try await store.devices.importDevices(batch.map(\.device), applicationID: applicationID)
-        for (entry, outcome) in zip(batch, outcomes) {
+        pending = []
+        pending.reserveCapacity(configuration.devicesPerTransaction)
+        let (store, applicationID) = (self.store, self.applicationID)
+        writing = Task {
+            (batch.map(\.line), try await store.devices.importDevices(batch.map(\.device), applicationID: applicationID))
+        }
+    }
+
+    /// Waits for the transaction being written and counts its outcomes.
+    mutating func finish() async throws {
+        guard let task = writing else { return }
+        writing = nil
+        let (lines, outcomes) = try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+        for (line, outcome) in zip(lines, outcomes) {
             switch outcome {
             case .imported: report.imported += 1
             case .updated: report.updated += 1
-            case .rejected(let reason): report.reject(line: entry.line, reason)
+            case .rejected(let reason): report.reject(line: line, reason)
             }
         }
     }
