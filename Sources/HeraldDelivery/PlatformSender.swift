@@ -12,7 +12,8 @@ struct PlatformSender: Sendable {
     enum Client: Sendable {
         /// `bearer` is the provider token to send with (token-based auth), nil with a certificate.
         case apns(APNsClient, topic: String, bearer: String?)
-        case fcm(FCMClient)
+        /// `notification`: the platform's `fcm_notification`.
+        case fcm(FCMClient, notification: Bool)
         case webPush(WebPushClient, VAPIDSigner)
         case wns(WNSClient)
     }
@@ -44,8 +45,8 @@ struct PlatformSender: Sendable {
                 await client.send(notification, deviceTokens: targets.map(\.token), topic: topic, bearer: bearer)
             }
             return results.map(Self.outcome)
-        case .fcm(let client):
-            guard let message = content.fcm else { return targets.map { _ in .failed(reason: "NothingToSend") } }
+        case .fcm(let client, let notification):
+            guard let message = notification ? content.fcmWithNotification : content.fcm else { return targets.map { _ in .failed(reason: "NothingToSend") } }
             let results = await metrics.measured(provider: "fcm", requests: targets.count) {
                 await client.send(message, tokens: targets.map(\.token))
             }

@@ -3,7 +3,10 @@ import HeraldCore
 /// One push rendered for each kind of device a batch holds, once per batch.
 struct RenderedPush: Sendable {
     var apns: APNsNotification?
+    /// The FCM message of a platform that sends data messages (the default), and of one with
+    /// `fcm_notification` (a notification block besides).
     var fcm: FCMMessage?
+    var fcmWithNotification: FCMMessage?
     var webPush: WebPushNotification?
     var wns: WNSNotification?
     /// Kinds of device the push cannot be rendered for (it was accepted under older rules, say).
@@ -15,7 +18,9 @@ struct RenderedPush: Sendable {
             do throws(ValidationError) {
                 switch type {
                 case .ios: apns = try APNsRenderer.render(push, receiptID: receiptID)
-                case .android: fcm = try FCMRenderer.render(push, receiptID: receiptID, now: now)
+                case .android:
+                    fcm = try FCMRenderer.render(push, receiptID: receiptID, now: now)
+                    fcmWithNotification = try FCMRenderer.render(push, receiptID: receiptID, now: now, notificationByDefault: true)
                 case .web: webPush = try WebPushRenderer.render(push, receiptID: receiptID, now: now)
                 case .windows: wns = try WNSRenderer.render(push, receiptID: receiptID, now: now)
                 }

@@ -94,7 +94,7 @@ actor Senders {
         case .apns(let client, let topic, nil, _):
             return .ready(PlatformSender(metrics: telemetry.metrics, client: .apns(client, topic: topic, bearer: nil)))
         case .fcm(let client):
-            return .ready(PlatformSender(metrics: telemetry.metrics, client: .fcm(client)))
+            return .ready(PlatformSender(metrics: telemetry.metrics, client: .fcm(client, notification: platform.fcmNotification)))
         case .webPush(let signer):
             return .ready(PlatformSender(metrics: telemetry.metrics, client: .webPush(try webPush(), signer)))
         case .wns(let client):

@@ -32,15 +32,26 @@ struct AdminClient {
 
     /// Sends the request; prints the JSON answer, or the error and exits non-zero.
     func call(_ method: HTTPMethod, _ path: String, body: [String: Any]? = nil) async throws {
-        let token = try options.resolvedToken()
-        var request = HTTPClientRequest(url: options.url.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        var request = try self.request(method, path)
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        try await printAnswer(response)
+    }
+
+    /// A request to the admin API with the token.
+    func request(_ method: HTTPMethod, _ path: String) throws -> HTTPClientRequest {
+        let token = try options.resolvedToken()
+        var request = HTTPClientRequest(url: options.url.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        return request
+    }
+
+    /// Prints the JSON answer (pretty) or its text; exits non-zero unless it is a success.
+    func printAnswer(_ response: HTTPClientResponse) async throws {
         let bytes = try await response.body.collect(upTo: 16 << 20)
         let data = Data(bytes.readableBytesView)
         if let object = try? JSONSerialization.jsonObject(with: data),

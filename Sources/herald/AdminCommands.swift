@@ -56,12 +56,18 @@ struct AppCommand: AsyncParsableCommand {
             name: .customLong("verify-custom-user-id"),
             help: "true (default): registrations must sign their custom_user_id with the platform secret; false: plain ids.")
         var verifyCustomUserID: Bool?
+        @Option(help: "Keep the uuid the application has elsewhere (e.g. on Pivotal): the backends' credentials go on working.")
+        var uuid: String?
+        @Option(name: .customLong("api-key"), help: "Keep its api key (16-128 letters, digits, '-', '_', '.', '~'; stored hashed).")
+        var apiKey: String?
 
         func run() async throws {
             var body: [String: Any] = ["name": name]
             body["description"] = description
             body["tenant_id"] = tenant
             body["verify_custom_user_id"] = verifyCustomUserID
+            body["uuid"] = uuid
+            body["api_key"] = apiKey
             try await AdminClient(options: client).call(.POST, "/admin/v1/apps", body: body)
         }
     }
@@ -113,6 +119,7 @@ struct PlatformCommand: AsyncParsableCommand {
                 android: --service-account firebase-adminsdk.json
                 web:     --subject mailto:ops@example.com [--vapid-private-key …]  (a key pair is generated if none is given)
                 windows: --client-id ms-app://… --client-secret …
+                Coming from Pivotal: --uuid and --secret keep the platform's identity, which shipped apps carry.
                 """)
         @OptionGroup var client: AdminClientOptions
         @Argument(help: "ios, android, web or windows.") var type: String
@@ -132,6 +139,8 @@ struct PlatformCommand: AsyncParsableCommand {
         @Option(name: .customLong("client-secret"), help: "WNS client secret.") var clientSecret: String?
         @Option(help: "iOS: this platform's APNs endpoint instead of Apple's (https://host[:port]).") var endpoint: String?
         @Option(name: .customLong("extra-ca"), help: "iOS: a PEM CA file to trust for --endpoint.") var extraCA: String?
+        @Option(help: "Keep the uuid the platform has elsewhere (e.g. on Pivotal): shipped apps carry it.") var uuid: String?
+        @Option(help: "Keep its secret (16-128 letters, digits, '-', '_', '.', '~'; stored hashed).") var secret: String?
 
         func run() async throws {
             var credentials: [String: Any] = [:]
@@ -153,6 +162,8 @@ struct PlatformCommand: AsyncParsableCommand {
             if let extraCA { credentials["extra_ca_pem"] = String(decoding: try readFile(extraCA, option: "--extra-ca"), as: UTF8.self) }
             var body: [String: Any] = ["type": type]
             body["name"] = name
+            body["uuid"] = uuid
+            body["secret"] = secret
             if !credentials.isEmpty { body["credentials"] = credentials }
             try await AdminClient(options: client).call(.POST, "/admin/v1/apps/\(app)/platforms", body: body)
         }

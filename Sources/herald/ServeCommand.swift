@@ -60,6 +60,9 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Seconds: a push scheduled closer than this (or in the past) is sent at once. (env: HERALD_SEND_IMMEDIATELY_WITHIN; default 60)")
     var sendImmediatelyWithin: Int64?
 
+    @Option(name: .customLong("import-max-bytes"), help: "The largest device import body, in bytes (default 4 GiB).")
+    var importMaxBytes: Int64 = 4 << 30
+
     func run() async throws {
         var configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
         let threshold = try sendImmediatelyWithin ?? ProcessInfo.processInfo.environment["HERALD_SEND_IMMEDIATELY_WITHIN"].flatMap { raw in
@@ -73,6 +76,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.host = host
         configuration.port = port
+        guard importMaxBytes >= 1 else { throw ValidationError("--import-max-bytes must be 1 or more") }
+        configuration.deviceImport.maximumBytes = importMaxBytes
         guard workers >= 0 else { throw ValidationError("--workers must be 0 or more") }
         guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
         guard (1...3600).contains(jobLease) else { throw ValidationError("--job-lease must be between 1 and 3600 seconds") }

@@ -9,16 +9,36 @@ import Testing
         try JSONDecoder().decode(PushInput.self, from: Data(json.utf8)).validated(now: now)
     }
 
-    func render(_ json: String, receiptID: String? = "receipt-1") throws -> FCMMessage {
-        try #require(try FCMRenderer.render(push(json), receiptID: receiptID, now: now))
+    func render(_ json: String, receiptID: String? = "receipt-1", notificationByDefault: Bool = false) throws -> FCMMessage {
+        try #require(try FCMRenderer.render(push(json), receiptID: receiptID, now: now, notificationByDefault: notificationByDefault))
     }
 
-    @Test func theBodyBecomesDataMessageAndTheNotificationBody() throws {
+    /// The default is a data message, as Pivotal sent: the PCF Android SDK's FcmMessagingService
+    /// gets it in the background too, logs it received (receiptId) and hands `data` to the app.
+    @Test func theBodyBecomesDataMessageInADataMessage() throws {
         let message = try render(#"{"message":{"body":"Town Hall this Thursday"},"target":{"platform":"android"}}"#)
         #expect(message.data == ["message": "Town Hall this Thursday", "receiptId": "receipt-1"])
-        #expect(message.notification == FCMMessage.Notification(body: "Town Hall this Thursday"))
+        #expect(message.notification == nil)
         #expect(message.android == FCMMessage.AndroidConfig())
+        #expect(message.jsonText == #"{"data":{"message":"Town Hall this Thursday","receiptId":"receipt-1"}}"#)
+    }
+
+    /// A platform with `fcm_notification` adds the notification block (Android shows it itself).
+    @Test func aNotifyingPlatformAddsTheNotificationBody() throws {
+        let message = try render(#"{"message":{"body":"Town Hall this Thursday"},"target":{"platform":"android"}}"#, notificationByDefault: true)
+        #expect(message.data == ["message": "Town Hall this Thursday", "receiptId": "receipt-1"])
+        #expect(message.notification == FCMMessage.Notification(body: "Town Hall this Thursday"))
         #expect(message.jsonText == #"{"data":{"message":"Town Hall this Thursday","receiptId":"receipt-1"},"notification":{"body":"Town Hall this Thursday"}}"#)
+    }
+
+    /// A push decides for itself: `true` adds the block on a data platform, `false` leaves it out
+    /// on a notifying one.
+    @Test func thePushOverridesThePlatform() throws {
+        let loud = try render(#"{"message":{"body":"hi","custom":{"android":{"notification":true}}},"target":{"platform":"android"}}"#)
+        #expect(loud.notification == FCMMessage.Notification(body: "hi"))
+        let quiet = try render(
+            #"{"message":{"body":"hi","custom":{"android":{"notification":false}}},"target":{"platform":"android"}}"#, notificationByDefault: true)
+        #expect(quiet.notification == nil)
     }
 
     @Test func customAndroidKeysBecomeStringDataValues() throws {
@@ -34,7 +54,9 @@ import Testing
 
     /// The seed's example puts the text in `custom.android.message`: the custom block wins.
     @Test func customAndroidMessageWinsOverTheBody() throws {
-        let message = try render(#"{"message":{"body":"general","custom":{"android":{"message":"for Android"}}},"target":{"platform":"android"}}"#)
+        let message = try render(
+            #"{"message":{"body":"general","custom":{"android":{"message":"for Android"}}},"target":{"platform":"android"}}"#,
+            notificationByDefault: true)
         #expect(message.data["message"] == "for Android")
         #expect(message.notification?.body == "general")
     }
@@ -60,7 +82,9 @@ import Testing
     }
 
     @Test func notificationFalseSendsDataOnly() throws {
-        let message = try render(#"{"message":{"body":"quiet","custom":{"android":{"notification":false}}},"target":{"platform":"android"}}"#)
+        let message = try render(
+            #"{"message":{"body":"quiet","custom":{"android":{"notification":false}}},"target":{"platform":"android"}}"#,
+            notificationByDefault: true)
         #expect(message.notification == nil)
         #expect(message.data == ["message": "quiet", "receiptId": "receipt-1"])
         #expect(!message.jsonText.contains("notification"))

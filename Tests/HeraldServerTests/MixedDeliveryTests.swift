@@ -62,6 +62,10 @@ import Testing
             let (android, _) = try await store.platforms.create(
                 applicationID: app.id, name: "android", type: .android,
                 credentials: try CredentialsInput(serviceAccount: JSONText(serviceAccount)).validate(for: .android))
+            // An Android platform that asks for the notification block (fcm_notification).
+            let (notifying, _) = try await store.platforms.create(
+                applicationID: app.id, name: "android shown", type: .android,
+                credentials: try CredentialsInput(serviceAccount: JSONText(serviceAccount)).validate(for: .android), fcmNotification: true)
             let (web, _) = try await store.platforms.create(
                 applicationID: app.id, name: "web", type: .web,
                 credentials: try CredentialsInput(subject: "mailto:ops@example.com").validate(for: .web))
@@ -74,6 +78,7 @@ import Testing
                     on: platform,
                     try RegistrationInput(registrationToken: token).validated(for: platform.type, requireToken: true))
             }
+            let shownToken = try await register(notifying, "fcm-shown-\(UUID().uuidString)").registrationToken
             var iosTokens: Set<String> = []
             var fcmTokens: Set<String> = []
             var subscribers: [MockWebPushSubscriber] = []
@@ -120,8 +125,8 @@ import Testing
                     try await Task.sleep(for: .milliseconds(20))
                 }
                 #expect(status["status"] as? String == "done", "\(status)")
-                #expect(status["targeted"] as? Int == 12)
-                #expect(status["delivered"] as? Int == 12, "\(status)")
+                #expect(status["targeted"] as? Int == 13)
+                #expect(status["delivered"] as? Int == 13, "\(status)")
 
                 // iOS: one alert each, with the receipt.
                 #expect(apns.received.count == 3)
@@ -131,12 +136,19 @@ import Testing
                     #expect((payload["aps"] as? [String: Any])?["alert"] as? String == "Hello & welcome")
                     #expect(payload["receiptId"] as? String == receipt)
                 }
-                // Android: the body in data.message, as the PCF SDK reads it.
-                #expect(fcm.received.count == 3)
-                #expect(Set(fcm.received.map(\.target)) == expectedFCM)
+                // Android: the body in data.message, as the PCF SDK reads it, in a data message
+                // (no notification block) unless the platform asks for one.
+                #expect(fcm.received.count == 4)
+                #expect(Set(fcm.received.map(\.target)) == expectedFCM.union([shownToken]))
                 for message in fcm.received {
                     #expect(message.message.objectValue?["data"]?.objectValue?["message"] == .string("Hello & welcome"))
                     #expect(message.message.objectValue?["data"]?.objectValue?["receiptId"] == .string(receipt))
+                    let notification = message.message.objectValue?["notification"]
+                    if message.target == shownToken {
+                        #expect(notification == .object(["body": .string("Hello & welcome")]))
+                    } else {
+                        #expect(notification == nil)
+                    }
                 }
                 // Web: decrypted by the mock with each subscription's key.
                 #expect(webPush.received.count == 3)

@@ -21,7 +21,7 @@ struct ServerHarness: Sendable {
     /// give their own to read them).
     static func run(
         _ backend: Backend, observability: Observability = Observability(), setup: TestingSetup = .router,
-        logger: Logger = TestDatabase.logger,
+        logger: Logger = TestDatabase.logger, deviceImport: DeviceImportConfiguration = DeviceImportConfiguration(),
         _ body: @Sendable @escaping (ServerHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await withTestDatabase(backend) { db async throws in
@@ -29,7 +29,7 @@ struct ServerHarness: Sendable {
             let (_, token) = try await db.store.adminTokens.create(tenantID: nil, name: "root")
             let harness = ServerHarness(db: db, adminToken: token)
             let app = Application(
-                router: buildRouter(store: db.store, observability: observability),
+                router: buildRouter(store: db.store, observability: observability, deviceImport: deviceImport),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
             try await app.test(setup) { client in
                 try await body(harness, client)

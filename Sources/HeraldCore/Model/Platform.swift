@@ -12,15 +12,21 @@ public struct Platform: Sendable, Equatable {
     public var credentialsSummary: CredentialsSummary?
     /// Whether the provider last accepted the credentials.
     public var credentialsStatus: CredentialsStatus
+    /// Android: whether FCM messages carry a `notification` block built from the push's body, which
+    /// Android shows by itself while the app is in the background (so the app's messaging service,
+    /// the PCF SDK's, never sees the message). False: data messages only, as Pivotal sent them and
+    /// as the PCF Android SDK needs (see docs/PLATFORMS.md).
+    public var fcmNotification: Bool
     /// Milliseconds since 1970.
     public var createdAt: Int64
     public var updatedAt: Int64
 
     public init(
         id: UUID, applicationID: UUID, name: String, type: PlatformType,
-        credentialsSummary: CredentialsSummary?, credentialsStatus: CredentialsStatus,
+        credentialsSummary: CredentialsSummary?, credentialsStatus: CredentialsStatus, fcmNotification: Bool = false,
         createdAt: Int64, updatedAt: Int64
     ) {
+        self.fcmNotification = fcmNotification
         self.id = id
         self.applicationID = applicationID
         self.name = name

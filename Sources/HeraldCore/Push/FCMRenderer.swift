@@ -1,8 +1,12 @@
 /// Renders the FCM HTTP v1 message of a push for Android devices.
 ///
-/// - `message.body` becomes `data.message` (where the PCF Android SDK reads the text) and the
-///   `notification.body`, unless `custom.android.notification` is `false` (a data-only message,
-///   which reaches the app's messaging service even in the background).
+/// - `message.body` becomes `data.message` (where the PCF Android SDK reads the text). By default
+///   the message is a data message only, as Pivotal sent them: it reaches the app's messaging
+///   service (the PCF SDK's `FcmMessagingService`) in the foreground and in the background, which
+///   reports it received and hands it to the app. A platform with `fcm_notification` adds a
+///   `notification` block with the body (Android then shows it by itself while the app is in the
+///   background, and the SDK never sees it); `custom.android.notification` decides per push:
+///   `true` adds it, `false` leaves it out, an object shapes it.
 /// - Every other key of `custom.android` becomes a `data` value, as a string (numbers and
 ///   booleans as their JSON text, objects and arrays JSON-encoded); a null value leaves the key
 ///   out. `custom.android` wins over `message.body` for `data.message`.
@@ -28,7 +32,11 @@ public enum FCMRenderer {
     /// - Parameters:
     ///   - receiptID: put into `data` as `receiptId`, as the PCF SDK reads it; nil to leave out.
     ///   - now: epoch milliseconds, to turn `expiryTime` into a time to live.
-    public static func render(_ push: Push, receiptID: String?, now: Int64) throws(ValidationError) -> FCMMessage? {
+    ///   - notificationByDefault: the platform's `fcm_notification`: whether a push that does not say
+    ///     (`custom.android.notification`) gets a notification block with its body.
+    public static func render(
+        _ push: Push, receiptID: String?, now: Int64, notificationByDefault: Bool = false
+    ) throws(ValidationError) -> FCMMessage? {
         if push.body == nil && push.custom["android"] == nil { return nil }
         let custom = push.custom["android"]?.objectValue ?? [:]
         func field(_ key: String) -> String { "message.custom.android.\(key)" }
@@ -79,7 +87,9 @@ public enum FCMRenderer {
 
         var notification: FCMMessage.Notification? = push.body.map { FCMMessage.Notification(body: $0) }
         switch custom["notification"] {
-        case nil, .null?, .bool(true)?:
+        case nil, .null?:
+            if !notificationByDefault { notification = nil }
+        case .bool(true)?:
             break
         case .bool(false)?:
             notification = nil

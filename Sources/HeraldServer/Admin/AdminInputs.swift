@@ -17,10 +17,13 @@ struct ApplicationInput: Decodable {
     var tenantID: String?
     var includeReceiptID: Bool?
     var verifyCustomUserID: Bool?
+    /// On creation only: the uuid and api key an application already has elsewhere (Pivotal).
+    var uuid: String?
+    var apiKey: String?
 
     enum CodingKeys: String, CodingKey {
         case name, description, tenantID = "tenant_id", includeReceiptID = "include_receipt_id"
-        case verifyCustomUserID = "verify_custom_user_id"
+        case verifyCustomUserID = "verify_custom_user_id", uuid, apiKey = "api_key"
     }
 }
 
@@ -28,6 +31,24 @@ struct PlatformInput: Decodable {
     var name: String?
     var type: String?
     var credentials: CredentialsInput?
+    /// On creation only: the uuid and secret a platform already has elsewhere (Pivotal).
+    var uuid: String?
+    var secret: String?
+    /// Android only: whether FCM messages carry a notification block (default false: data messages).
+    var fcmNotification: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case name, type, credentials, uuid, secret, fcmNotification = "fcm_notification"
+    }
+
+    /// `fcm_notification`, which only Android platforms have.
+    func checkedFCMNotification(for type: PlatformType) throws -> Bool? {
+        guard let fcmNotification else { return nil }
+        guard type == .android else {
+            throw APIError.badRequest("fcm_notification is an Android platform's setting", field: "fcm_notification")
+        }
+        return fcmNotification
+    }
 }
 
 enum AdminValidation {
@@ -46,6 +67,19 @@ enum AdminValidation {
             throw APIError.badRequest("description is at most \(Limits.descriptionLength) characters", field: "description")
         }
         return raw
+    }
+
+    /// A uuid and secret an operator brings on creation, checked; nil for those not given.
+    static func givenIdentity(uuid: String?, secret: String?, secretField: String) throws -> (UUID?, String?) {
+        (try uuid.map { try Secret.checkGivenUUID($0, field: "uuid") }, try secret.map { try Secret.checkGiven($0, field: secretField) })
+    }
+
+    /// Refuses a uuid or secret in an update: they are given only on creation.
+    static func refuseGivenIdentity(uuid: String?, secret: String?, secretField: String) throws {
+        for (value, field) in [(uuid, "uuid"), (secret, secretField)] where value != nil {
+            throw APIError.badRequest(
+                "\(field) is given only on creation (a new one: regenerate it)", field: field, code: "immutable_field")
+        }
     }
 
     static func uuid(_ raw: String?, field: String) throws -> UUID? {

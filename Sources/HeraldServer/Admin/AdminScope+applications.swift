@@ -16,6 +16,7 @@ extension AdminScope {
     func createApplication(_ input: ApplicationInput) async throws -> (App, apiKey: String) {
         let name = try AdminValidation.name(input.name ?? "", field: "name")
         let description = try AdminValidation.description(input.description) ?? ""
+        let (givenID, givenKey) = try AdminValidation.givenIdentity(uuid: input.uuid, secret: input.apiKey, secretField: "api_key")
         let tenantID: UUID
         if let requested = try AdminValidation.uuid(input.tenantID, field: "tenant_id") {
             tenantID = try await tenant(requested).id
@@ -27,9 +28,11 @@ extension AdminScope {
             }
             tenantID = fallback.id
         }
-        let (app, apiKey) = try await store.applications.create(
-            tenantID: tenantID, name: name, description: description, verifiesCustomUserID: input.verifyCustomUserID ?? true)
-        return (app, apiKey)
+        return try await Self.creatingIdentity(givenID) {
+            try await store.applications.create(
+                tenantID: tenantID, name: name, description: description, verifiesCustomUserID: input.verifyCustomUserID ?? true,
+                id: givenID, apiKey: givenKey)
+        }
     }
 
     /// Changes what `input` sets; the uuid and the tenant never change.
@@ -38,6 +41,7 @@ extension AdminScope {
         if input.tenantID != nil {
             throw APIError.badRequest("an application cannot move to another tenant", field: "tenant_id")
         }
+        try AdminValidation.refuseGivenIdentity(uuid: input.uuid, secret: input.apiKey, secretField: "api_key")
         let name = try input.name.map { try AdminValidation.name($0, field: "name") }
         let description = try AdminValidation.description(input.description)
         guard
@@ -91,9 +95,14 @@ extension AdminScope {
         }
         let type = try PlatformType.parse(rawType, field: "type")
         let name = try AdminValidation.name(input.name ?? type.rawValue, field: "name")
+        let (givenID, givenSecret) = try AdminValidation.givenIdentity(uuid: input.uuid, secret: input.secret, secretField: "secret")
         let credentials = try input.credentials?.validate(for: type)
-        let (platform, secret) = try await store.platforms.create(applicationID: app.id, name: name, type: type, credentials: credentials)
-        return (platform, secret)
+        let fcmNotification = try input.checkedFCMNotification(for: type) ?? false
+        return try await Self.creatingIdentity(givenID) {
+            try await store.platforms.create(
+                applicationID: app.id, name: name, type: type, credentials: credentials, id: givenID, secret: givenSecret,
+                fcmNotification: fcmNotification)
+        }
     }
 
     /// Changes the name or the credentials; the type is fixed.
@@ -104,9 +113,14 @@ extension AdminScope {
                 "a platform's type is fixed once set (this one is '\(platform.type.rawValue)'); create another platform instead",
                 field: "type", code: "immutable_field")
         }
+        try AdminValidation.refuseGivenIdentity(uuid: input.uuid, secret: input.secret, secretField: "secret")
         let name = try input.name.map { try AdminValidation.name($0, field: "name") }
         let credentials = try input.credentials?.validate(for: platform.type)
-        guard let updated = try await store.platforms.update(id: platform.id, name: name, credentials: credentials) else {
+        let fcmNotification = try input.checkedFCMNotification(for: platform.type)
+        guard
+            let updated = try await store.platforms.update(
+                id: platform.id, name: name, credentials: credentials, fcmNotification: fcmNotification)
+        else {
             throw APIError.notFound("platform")
         }
         return updated
@@ -129,5 +143,20 @@ extension AdminScope {
             throw APIError.notFound("platform")
         }
         return (platform, secret)
+    }
+
+    // MARK: Identities
+
+    /// Runs a creation that may use a uuid the caller gave: a uuid some application or platform
+    /// of any tenant already has is a 409 naming `uuid`.
+    private static func creatingIdentity<Created>(_ givenID: UUID?, _ create: () async throws -> Created) async throws -> Created {
+        do {
+            return try await create()
+        } catch let error as StoreError where error.reason == .uniqueViolation {
+            guard let givenID else { throw error }
+            throw APIError(
+                .conflict, code: "conflict",
+                message: "the uuid \(givenID.lowercasedString) is already used by an application or platform", field: "uuid")
+        }
     }
 }

@@ -80,6 +80,8 @@ struct PlatformView: ResponseEncodable {
     var type: String
     var credentials: CredentialsView?
     var credentialsStatus: String
+    /// Android only: whether FCM messages carry a notification block.
+    var fcmNotification: Bool?
     var createdAt: Int64
     var updatedAt: Int64
     /// Only when just created or regenerated.
@@ -100,7 +102,7 @@ struct PlatformView: ResponseEncodable {
 
     enum CodingKeys: String, CodingKey {
         case uuid, appUUID = "app_uuid", name, type, credentials, credentialsStatus = "credentials_status"
-        case createdAt = "created_at", updatedAt = "updated_at", secret
+        case fcmNotification = "fcm_notification", createdAt = "created_at", updatedAt = "updated_at", secret
     }
 
     init(_ platform: Platform, secret: String? = nil) {
@@ -110,6 +112,7 @@ struct PlatformView: ResponseEncodable {
         type = platform.type.rawValue
         credentials = platform.credentialsSummary.map { CredentialsView(kind: $0.kind, fields: $0.fields) }
         credentialsStatus = platform.credentialsStatus.rawValue
+        fcmNotification = platform.type == .android ? platform.fcmNotification : nil
         createdAt = platform.createdAt
         updatedAt = platform.updatedAt
         self.secret = secret

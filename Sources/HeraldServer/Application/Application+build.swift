@@ -36,7 +36,8 @@ public func buildApplication(
     let observability = Observability(configuration.observability, expectedWorkers: configuration.delivery.workers)
     let router = buildRouter(
         store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
-        observability: observability, scheduling: configuration.scheduling, dashboardAssets: configuration.dashboardAssets)
+        observability: observability, scheduling: configuration.scheduling, dashboardAssets: configuration.dashboardAssets,
+        deviceImport: configuration.deviceImport)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
@@ -58,10 +59,12 @@ public func buildApplication(
 /// - Parameter observability: metrics, activity logs and health state (see docs/OBSERVABILITY.md).
 /// - Parameter scheduling: when a push for later is sent at once instead.
 /// - Parameter dashboardAssets: where the dashboard reads Debian's browser libraries from.
+/// - Parameter deviceImport: how large a device import may be.
 public func buildRouter(
     store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
     wnsTestHost: String? = nil, observability: Observability = Observability(),
-    scheduling: SchedulingConfiguration = SchedulingConfiguration(), dashboardAssets: String? = "/usr/share/javascript"
+    scheduling: SchedulingConfiguration = SchedulingConfiguration(), dashboardAssets: String? = "/usr/share/javascript",
+    deviceImport: DeviceImportConfiguration = DeviceImportConfiguration()
 ) -> Router<HeraldRequestContext> {
     let router = Router(context: HeraldRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
@@ -88,6 +91,7 @@ public func buildRouter(
     GeofenceSyncController(store: store, auth: auth).addRoutes(to: router)
     AnalyticsController(store: store, auth: auth, now: now).addRoutes(to: router)
     AdminController(store: store, auth: auth).addRoutes(to: router)
+    DeviceTransferController(store: store, auth: auth, now: now, configuration: deviceImport, wnsTestHost: wnsTestHost).addRoutes(to: router)
     HealthController(store: store, observability: observability).addRoutes(to: router)
     MetricsController(store: store, auth: auth, observability: observability).addRoutes(to: router)
     ActivityLogController(store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat)

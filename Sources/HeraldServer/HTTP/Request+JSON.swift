@@ -20,16 +20,29 @@ extension Request {
         guard buffer.readableBytes > 0 else {
             throw APIError.badRequest("the request body is empty; a JSON object is expected", code: "invalid_json")
         }
-        let data = Data(buffer.readableBytesView)
         do {
-            if JSONValue.mayContainNUL(data), let document = try? JSONDecoder().decode(JSONValue.self, from: data) {
+            return try Self.decodeJSONDocument(T.self, from: Data(buffer.readableBytesView))
+        } catch {
+            throw APIError(error)
+        }
+    }
+
+    /// Decodes one JSON document (a body, a line of an NDJSON body): a `ValidationError` naming
+    /// the field when it does not fit `T` or when any text in it holds a NUL character.
+    static func decodeJSONDocument<T: Decodable>(
+        _ type: T.Type, from data: Data, decoder: JSONDecoder = JSONDecoder()
+    ) throws(ValidationError) -> T {
+        do {
+            if JSONValue.mayContainNUL(data), let document = try? decoder.decode(JSONValue.self, from: data) {
                 try document.requireStorable()
             }
-            return try JSONDecoder().decode(T.self, from: data)
+            return try decoder.decode(T.self, from: data)
         } catch let error as ValidationError {
-            throw APIError(error)
+            throw error
         } catch let error as DecodingError {
-            throw APIError(Self.validationError(error))
+            throw Self.validationError(error)
+        } catch {
+            throw ValidationError(code: "invalid_json", message: "the body could not be decoded")
         }
     }
 

@@ -327,5 +327,13 @@ public enum Schema {
             // throttled push's last batch read every job of every push ever sent.
             "CREATE INDEX push_jobs_push ON push_jobs (push_id, state)",
         ]),
+        // MARK: Android data messages
+        Migration(version: 9, name: "platforms choose whether FCM messages carry a notification block", statements: [
+            // New Android platforms send data messages, which the PCF Android SDK needs; the
+            // platforms that exist keep the notification block they had, until an operator
+            // turns it off (docs/PLATFORMS.md).
+            "ALTER TABLE platforms ADD COLUMN fcm_notification {int} NOT NULL DEFAULT 0",
+            "UPDATE platforms SET fcm_notification = 1 WHERE type = 'android'",
+        ]),
     ]
 }

@@ -11,19 +11,39 @@ public struct ApplicationRepository: Sendable {
 
     /// Creates an application and returns it with its clear api key.
     ///
-    /// - Parameter verifiesCustomUserID: whether registrations must sign their custom user ids.
-    public func create(tenantID: UUID, name: String, description: String, verifiesCustomUserID: Bool = true) async throws -> (App, String) {
+    /// - Parameters:
+    ///   - verifiesCustomUserID: whether registrations must sign their custom user ids.
+    ///   - id: a uuid the operator brings (checked by the caller); generated when nil. A uuid that
+    ///     any application or platform already has, in any tenant, throws `StoreError` `.uniqueViolation`.
+    ///   - apiKey: an api key the operator brings (checked by the caller); generated when nil. Stored
+    ///     hashed, as a generated one.
+    public func create(
+        tenantID: UUID, name: String, description: String, verifiesCustomUserID: Bool = true, id: UUID? = nil, apiKey: String? = nil
+    ) async throws -> (App, String) {
         let time = now()
         let app = App(
-            id: UUID(), tenantID: tenantID, name: name, description: description, verifiesCustomUserID: verifiesCustomUserID,
+            id: id ?? UUID(), tenantID: tenantID, name: name, description: description, verifiesCustomUserID: verifiesCustomUserID,
             createdAt: time, updatedAt: time)
-        let apiKey = Secret.generate()
-        try await database.query("""
-            INSERT INTO applications (id, tenant_id, name, description, api_key_hash, verify_custom_user_id, created_at, updated_at)
-            VALUES (\(app.id), \(app.tenantID), \(app.name), \(app.description), \(Secret.hash(apiKey)),
-                \(verifiesCustomUserID ? 1 : 0), \(time), \(time))
-            """)
+        let apiKey = apiKey ?? Secret.generate()
+        try await database.transaction { connection in
+            if id != nil { try await Self.requireUnusedIdentity(connection, app.id) }
+            try await connection.query("""
+                INSERT INTO applications (id, tenant_id, name, description, api_key_hash, verify_custom_user_id, created_at, updated_at)
+                VALUES (\(app.id), \(app.tenantID), \(app.name), \(app.description), \(Secret.hash(apiKey)),
+                    \(verifiesCustomUserID ? 1 : 0), \(time), \(time))
+                """)
+        }
         return (app, apiKey)
+    }
+
+    /// Throws `.uniqueViolation` when an application or a platform, of any tenant, has `id`:
+    /// the uuids a client presents name one thing across the whole server.
+    static func requireUnusedIdentity(_ connection: any SQLExecutor, _ id: UUID) async throws {
+        let rows = try await connection.query(
+            "SELECT id FROM applications WHERE id = \(id) UNION ALL SELECT id FROM platforms WHERE id = \(id)")
+        if !rows.isEmpty {
+            throw StoreError(reason: .uniqueViolation, message: "the uuid \(id.lowercasedString) is in use")
+        }
     }
 
     /// The application, if it exists (and belongs to `tenantID` when given).

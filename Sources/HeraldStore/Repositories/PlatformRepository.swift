@@ -12,26 +12,41 @@ public struct PlatformRepository: Sendable {
     private let cache = CredentialCache<Platform>()
 
     private static let columns =
-        "id, app_id, name, type, credentials_summary, credentials_status, created_at, updated_at"
+        "id, app_id, name, type, credentials_summary, credentials_status, fcm_notification, created_at, updated_at"
 
     /// Creates a platform and returns it with its clear secret.
-    public func create(applicationID: UUID, name: String, type: PlatformType, credentials: PlatformCredentials?) async throws -> (Platform, String) {
+    ///
+    /// - Parameters:
+    ///   - id: a uuid the operator brings (checked by the caller); generated when nil. A uuid that
+    ///     any application or platform already has, in any tenant, throws `StoreError` `.uniqueViolation`.
+    ///   - secret: a secret the operator brings (checked by the caller); generated when nil. Stored
+    ///     hashed and sealed, as a generated one.
+    ///   - fcmNotification: Android: whether FCM messages carry a notification block (`Platform.fcmNotification`).
+    public func create(
+        applicationID: UUID, name: String, type: PlatformType, credentials: PlatformCredentials?, id: UUID? = nil, secret: String? = nil,
+        fcmNotification: Bool = false
+    ) async throws -> (Platform, String) {
         let time = now()
-        let id = UUID()
-        let secret = Secret.generate()
+        let given = id
+        let id = id ?? UUID()
+        let secret = secret ?? Secret.generate()
         let platform = Platform(
             id: id, applicationID: applicationID, name: name, type: type,
             credentialsSummary: credentials?.summary, credentialsStatus: credentials == nil ? .missing : .ok,
-            createdAt: time, updatedAt: time)
+            fcmNotification: fcmNotification, createdAt: time, updatedAt: time)
         let sealedSecret = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
         let sealedCredentials = try credentials.map { try seal($0, id: id) }
-        try await database.query("""
-            INSERT INTO platforms (id, app_id, name, type, secret_hash, secret_sealed, credentials_sealed,
-                credentials_summary, credentials_status, created_at, updated_at)
-            VALUES (\(id), \(applicationID), \(name), \(type.rawValue), \(Secret.hash(secret)), \(sealedSecret),
-                \(sealedCredentials), \(try Self.summaryJSON(platform.credentialsSummary)), \(platform.credentialsStatus.rawValue),
-                \(time), \(time))
-            """)
+        let summary = try Self.summaryJSON(platform.credentialsSummary)
+        try await database.transaction { connection in
+            if given != nil { try await ApplicationRepository.requireUnusedIdentity(connection, id) }
+            try await connection.query("""
+                INSERT INTO platforms (id, app_id, name, type, secret_hash, secret_sealed, credentials_sealed,
+                    credentials_summary, credentials_status, fcm_notification, created_at, updated_at)
+                VALUES (\(id), \(applicationID), \(name), \(type.rawValue), \(Secret.hash(secret)), \(sealedSecret),
+                    \(sealedCredentials), \(summary), \(platform.credentialsStatus.rawValue), \(fcmNotification ? 1 : 0),
+                    \(time), \(time))
+                """)
+        }
         return (platform, secret)
     }
 
@@ -58,11 +73,13 @@ public struct PlatformRepository: Sendable {
         ).map(Self.platform)
     }
 
-    /// Renames the platform and/or replaces its credentials (validated by the caller for its type).
-    public func update(id: UUID, name: String?, credentials: PlatformCredentials?) async throws -> Platform? {
+    /// Renames the platform, replaces its credentials (validated by the caller for its type)
+    /// and/or changes whether its FCM messages carry a notification block.
+    public func update(id: UUID, name: String?, credentials: PlatformCredentials?, fcmNotification: Bool? = nil) async throws -> Platform? {
         guard var platform = try await find(id: id) else { return nil }
         defer { cache.invalidate(id) }
         if let name { platform.name = name }
+        if let fcmNotification { platform.fcmNotification = fcmNotification }
         platform.updatedAt = now()
         if let credentials {
             platform.credentialsSummary = credentials.summary
@@ -70,12 +87,16 @@ public struct PlatformRepository: Sendable {
             try await database.query("""
                 UPDATE platforms SET name = \(platform.name), credentials_sealed = \(try seal(credentials, id: id)),
                     credentials_summary = \(try Self.summaryJSON(platform.credentialsSummary)),
-                    credentials_status = \(platform.credentialsStatus.rawValue), updated_at = \(platform.updatedAt)
+                    credentials_status = \(platform.credentialsStatus.rawValue), fcm_notification = \(platform.fcmNotification ? 1 : 0),
+                    updated_at = \(platform.updatedAt)
                 WHERE id = \(id)
                 """)
         } else {
             try await database.query(
-                "UPDATE platforms SET name = \(platform.name), updated_at = \(platform.updatedAt) WHERE id = \(id)")
+                """
+                UPDATE platforms SET name = \(platform.name), fcm_notification = \(platform.fcmNotification ? 1 : 0),
+                    updated_at = \(platform.updatedAt) WHERE id = \(id)
+                """)
         }
         return platform
     }
@@ -152,6 +173,6 @@ public struct PlatformRepository: Sendable {
             id: try row.uuid("id"), applicationID: try row.uuid("app_id"), name: try row.string("name"), type: type,
             credentialsSummary: summary,
             credentialsStatus: CredentialsStatus(rawValue: try row.string("credentials_status")) ?? .failing,
-            createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"))
+            fcmNotification: try row.int("fcm_notification") != 0, createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"))
     }
 }

@@ -1,0 +1,98 @@
+import struct Foundation.UUID
+
+/// One line of a device import (NDJSON), in the shape the export writes: the registration
+/// fields a device sends (`os`, `registration_token`, `tags`, …, read by `RegistrationInput`)
+/// and what only an export knows: `device_uuid`, `platform_uuid`, `active` and the times.
+public struct DeviceImportLine: Sendable, Decodable {
+    public var deviceUUID: String?
+    public var platformUUID: String?
+    /// The registration fields, checked by the registration's own rules.
+    public var registration: RegistrationInput
+    public var active: Bool?
+    public var createdAt: Int64?
+    public var updatedAt: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case deviceUUID = "device_uuid", platformUUID = "platform_uuid", active
+        case createdAt = "created_at", updatedAt = "updated_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        deviceUUID = try container.decodeIfPresent(String.self, forKey: .deviceUUID)
+        platformUUID = try container.decodeIfPresent(String.self, forKey: .platformUUID)
+        active = try container.decodeIfPresent(Bool.self, forKey: .active)
+        createdAt = try container.decodeIfPresent(Int64.self, forKey: .createdAt)
+        updatedAt = try container.decodeIfPresent(Int64.self, forKey: .updatedAt)
+        registration = try RegistrationInput(from: decoder)
+    }
+
+    /// Checks the line for an application whose platforms are `platforms`, by the rules a
+    /// registration meets (`RegistrationInput.validated(for:requireToken:)`, the time zone, WNS
+    /// channel hosts), plus the import's own: a uuid, a platform of this application, tags as a
+    /// list, times not negative.
+    ///
+    /// - Parameters:
+    ///   - now: epoch ms, the times of a line that gives none.
+    ///   - wnsTestHost: a WNS channel host accepted besides Microsoft's (a test WNS).
+    public func validated(platforms: [UUID: Platform], now: Int64, wnsTestHost: String? = nil) throws(ValidationError) -> DeviceImport {
+        guard let rawUUID = deviceUUID else {
+            throw ValidationError(code: "missing_field", message: "device_uuid is required: an import keeps each device's uuid", field: "device_uuid")
+        }
+        guard let uuid = UUID(text: rawUUID) else {
+            throw ValidationError(message: "must be a UUID", field: "device_uuid")
+        }
+        guard let rawPlatform = platformUUID else {
+            throw ValidationError(code: "missing_field", message: "platform_uuid is required", field: "platform_uuid")
+        }
+        guard let platformID = UUID(text: rawPlatform), let platform = platforms[platformID] else {
+            throw ValidationError(
+                code: "unknown_platform", message: "'\(rawPlatform)' is not a platform of this application (create it first, with its uuid)",
+                field: "platform_uuid")
+        }
+        if case .delta = registration.tags {
+            throw ValidationError(message: "tags must be the device's list of tags", field: "tags")
+        }
+        var checked = try registration.validated(for: platform.type, requireToken: true)
+        checked.timeZone = try registration.validatedTimeZone()
+        if platform.type == .windows, let channel = checked.registrationToken {
+            _ = try WNSChannel.check(channel, allowedTestHost: wnsTestHost)
+        }
+        for (value, field) in [(createdAt, "created_at"), (updatedAt, "updated_at")] {
+            if let value, value < 0 {
+                throw ValidationError(message: "must be epoch milliseconds, not negative", field: field)
+            }
+        }
+        let created = createdAt ?? updatedAt ?? now
+        return DeviceImport(
+            uuid: uuid, platform: platform, registration: checked, active: active ?? true, createdAt: created,
+            updatedAt: updatedAt ?? max(created, now))
+    }
+}
+
+/// A device to import, checked: stored with its uuid, as it was exported.
+public struct DeviceImport: Sendable, Equatable {
+    public var uuid: UUID
+    public var platform: Platform
+    /// The registration, normalised (token, tags, time zone) for the platform; a token is present.
+    public var registration: Registration
+    public var active: Bool
+    /// Epoch milliseconds.
+    public var createdAt: Int64
+    public var updatedAt: Int64
+
+    public init(uuid: UUID, platform: Platform, registration: Registration, active: Bool, createdAt: Int64, updatedAt: Int64) {
+        self.uuid = uuid
+        self.platform = platform
+        self.registration = registration
+        self.active = active
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// The device's tags (lower-cased, without duplicates).
+    public var tags: [String] {
+        if case .replace(let tags) = registration.tags { return tags }
+        return []
+    }
+}

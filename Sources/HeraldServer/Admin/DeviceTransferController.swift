@@ -1,0 +1,232 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import NIOCore
+import struct Foundation.Data
+import struct Foundation.UUID
+import class Foundation.JSONDecoder
+
+/// How large a device import may be.
+public struct DeviceImportConfiguration: Sendable {
+    /// The most bytes one import body may hold (chunked or not); past it the import stops with
+    /// 413, and the answer says what was written.
+    public var maximumBytes: Int64 = 4 << 30
+    /// The longest line; a longer one is rejected and skipped.
+    public var maximumLineBytes = 64 << 10
+    /// Devices written per transaction.
+    public var devicesPerTransaction = 2000
+    /// After writing at least this many devices, the import refreshes the planner's statistics.
+    public var analyzeAfter = 10_000
+
+    public init() {}
+}
+
+/// `/admin/v1/apps/:app/devices/export` and `/import`: an application's devices as NDJSON, one
+/// device a line, both ways, streamed: neither side ever holds the application's devices.
+struct DeviceTransferController<Context: RequestContext>: Sendable {
+    let store: Store
+    let auth: Authenticator
+    let now: @Sendable () -> Int64
+    var configuration = DeviceImportConfiguration()
+    /// A WNS channel host accepted besides `*.notify.windows.com` (a test WNS).
+    var wnsTestHost: String? = nil
+    /// Devices read per page of an export.
+    static var exportPage: Int { 2000 }
+
+    func addRoutes(to router: Router<Context>) {
+        let admin = router.group("admin/v1")
+        admin.get("apps/:app/devices/export", use: export)
+        admin.post("apps/:app/devices/import", use: importDevices)
+    }
+
+    // MARK: Export
+
+    @Sendable func export(_ request: Request, context: Context) async throws -> Response {
+        let app = try await application(request, context)
+        let store = self.store
+        return Response(
+            status: .ok, headers: [.contentType: "application/x-ndjson"],
+            body: ResponseBody { writer in
+                var after: Int64 = 0
+                while true {
+                    let page = try await store.devices.exportPage(applicationID: app.id, after: after, limit: Self.exportPage)
+                    guard let last = page.last else { break }
+                    var buffer = ByteBufferAllocator().buffer(capacity: page.count * 320)
+                    for device in page { DeviceExportLine.write(device, into: &buffer) }
+                    try await writer.write(buffer)
+                    after = last.device.id
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    // MARK: Import
+
+    @Sendable func importDevices(_ request: Request, context: Context) async throws -> DeviceImportReport {
+        let app = try await application(request, context)
+        if let length = request.headers[.contentLength].flatMap({ Int64($0) }), length > configuration.maximumBytes {
+            throw Self.tooLarge(configuration.maximumBytes, report: nil)
+        }
+        var platforms: [UUID: Platform] = [:]
+        for platform in try await store.platforms.list(applicationID: app.id) { platforms[platform.id] = platform }
+
+        var importer = Importer(
+            store: store, applicationID: app.id, platforms: platforms, configuration: configuration, wnsTestHost: wnsTestHost, now: now)
+        var splitter = NDJSONLineSplitter(maximumLineBytes: configuration.maximumLineBytes)
+        var received: Int64 = 0
+        for try await buffer in request.body {
+            received += Int64(buffer.readableBytes)
+            if received > configuration.maximumBytes {
+                try await importer.flush()
+                try await importer.finish()
+                throw Self.tooLarge(configuration.maximumBytes, report: importer.report)
+            }
+            splitter.feed(buffer) { importer.take($0) }
+            if importer.pendingCount >= configuration.devicesPerTransaction { try await importer.flush() }
+        }
+        splitter.finish { importer.take($0) }
+        try await importer.flush()
+        try await importer.finish()
+        guard importer.report.lines > 0 else {
+            throw APIError.badRequest("the body holds no device lines; NDJSON is expected, one device a line", code: "invalid_json")
+        }
+        importer.report.rejections.sort { $0.line < $1.line }
+        if importer.report.imported + importer.report.updated >= configuration.analyzeAfter {
+            try await store.devices.refreshStatistics()
+        }
+        return importer.report
+    }
+
+    static func tooLarge(_ limit: Int64, report: DeviceImportReport?) -> APIError {
+        var message = "the import body is larger than \(limit) bytes (the server's --import-max-bytes); split the file"
+        if let report {
+            message += "; before stopping, lines 1 to \(report.lines) were read: \(report.imported) imported, \(report.updated) updated, \(report.rejected) rejected"
+        }
+        return APIError(.contentTooLarge, code: "body_too_large", message: message)
+    }
+
+    private func application(_ request: Request, _ context: Context) async throws -> App {
+        let scope = AdminScope(token: try await auth.admin(request), store: store)
+        guard let raw = context.parameters.get("app"), let id = UUID(text: raw) else { throw APIError.notFound("application") }
+        return try await scope.application(id)
+    }
+}
+
+/// Reads an import's lines, checks each, and writes them a transaction's worth at a time.
+private struct Importer {
+    let store: Store
+    let applicationID: UUID
+    let platforms: [UUID: Platform]
+    let configuration: DeviceImportConfiguration
+    let wnsTestHost: String?
+    let now: @Sendable () -> Int64
+    let decoder = JSONDecoder()
+    var report = DeviceImportReport()
+    private var pending: [(line: Int, device: DeviceImport)] = []
+    /// The uuids of this body so far: a second line with one is rejected.
+    private var seen = Set<UUID>()
+
+    init(
+        store: Store, applicationID: UUID, platforms: [UUID: Platform], configuration: DeviceImportConfiguration, wnsTestHost: String?,
+        now: @escaping @Sendable () -> Int64
+    ) {
+        self.now = now
+        self.store = store
+        self.applicationID = applicationID
+        self.platforms = platforms
+        self.configuration = configuration
+        self.wnsTestHost = wnsTestHost
+    }
+
+    var pendingCount: Int { pending.count }
+
+    mutating func take(_ line: NDJSONLineSplitter.Line) {
+        switch line {
+        case .tooLong(let number):
+            report.lines = number
+            report.reject(line: number, ValidationError(
+                code: "line_too_long", message: "the line is longer than \(configuration.maximumLineBytes) bytes"))
+        case .text(let number, let data):
+            report.lines = number
+            do throws(ValidationError) {
+                let parsed = try Request.decodeJSONDocument(DeviceImportLine.self, from: data, decoder: decoder)
+                let device = try parsed.validated(platforms: platforms, now: now(), wnsTestHost: wnsTestHost)
+                guard seen.insert(device.uuid).inserted else {
+                    throw ValidationError(code: "duplicate", message: "this device_uuid is on an earlier line of this import", field: "device_uuid")
+                }
+                pending.append((number, device))
+            } catch {
+                if error.code == "invalid_json" {
+                    report.reject(line: number, ValidationError(code: "invalid_json", message: "the line is not a JSON object"))
+                } else {
+                    report.reject(line: number, error)
+                }
+            }
+        }
+    }
+
+    /// The transaction being written while the next lines are read: reading and writing overlap,
+    /// one transaction at a time, in order.
+    private var writing: Task<(lines: [Int], outcomes: [DeviceImportOutcome]), any Error>?
+
+    /// Starts writing the lines read so far, once the previous transaction is done.
+    mutating func flush() async throws {
+        guard !pending.isEmpty else { return }
+        try await finish()
+        let batch = pending
+        pending = []
+        pending.reserveCapacity(configuration.devicesPerTransaction)
+        let (store, applicationID) = (self.store, self.applicationID)
+        writing = Task {
+            (batch.map(\.line), try await store.devices.importDevices(batch.map(\.device), applicationID: applicationID))
+        }
+    }
+
+    /// Waits for the transaction being written and counts its outcomes.
+    mutating func finish() async throws {
+        guard let task = writing else { return }
+        writing = nil
+        let (lines, outcomes) = try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+        for (line, outcome) in zip(lines, outcomes) {
+            switch outcome {
+            case .imported: report.imported += 1
+            case .updated: report.updated += 1
+            case .rejected(let reason): report.reject(line: line, reason)
+            }
+        }
+    }
+}
+
+/// The answer of an import: what was written and what was not, line by line.
+struct DeviceImportReport: ResponseEncodable {
+    /// The most rejections listed; `rejected` counts them all.
+    static let listedRejections = 1000
+
+    struct Rejection: Codable, Sendable, Equatable {
+        var line: Int
+        var code: String
+        var field: String?
+        var message: String
+    }
+
+    /// Lines read (the number of the last one).
+    var lines = 0
+    /// New devices, created with their uuids.
+    var imported = 0
+    /// Devices of this application overwritten with the line's values.
+    var updated = 0
+    var rejected = 0
+    /// The first `listedRejections` rejections found, in line order.
+    var rejections: [Rejection] = []
+
+    mutating func reject(line: Int, _ error: ValidationError) {
+        rejected += 1
+        if rejections.count < Self.listedRejections {
+            rejections.append(Rejection(line: line, code: error.code, field: error.field, message: error.message))
+        }
+    }
+}
