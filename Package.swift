@@ -217,6 +217,8 @@ let package = Package(
             name: "HeraldHTTPTests",
             dependencies: [
                 "HeraldHTTP",
+                "HeraldCore",
+                "HeraldTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
