@@ -118,7 +118,7 @@ let package = Package(
         .target(
             name: "HeraldDelivery",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldFCM", "HeraldWebPush", "HeraldWNS",
+                "HeraldCore", "HeraldStore", "HeraldHTTP", "HeraldAPNs", "HeraldFCM", "HeraldWebPush", "HeraldWNS",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -74,7 +74,7 @@ public final class FCMClient: Sendable {
     /// Sends `message` to each registration token, in one hop to a connection; the results come
     /// in the tokens' order, a failure where no answer came. 401s are handled as by
     /// `send(_:token:)`, once for the batch.
-    public func send(_ message: FCMMessage, tokens deviceTokens: [String]) async -> [Result<FCMOutcome, FCMSendError>] {
+    public func send(_ message: FCMMessage, tokens deviceTokens: [String]) async -> [Result<FCMOutcome, ProviderSendError>] {
         let gaveUp = FCMOutcome.credentialsRejected(
             FCMRejection(status: 401, reason: .unauthenticated, message: "FCM kept refusing fresh access tokens"))
         return await tokens.send(count: deviceTokens.count, noToken: Self.noToken, gaveUp: .success(gaveUp)) { indices, bearer in
@@ -99,17 +99,17 @@ public final class FCMClient: Sendable {
                     }
                     return .answered(.success(outcome(for: answer, headers: responseHeaders)))
                 case .notSent:
-                    return .unanswered(.failure(FCMSendError(description: "not sent")))
+                    return .unanswered(.failure(.notSent))
                 case .failed(let reason):
-                    return .unanswered(.failure(FCMSendError(description: reason)))
+                    return .unanswered(.failure(.connectionFailed(reason)))
                 }
             }
         }
     }
 
     /// A send's result when no access token could be had.
-    private static func noToken(_ error: any Error) -> Result<FCMOutcome, FCMSendError> {
-        guard let error = error as? FCMTokenError else { return .failure(FCMSendError(description: "no access token: \(error)")) }
+    private static func noToken(_ error: any Error) -> Result<FCMOutcome, ProviderSendError> {
+        guard let error = error as? FCMTokenError else { return .failure(.noAccessToken("\(error)")) }
         return .success(outcome(for: error))
     }
 
