@@ -14,11 +14,6 @@ public enum APNsOutcome: Sendable, Equatable {
     case rejected(status: Int, reason: APNsErrorReason, timestamp: Int64?)
 }
 
-/// A notification that got no answer from APNs: the connection failed or closed with it in flight.
-public struct APNsSendError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-}
-
 /// Sends notifications to APNs over HTTP/2 and TLS on a few long-lived connections, each
 /// carrying as many concurrent streams as APNs allows (HeraldHTTP's `HTTP2ConnectionPool`, built
 /// on swift-nio-http2 frames).
@@ -88,14 +83,14 @@ public final class APNsClient: Sendable {
     /// APNs gives each its own `apns-id`.
     public func send(
         _ notification: APNsNotification, deviceTokens: [String], topic: String, bearer: String?
-    ) async -> [Result<APNsOutcome, APNsSendError>] {
+    ) async -> [Result<APNsOutcome, ProviderSendError>] {
         await sendBatch(notification, deviceTokens: deviceTokens, topic: topic, bearer: bearer, apnsID: nil)
     }
 
     /// The batch send; `apnsID` only for a batch of one (it names one notification).
     private func sendBatch(
         _ notification: APNsNotification, deviceTokens: [String], topic: String, bearer: String?, apnsID: UUID?
-    ) async -> [Result<APNsOutcome, APNsSendError>] {
+    ) async -> [Result<APNsOutcome, ProviderSendError>] {
         var headers = HPACKHeaders()
         headers.add(name: ":method", value: "POST")
         headers.add(name: ":scheme", value: "https")
@@ -131,9 +126,9 @@ public final class APNsClient: Sendable {
             case .answered(let status, let headers, let body):
                 .success(Self.outcome(status: status, apnsID: headers.first(name: "apns-id"), body: body))
             case .notSent:
-                .failure(APNsSendError(description: "not sent"))
+                .failure(.notSent)
             case .failed(let reason):
-                .failure(APNsSendError(description: reason))
+                .failure(.connectionFailed(reason))
             }
         }
     }

@@ -1,6 +1,7 @@
 import HeraldAPNs
 import HeraldCore
 import HeraldFCM
+import HeraldHTTP
 import HeraldStore
 import HeraldWNS
 import HeraldWebPush
@@ -44,18 +45,13 @@ struct PlatformSender: Sendable {
             let results = await metrics.measured(provider: "apns", requests: targets.count) {
                 await client.send(notification, deviceTokens: targets.map(\.token), topic: topic, bearer: bearer)
             }
-            return results.map(Self.outcome)
+            return results.map { Self.outcome($0) }
         case .fcm(let client, let notification):
             guard let message = notification ? content.fcmWithNotification : content.fcm else { return targets.map { _ in .failed(reason: "NothingToSend") } }
             let results = await metrics.measured(provider: "fcm", requests: targets.count) {
                 await client.send(message, tokens: targets.map(\.token))
             }
-            return results.map { result in
-                switch result {
-                case .success(let outcome): Self.outcome(outcome)
-                case .failure(let error): .unanswered(reason: error.description)
-                }
-            }
+            return results.map { Self.outcome($0) }
         case .webPush(let client, let vapid):
             guard let notification = content.webPush else { return targets.map { _ in .failed(reason: "NothingToSend") } }
             var outcomes = [DeliveryOutcome](repeating: .failed(reason: "InvalidSubscription"), count: targets.count)
@@ -67,11 +63,7 @@ struct PlatformSender: Sendable {
                 await client.send(notification, to: valid.map(\.subscription), vapid: vapid)
             }
             for ((index, _), result) in zip(valid, results) {
-                switch result {
-                case .success(let outcome): outcomes[index] = Self.outcome(outcome)
-                case .failure(let error as WebPushError): outcomes[index] = .failed(reason: error.code)
-                case .failure(let error): outcomes[index] = .unanswered(reason: "\(error)")
-                }
+                outcomes[index] = Self.outcome(result)
             }
             return outcomes
         case .wns(let client):
@@ -79,11 +71,9 @@ struct PlatformSender: Sendable {
             return await Self.eachConcurrently(targets, concurrency: concurrency) { [metrics] target in
                 await metrics.measured(provider: "wns") {
                     do {
-                        return Self.outcome(try await client.send(notification, channelURI: target.token))
-                    } catch let error as WNSError {
-                        return .failed(reason: error.code)
+                        return Self.outcome(Result<WNSOutcome, any Error>.success(try await client.send(notification, channelURI: target.token)))
                     } catch {
-                        return .unanswered(reason: "\(error)")
+                        return Self.outcome(Result<WNSOutcome, any Error>.failure(error))
                     }
                 }
             }
@@ -114,47 +104,27 @@ struct PlatformSender: Sendable {
 
     // MARK: Providers' answers in the engine's terms
 
-    static func outcome(_ result: Result<APNsOutcome, APNsSendError>) -> DeliveryOutcome {
+    /// The one mapper: a provider's answer (sorted by its own target into a `ProviderOutcome`),
+    /// a request that cannot be sent as addressed (`UndeliverableError`), or no answer.
+    static func outcome<Outcome: ProviderOutcomeConvertible, Failure: Error>(_ result: Result<Outcome, Failure>) -> DeliveryOutcome {
         switch result {
-        case .success(.accepted):
-            return .delivered
-        case .success(.rejected(_, let reason, let timestamp)):
-            if reason.meansDeviceGone { return .gone(since: timestamp) }
-            if reason.meansCredentialsRejected { return .credentialsRejected(reason: "\(reason)") }
-            if reason.isRetryable { return .retry(reason: "\(reason)", after: nil) }
-            return .failed(reason: "\(reason)")
+        case .success(let outcome):
+            switch outcome.providerOutcome {
+            case .delivered: return .delivered
+            case .gone(let since): return .gone(since: since.map { Self.milliseconds($0.sinceEpoch) })
+            case .retry(let reason, let after): return .retry(reason: reason, after: after.map { $0.components.seconds })
+            case .credentialsRejected(let reason): return .credentialsRejected(reason: reason)
+            case .failed(let reason): return .failed(reason: reason)
+            }
+        case .failure(let error as any UndeliverableError):
+            return .failed(reason: error.code)
         case .failure(let error):
-            return .unanswered(reason: error.description)
+            return .unanswered(reason: "\(error)")
         }
     }
 
-    static func outcome(_ outcome: FCMOutcome) -> DeliveryOutcome {
-        switch outcome {
-        case .delivered: .delivered
-        case .deviceGone: .gone(since: nil)
-        case .retry(let rejection, let after): .retry(reason: "\(rejection.reason)", after: after)
-        case .credentialsRejected(let rejection): .credentialsRejected(reason: "\(rejection.reason)")
-        case .failed(let rejection): .failed(reason: "\(rejection.reason)")
-        }
-    }
-
-    static func outcome(_ outcome: WebPushOutcome) -> DeliveryOutcome {
-        switch outcome {
-        case .delivered: .delivered
-        case .deviceGone: .gone(since: nil)
-        case .retry(let reason, let after): .retry(reason: "\(reason)", after: after)
-        case .credentialsRejected(let reason, _): .credentialsRejected(reason: "\(reason)")
-        case .failed(let reason, _): .failed(reason: "\(reason)")
-        }
-    }
-
-    static func outcome(_ outcome: WNSOutcome) -> DeliveryOutcome {
-        switch outcome {
-        case .delivered: .delivered
-        case .deviceGone: .gone(since: nil)
-        case .retry(let rejection, let after): .retry(reason: "\(rejection.reason)", after: after)
-        case .credentialsRejected(let rejection): .credentialsRejected(reason: "\(rejection.reason)")
-        case .failed(let rejection): .failed(reason: "\(rejection.reason)")
-        }
+    /// Whole milliseconds of `duration`, as the store keeps times.
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }

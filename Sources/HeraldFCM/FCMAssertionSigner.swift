@@ -15,12 +15,12 @@ public struct FCMAssertionSigner: Sendable {
     public let clientEmail: String
     /// The `aud`, and where the assertion is exchanged: the service account's `token_uri`.
     public let tokenURI: String
-    private let key: _RSA.Signing.PrivateKey
+    private let signer: JWTSigner
 
     public init(credentials: FCMCredentials) throws {
         self.clientEmail = credentials.clientEmail
         self.tokenURI = credentials.tokenURI
-        self.key = try _RSA.Signing.PrivateKey(pemRepresentation: credentials.privateKeyPEM)
+        self.signer = JWTSigner(.rs256(try _RSA.Signing.PrivateKey(pemRepresentation: credentials.privateKeyPEM)))
     }
 
     /// An assertion issued at `issuedAt` (epoch seconds).
@@ -32,9 +32,6 @@ public struct FCMAssertionSigner: Sendable {
             "iat": .int(issuedAt),
             "exp": .int(issuedAt + Self.lifetime),
         ])
-        let header = Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT"}"#.utf8))
-        let signingInput = header + "." + Base64URL.encode(Array(claims.jsonText.utf8))
-        let signature = try key.signature(for: Array(signingInput.utf8), padding: .insecurePKCS1v1_5)
-        return signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation))
+        return try signer.sign(claims: claims)
     }
 }

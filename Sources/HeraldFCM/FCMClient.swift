@@ -36,10 +36,10 @@ public final class FCMClient: Sendable {
     ///     for FCM and the token endpoint alike.
     ///   - proxy: an outbound proxy (HTTP `CONNECT` or SOCKS5) for FCM and the token endpoint alike.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
-    ///   - now: the clock, epoch seconds (token expiry, `Retry-After` dates).
+    ///   - clock: the wall clock (token expiry, the assertion's `iat`, `Retry-After` dates).
     public init(
         credentials: FCMCredentials, endpoint: String = FCMClient.defaultEndpoint, extraTrustedCAPEM: String? = nil,
-        proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10), now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10), clock: EpochClock = .system
     ) throws {
         let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
         guard let url = URL(string: base), url.scheme == "https", let host = url.host, !host.isEmpty else {
@@ -48,7 +48,7 @@ public final class FCMClient: Sendable {
         let sslContext = try HTTP2ConnectionPool.makeSSLContext(extraTrustedCAPEM: extraTrustedCAPEM)
         let httpClient = try ProviderHTTPClient.make(extraTrustedCAPEM: extraTrustedCAPEM, proxy: proxy, connectTimeout: connectTimeout)
         do {
-            self.tokens = try FCMAccessTokenProvider(credentials: credentials, httpClient: httpClient, now: now)
+            self.tokens = try FCMAccessTokenProvider(credentials: credentials, httpClient: httpClient, clock: clock)
         } catch {
             try? httpClient.syncShutdown()
             throw error
@@ -57,7 +57,7 @@ public final class FCMClient: Sendable {
         self.pool = HTTP2ConnectionPool(
             host: host, port: url.port ?? 443, sslContext: sslContext, proxy: proxy, connectTimeout: connectTimeout)
         self.projectID = credentials.projectID
-        self.now = now
+        self.now = { clock.now.epochSeconds }
         self.authority = url.port.map { "\(host):\($0)" } ?? host
         self.sendPath = url.path + "/v1/projects/\(projectID)/messages:send"
     }
@@ -74,24 +74,10 @@ public final class FCMClient: Sendable {
     /// Sends `message` to each registration token, in one hop to a connection; the results come
     /// in the tokens' order, a failure where no answer came. 401s are handled as by
     /// `send(_:token:)`, once for the batch.
-    public func send(_ message: FCMMessage, tokens deviceTokens: [String]) async -> [Result<FCMOutcome, FCMSendError>] {
-        var results = [Result<FCMOutcome, FCMSendError>?](repeating: nil, count: deviceTokens.count)
-        var pending = Array(deviceTokens.indices)
-        var retriedAfter401 = false
-        // A fresh token is fetched at most once per refusal; the bound only guards against a loop.
-        for _ in 0..<3 where !pending.isEmpty {
-            let bearer: String
-            do {
-                bearer = try await tokens.token()
-            } catch let error as FCMTokenError {
-                for index in pending { results[index] = .success(Self.outcome(for: error)) }
-                pending = []
-                break
-            } catch {
-                for index in pending { results[index] = .failure(FCMSendError(description: "no access token: \(error)")) }
-                pending = []
-                break
-            }
+    public func send(_ message: FCMMessage, tokens deviceTokens: [String]) async -> [Result<FCMOutcome, ProviderSendError>] {
+        let gaveUp = FCMOutcome.credentialsRejected(
+            FCMRejection(status: 401, reason: .unauthenticated, message: "FCM kept refusing fresh access tokens"))
+        return await tokens.send(count: deviceTokens.count, noToken: Self.noToken, gaveUp: .success(gaveUp)) { indices, bearer in
             var headers = HPACKHeaders()
             headers.add(name: ":method", value: "POST")
             headers.add(name: ":scheme", value: "https")
@@ -100,47 +86,31 @@ public final class FCMClient: Sendable {
             // Indexed in HPACK's dynamic table, as for APNs: one access token for every request.
             headers.add(name: "authorization", value: "Bearer \(bearer)")
             headers.add(name: "content-type", value: "application/json; charset=utf-8")
-            let requests = pending.map { index in
+            let requests = indices.map { index in
                 HTTP2Request(headers: headers, body: ByteBuffer(bytes: Self.requestBody(message, token: deviceTokens[index])))
             }
             // An endpoint without HTTP/2 (an HTTP/1.1-only proxy in front of FCM) gets HTTP/1.1.
-            let responses = await pool.send(requests, fallingBackTo: httpClient)
-            var refused: [Int] = []
-            var refusal: FCMErrorBody?
-            var accepted = false
-            for (index, response) in zip(pending, responses) {
+            return await pool.send(requests, fallingBackTo: httpClient).map { response in
                 switch response {
                 case .answered(let status, let responseHeaders, let body):
                     let answer = FCMErrorBody(status: status, body: body ?? ByteBuffer())
                     if answer.status == 401 && answer.reason != .thirdPartyAuthError {
-                        refused.append(index)
-                        refusal = answer
-                    } else {
-                        accepted = true
-                        results[index] = .success(outcome(for: answer, headers: responseHeaders))
+                        return .refused(status: answer.status, message: answer.message, ifFailing: .success(.credentialsRejected(answer.rejection)))
                     }
+                    return .answered(.success(outcome(for: answer, headers: responseHeaders)))
                 case .notSent:
-                    results[index] = .failure(FCMSendError(description: "not sent"))
+                    return .unanswered(.failure(.notSent))
                 case .failed(let reason):
-                    results[index] = .failure(FCMSendError(description: reason))
+                    return .unanswered(.failure(.connectionFailed(reason)))
                 }
-            }
-            pending = []
-            if let refusal {
-                switch await tokens.rejected(bearer, status: refusal.status, message: refusal.message) {
-                case .retryWithNewToken:
-                    retriedAfter401 = true
-                    pending = refused
-                case .markFailing:
-                    for index in refused { results[index] = .success(.credentialsRejected(refusal.rejection)) }
-                }
-            } else if retriedAfter401 && accepted {
-                await tokens.accepted(bearer)
             }
         }
-        let gaveUp = FCMOutcome.credentialsRejected(
-            FCMRejection(status: 401, reason: .unauthenticated, message: "FCM kept refusing fresh access tokens"))
-        return results.map { $0 ?? .success(gaveUp) }
+    }
+
+    /// A send's result when no access token could be had.
+    private static func noToken(_ error: any Error) -> Result<FCMOutcome, ProviderSendError> {
+        guard let error = error as? FCMTokenError else { return .failure(.noAccessToken("\(error)")) }
+        return .success(outcome(for: error))
     }
 
     /// Connections to FCM open and usable right now (for metrics).

@@ -1,7 +1,9 @@
+import HeraldCore
 import Synchronization
 
 /// A clock in epoch seconds that tests move by hand, for the token state machines and clients
-/// that take `now` in seconds (`TestClock` is the one in milliseconds).
+/// that take `now` in seconds (`TestClock` is the one in milliseconds); `epochClock` is the same
+/// time as the `Clock` the access-token code takes.
 public final class ManualClock: Sendable {
     private let seconds: Mutex<Int64>
 
@@ -17,4 +19,7 @@ public final class ManualClock: Sendable {
 
     /// The clock as the closure the code under test takes.
     public var function: @Sendable () -> Int64 { { self.now } }
+
+    /// The clock as an `EpochClock`, reading the same seconds.
+    public var epochClock: EpochClock { EpochClock { .seconds(self.now) } }
 }

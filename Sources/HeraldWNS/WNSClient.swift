@@ -36,11 +36,11 @@ public final class WNSClient: Sendable {
     ///     for WNS and the token endpoint alike.
     ///   - proxy: an outbound proxy (HTTP `CONNECT` or SOCKS5) for WNS and the token endpoint alike.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
-    ///   - now: the clock, epoch seconds (token expiry, retry dates).
+    ///   - clock: the wall clock (token expiry, retry dates).
     public init(
         credentials: WNSCredentials, tokenEndpoint: String = WNSAccessTokenProvider.defaultTokenEndpoint, endpointOverride: String? = nil,
         allowedTestHost: String? = nil, extraTrustedCAPEM: String? = nil, proxy: OutboundProxy? = nil,
-        connectTimeout: TimeAmount = .seconds(10), now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        connectTimeout: TimeAmount = .seconds(10), clock: EpochClock = .system
     ) throws {
         // Checked before the HTTP client exists: one that is never shut down traps when freed.
         guard Self.origin(of: tokenEndpoint) != nil else {
@@ -58,9 +58,9 @@ public final class WNSClient: Sendable {
         let httpClient = try ProviderHTTPClient.make(
             extraTrustedCAPEM: extraTrustedCAPEM, proxy: proxy, connectTimeout: connectTimeout, applicationProtocols: ["http/1.1"])
         self.httpClient = httpClient
-        self.tokens = WNSAccessTokenProvider(credentials: credentials, tokenEndpoint: tokenEndpoint, httpClient: httpClient, now: now)
+        self.tokens = WNSAccessTokenProvider(credentials: credentials, tokenEndpoint: tokenEndpoint, httpClient: httpClient, clock: clock)
         self.allowedTestHost = allowedTestHost
-        self.now = now
+        self.now = { clock.now.epochSeconds }
     }
 
     /// Sends `notification` to one channel.
@@ -71,34 +71,31 @@ public final class WNSClient: Sendable {
     /// network errors (no answer came).
     public func send(_ notification: WNSNotification, channelURI: String) async throws -> WNSOutcome {
         let url = try target(for: channelURI)
-        var retriedAfter401 = false
-        // A fresh token is fetched at most once per refusal; the bound only guards against a loop.
-        for _ in 0..<3 {
-            let bearer: String
+        let gaveUp = WNSOutcome.credentialsRejected(WNSRejection(status: 401, reason: .unauthorized, message: "WNS kept refusing fresh access tokens"))
+        let outcomes = await tokens.send(count: 1, noToken: Self.noToken, gaveUp: .success(gaveUp)) { _, bearer in
             do {
-                bearer = try await tokens.token()
-            } catch let error as WNSTokenError {
-                return Self.outcome(for: error)
-            }
-            let response = try await httpClient.execute(request(notification, url: url, bearer: bearer), timeout: .seconds(30))
-            let body = try await response.body.collect(upTo: 64 * 1024)
-            let status = Int(response.status.code)
-            let text = String(decoding: body.readableBytesView.prefix(512), as: UTF8.self)
-            if status == 401 {
-                switch await tokens.rejected(bearer, status: status, message: response.headers.first(name: "x-wns-error-description") ?? text) {
-                case .retryWithNewToken:
-                    retriedAfter401 = true
-                    continue
-                case .markFailing:
-                    return WNSOutcome(status: status, headers: response.headers, body: text, now: now())
+                let response = try await httpClient.execute(request(notification, url: url, bearer: bearer), timeout: .seconds(30))
+                let body = try await response.body.collect(upTo: 64 * 1024)
+                let status = Int(response.status.code)
+                let text = String(decoding: body.readableBytesView.prefix(512), as: UTF8.self)
+                let outcome = WNSOutcome(status: status, headers: response.headers, body: text, now: now())
+                if status == 401 {
+                    let message = response.headers.first(name: "x-wns-error-description") ?? text
+                    return [.refused(status: status, message: message, ifFailing: .success(outcome))]
                 }
+                return [.answered(.success(outcome))]
+            } catch {
+                return [.unanswered(.failure(error))]
             }
-            if retriedAfter401 {
-                await tokens.accepted(bearer)
-            }
-            return WNSOutcome(status: status, headers: response.headers, body: text, now: now())
         }
-        return .credentialsRejected(WNSRejection(status: 401, reason: .unauthorized, message: "WNS kept refusing fresh access tokens"))
+        return try outcomes[0].get()
+    }
+
+    /// A send's result when no access token could be had: the token error's outcome, or the
+    /// network error thrown.
+    private static func noToken(_ error: any Error) -> Result<WNSOutcome, any Error> {
+        guard let error = error as? WNSTokenError else { return .failure(error) }
+        return .success(outcome(for: error))
     }
 
     /// Closes the connections (WNS's and the token endpoint's); call once, after the last send.

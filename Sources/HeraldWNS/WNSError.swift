@@ -1,7 +1,9 @@
+import HeraldHTTP
+
 /// Why `WNSClient` would not send, or could not be made.
 ///
 /// Compare with the static values (`error == .channelNotAllowed`); `message` says what exactly.
-public struct WNSError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct WNSError: UndeliverableError, Sendable, Hashable, CustomStringConvertible {
     private enum Base: Hashable, Sendable {
         case channelNotAllowed, invalidEndpoint
     }

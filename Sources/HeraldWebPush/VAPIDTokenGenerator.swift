@@ -9,25 +9,22 @@ public struct VAPIDTokenGenerator: Sendable {
     public let publicKey: String
     /// The `sub` claim: a `mailto:` or `https:` contact.
     public let subject: String
-    private let key: P256.Signing.PrivateKey
+    private let signer: JWTSigner
 
     /// The public key is derived from the private key, so a stale stored public key cannot be sent.
     public init(credentials: VAPIDCredentials) throws {
         guard let raw = Base64URL.decode(credentials.privateKey), raw.count == 32 else {
             throw WebPushError.invalidKey("the VAPID private key is not 32 bytes of base64url")
         }
-        self.key = try P256.Signing.PrivateKey(rawRepresentation: raw)
+        let key = try P256.Signing.PrivateKey(rawRepresentation: raw)
+        self.signer = JWTSigner(.es256(key))
         self.publicKey = Base64URL.encode(Array(key.publicKey.x963Representation))
         self.subject = credentials.subject
     }
 
     /// A token for `audience` (an origin) that expires at `expiresAt` (epoch seconds).
     public func token(audience: String, expiresAt: Int64) throws -> String {
-        let header = Base64URL.encode(Array(JSONValue.object(["typ": .string("JWT"), "alg": .string("ES256")]).jsonText.utf8))
-        let claims = JSONValue.object(["aud": .string(audience), "exp": .int(expiresAt), "sub": .string(subject)])
-        let signingInput = header + "." + Base64URL.encode(Array(claims.jsonText.utf8))
-        let signature = try key.signature(for: Array(signingInput.utf8))
-        return signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation))
+        try signer.sign(claims: .object(["aud": .string(audience), "exp": .int(expiresAt), "sub": .string(subject)]))
     }
 
     /// The `Authorization` header value for a token (RFC 8292 §3).

@@ -178,9 +178,9 @@ public final class WebPushClient: Sendable {
                     status: status, location: headers.first(name: "location"), retryAfter: headers.first(name: "retry-after"),
                     body: body, audience: audience, vapid: vapid)))
             case .notSent:
-                (message.index, .failure(WebPushSendError(description: "not sent")))
+                (message.index, .failure(ProviderSendError.notSent))
             case .failed(let reason):
-                (message.index, .failure(WebPushSendError(description: reason)))
+                (message.index, .failure(ProviderSendError.connectionFailed(reason)))
             }
         }
     }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldAPNs
 import HeraldCore
+import HeraldHTTP
 import HeraldMocks
 import HeraldTestSupport
 import NIOCore
@@ -65,7 +66,7 @@ import Testing
             let bearer = try setup.generator.token(issuedAt: now)
             // The answer would come after 5 s: without a deadline the send would wait and succeed.
             setup.server.update { $0.responseDelay = .seconds(5) }
-            await #expect(throws: APNsSendError.self) {
+            await #expect(throws: ProviderSendError.self) {
                 try await setup.client.send(try notification(), deviceToken: randomAPNsToken(), topic: "com.example.app", bearer: bearer)
             }
             setup.server.update { $0.responseDelay = .zero }

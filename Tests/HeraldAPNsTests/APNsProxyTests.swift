@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldAPNs
 import HeraldCore
+import HeraldHTTP
 import HeraldMocks
 import HeraldTestSupport
 import Testing
@@ -10,7 +11,7 @@ import Testing
 /// 127.0.0.1; TLS and HTTP/2 to the mock APNs run inside the tunnel.
 @Suite struct APNsProxyTests {
     struct Delivery {
-        let outcomes: [Result<APNsOutcome, APNsSendError>]
+        let outcomes: [Result<APNsOutcome, ProviderSendError>]
         let proxy: MockProxyServer
         let server: MockAPNsServer
         let port: Int
@@ -42,7 +43,7 @@ import Testing
         return Delivery(outcomes: outcomes, proxy: proxy, server: server, port: port)
     }
 
-    func accepted(_ outcomes: [Result<APNsOutcome, APNsSendError>]) -> Int {
+    func accepted(_ outcomes: [Result<APNsOutcome, ProviderSendError>]) -> Int {
         outcomes.filter { if case .success(.accepted) = $0 { true } else { false } }.count
     }
 

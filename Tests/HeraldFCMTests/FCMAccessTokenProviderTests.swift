@@ -7,6 +7,8 @@ import _CryptoExtras
 
 @testable import HeraldFCM
 
+/// FCM's part of the access-token provider: the assertion it exchanges. The provider's rules
+/// (one request in flight, renewal, a 401's one refresh) are `AccessTokenProviderTests`'.
 @Suite struct FCMAccessTokenProviderTests {
     func credentials() throws -> FCMCredentials {
         guard case .fcm(let credentials) = try CredentialsInput(serviceAccount: JSONText(serviceAccountJSON())).validate(for: .android) else {
@@ -16,19 +18,7 @@ import _CryptoExtras
     }
 
     func provider(_ endpoint: FakeTokenEndpoint, clock: ManualClock) throws -> FCMAccessTokenProvider {
-        try FCMAccessTokenProvider(credentials: credentials(), now: clock.function) { try await endpoint.exchange($0) }
-    }
-
-    @Test func concurrentCallersShareOneExchange() async throws {
-        let endpoint = FakeTokenEndpoint()
-        let tokens = try provider(endpoint, clock: ManualClock())
-        let got = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<50 { group.addTask { try await tokens.token() } }
-            return try await group.reduce(into: [String]()) { $0.append($1) }
-        }
-        #expect(got == Array(repeating: "a1", count: 50))
-        #expect(endpoint.assertions.count == 1)
-        #expect(await tokens.exchanges == 1)
+        try FCMAccessTokenProvider(credentials: credentials(), clock: clock.epochClock) { try await endpoint.exchange($0) }
     }
 
     @Test func renewsFiveMinutesBeforeExpiryWhileTheOldTokenKeepsServing() async throws {
@@ -60,15 +50,6 @@ import _CryptoExtras
         #expect(try FakeTokenEndpoint.issuedAt(endpoint.assertions[1]) == start + 3599 - 300)
     }
 
-    @Test func aTransientFailureIsThrownAndTriedAgainNextTime() async throws {
-        let endpoint = FakeTokenEndpoint()
-        let tokens = try provider(endpoint, clock: ManualClock())
-        let unavailable = FCMTokenError(reason: .unavailable, status: 503, message: "down", retryAfter: 10)
-        endpoint.fail(with: unavailable)
-        await #expect(throws: unavailable) { try await tokens.token() }
-        #expect(try await tokens.token() == "a2")
-    }
-
     @Test func aRefusedServiceAccountStaysRefusedWithoutAskingAgain() async throws {
         let endpoint = FakeTokenEndpoint()
         let tokens = try provider(endpoint, clock: ManualClock())
@@ -77,19 +58,6 @@ import _CryptoExtras
         await #expect(throws: refused) { try await tokens.token() }
         await #expect(throws: refused) { try await tokens.token() }
         #expect(endpoint.assertions.count == 1)
-    }
-
-    @Test func a401FetchesOneFreshTokenThenGivesUp() async throws {
-        let endpoint = FakeTokenEndpoint()
-        let tokens = try provider(endpoint, clock: ManualClock())
-        #expect(try await tokens.token() == "a1")
-        #expect(await tokens.rejected("a1", status: 401, message: "revoked") == .retryWithNewToken)
-        #expect(try await tokens.token() == "a2")
-        #expect(await tokens.rejected("a2", status: 401, message: "revoked again") == .markFailing)
-        let error = await #expect(throws: FCMTokenError.self) { try await tokens.token() }
-        #expect(error?.reason == .failing)
-        #expect(error?.meansCredentialsRejected == true)
-        #expect(endpoint.assertions.count == 2)
     }
 
     @Test func theAssertionIsAnRS256JWTForTheTokenEndpoint() throws {

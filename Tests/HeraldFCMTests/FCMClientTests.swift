@@ -37,7 +37,7 @@ import Testing
                 clientEmail: account.clientEmail, projectID: "demo-project", publicKey: account.publicKey) }
             client = try FCMClient(
                 credentials: try Self.credentials(json), endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM,
-                proxy: proxy, now: clock.function)
+                proxy: proxy, clock: clock.epochClock)
         } catch {
             await server.shutdown()
             throw error

@@ -44,7 +44,7 @@ final class FakeTokenEndpoint: Sendable {
         await Task.yield()
         if let gate { await gate.wait() }
         if let failure { throw failure }
-        return FCMAccessTokenProvider.Grant(accessToken: "a\(count)", expiresIn: 3599)
+        return FCMAccessTokenProvider.Grant(accessToken: "a\(count)", lifetime: .seconds(3599))
     }
 
     /// The `iat` of an assertion.

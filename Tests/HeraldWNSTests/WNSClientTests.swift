@@ -31,7 +31,7 @@ import HeraldTestSupport
         do {
             client = try WNSClient(
                 credentials: Self.credentials, tokenEndpoint: server.tokenEndpoint, allowedTestHost: "127.0.0.1",
-                extraTrustedCAPEM: tls.caCertificatePEM, now: clock.function)
+                extraTrustedCAPEM: tls.caCertificatePEM, clock: clock.epochClock)
         } catch {
             await server.shutdown()
             throw error
@@ -315,7 +315,7 @@ import HeraldTestSupport
         try await withMock { setup in
             let client = try WNSClient(
                 credentials: Self.credentials, tokenEndpoint: setup.server.tokenEndpoint, endpointOverride: setup.server.origin,
-                extraTrustedCAPEM: setup.tls.caCertificatePEM, now: setup.clock.function)
+                extraTrustedCAPEM: setup.tls.caCertificatePEM, clock: setup.clock.epochClock)
             let outcome = try await client.send(try notification(), channelURI: "https://wns2-by3p.notify.windows.com/w/?token=AwYAAAD%2bQ")
             try await client.shutdown()
             guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }

@@ -15,11 +15,8 @@ public enum CustomUserIDToken {
 
     /// Signs `customUserID` with `key` (what a device does; tests and tools use it).
     public static func sign(customUserID: String, key: [UInt8]) -> String {
-        let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
-        let payload = (try? JSONSerialization.data(withJSONObject: ["custom_user_id": customUserID], options: [.sortedKeys])) ?? Data()
-        let signingInput = header + "." + Base64URL.encode(Array(payload))
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(signingInput.utf8), using: SymmetricKey(data: key))
-        return signingInput + "." + Base64URL.encode(Array(mac))
+        // HMAC cannot fail: `try?` only because the signer's other keys can.
+        (try? JWTSigner(.hs256(SymmetricKey(data: key))).sign(claims: .object(["custom_user_id": .string(customUserID)]))) ?? ""
     }
 
     /// The HMAC keys a platform secret stands for: its text, and its bytes when it is hex.
@@ -56,7 +53,7 @@ public enum CustomUserIDToken {
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         var valid = false
         for key in keys(forSecret: secret) {
-            let mac = Array(HMAC<SHA256>.authenticationCode(for: signingInput, using: SymmetricKey(data: key)))
+            let mac = (try? JWTSigner(.hs256(SymmetricKey(data: key))).signature(for: signingInput)) ?? []
             valid = Secret.constantTimeEquals(mac, signature) || valid
         }
         guard valid else {

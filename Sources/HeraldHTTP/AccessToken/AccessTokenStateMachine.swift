@@ -1,39 +1,31 @@
-/// When to ask the token endpoint for a new WNS access token, and what a 401 from WNS means.
+/// When to fetch a new OAuth2 access token, and what a 401 from the provider means (FCM, WNS).
 ///
-/// An access token is reused until five minutes before it expires (halfway through, for a
-/// lifetime under ten minutes); then one caller is told to fetch, and the others keep using the
-/// old token while it lasts, or wait for that fetch once it has expired. A 401 drops the token
-/// and one new token is fetched; if WNS refuses that one too, or the token endpoint refuses the
-/// package SID and secret, the credentials are failing and nothing more is fetched.
+/// A token is reused until its renewal time (`AccessTokenRenewal`); then one caller is told to
+/// fetch, and the others keep using the old token while it is valid, or wait for that fetch once
+/// it has expired. A 401 drops the token and one new token is fetched; if the provider refuses
+/// that one too, or the token endpoint refuses the credentials, the credentials are failing and
+/// nothing more is fetched.
 ///
-/// Times are epoch seconds from the caller's clock; the machine has no clock of its own.
-public struct WNSTokenStateMachine: Sendable {
-    /// Renew a token this long before it expires (seconds).
-    public static let renewBefore: Int64 = 5 * 60
-
-    /// An access token, when to renew it and when it expires (epoch seconds).
+/// Times are the caller's clock's instants; the machine has no clock of its own.
+public struct AccessTokenStateMachine<Instant: InstantProtocol>: Sendable
+where Instant: Sendable, Instant.Duration == Duration {
+    /// An access token, when to renew it and when it expires.
     public struct Token: Sendable, Equatable {
         /// The bearer token.
         public var value: String
-        /// From this time on, the next caller renews it.
-        public var renewAt: Int64
-        /// From this time on, it is not sent.
-        public var expiresAt: Int64
-
-        public init(value: String, renewAt: Int64, expiresAt: Int64) {
-            self.value = value
-            self.renewAt = renewAt
-            self.expiresAt = expiresAt
-        }
+        /// From this instant on, the next caller renews it.
+        public var renewAt: Instant
+        /// From this instant on, it is not sent.
+        public var expiresAt: Instant
     }
 
     private enum State: Sendable {
-        /// No token. `afterRejection`: WNS refused the last one, so the next is the one refresh.
+        /// No token. `afterRejection`: the provider refused the last one, so the next is the one refresh.
         case idle(afterRejection: Bool)
         /// One fetch, asked for at `since`, is in flight; `current` serves until it expires.
-        case fetching(current: Token?, since: Int64, afterRejection: Bool)
-        /// `onProbation`: fetched after WNS refused its predecessor; until WNS accepts it, a
-        /// refusal means the credentials are failing.
+        case fetching(current: Token?, since: Instant, afterRejection: Bool)
+        /// `onProbation`: fetched after the provider refused its predecessor; until the provider
+        /// accepts it, a refusal means the credentials are failing.
         case valid(Token, onProbation: Bool)
         /// The credentials were refused: nothing more is fetched.
         case failing
@@ -43,15 +35,16 @@ public struct WNSTokenStateMachine: Sendable {
     public enum Action: Sendable, Equatable {
         /// Send with this token.
         case use(String)
-        /// Ask the token endpoint, then report with `fetched`, `fetchFailed` or `fetchRefused`.
-        case fetch
+        /// Ask the token endpoint (an assertion, if one is signed, issued `at` this instant), then
+        /// report with `fetched`, `fetchFailed` or `fetchRefused`.
+        case fetch(at: Instant)
         /// Another caller's fetch is in flight: wait for its token.
         case wait
         /// Don't send: the credentials are failing.
         case fail
     }
 
-    /// What to do after WNS answered 401 to a notification.
+    /// What to do after the provider answered 401 to a request.
     public enum RejectionAction: Sendable, Equatable {
         /// Send again with a newer token (from `nextToken(now:)`).
         case retryWithNewToken
@@ -59,21 +52,25 @@ public struct WNSTokenStateMachine: Sendable {
         case markFailing
     }
 
+    /// When tokens are renewed.
+    public let renewal: AccessTokenRenewal
     private var state = State.idle(afterRejection: false)
 
-    public init() {}
+    public init(renewal: AccessTokenRenewal = .standard) {
+        self.renewal = renewal
+    }
 
-    /// The token for a notification sent at `now`.
-    public mutating func nextToken(now: Int64) -> Action {
+    /// The token for a request sent at `now`.
+    public mutating func nextToken(now: Instant) -> Action {
         switch state {
         case .idle(let afterRejection):
             state = .fetching(current: nil, since: now, afterRejection: afterRejection)
-            return .fetch
+            return .fetch(at: now)
         case .valid(let token, _):
             if now < token.renewAt { return .use(token.value) }
             // Renewed for age: a token that lived this long without a 401 is off probation.
             state = .fetching(current: now < token.expiresAt ? token : nil, since: now, afterRejection: false)
-            return .fetch
+            return .fetch(at: now)
         case .fetching(let current, _, _):
             if let current, now < current.expiresAt { return .use(current.value) }
             return .wait
@@ -82,13 +79,14 @@ public struct WNSTokenStateMachine: Sendable {
         }
     }
 
-    /// The fetch brought a token that lives `expiresIn` seconds from when it was asked for.
-    public mutating func fetched(_ value: String, expiresIn: Int64) {
+    /// The fetch brought a token that lives `lifetime` from when it was asked for.
+    public mutating func fetched(_ value: String, lifetime: Duration) {
         switch state {
         case .fetching(_, let since, let afterRejection):
-            let lifetime = max(1, expiresIn)
-            let renewAt = since + max(lifetime / 2, lifetime - Self.renewBefore)
-            state = .valid(Token(value: value, renewAt: renewAt, expiresAt: since + lifetime), onProbation: afterRejection)
+            let lifetime = max(.seconds(1), lifetime)
+            let token = Token(
+                value: value, renewAt: since.advanced(by: renewal.renewAfter(lifetime: lifetime)), expiresAt: since.advanced(by: lifetime))
+            state = .valid(token, onProbation: afterRejection)
         case .idle, .valid, .failing:
             break
         }
@@ -107,7 +105,7 @@ public struct WNSTokenStateMachine: Sendable {
         }
     }
 
-    /// The token endpoint refused the package SID and secret (`invalid_client`, …).
+    /// The token endpoint refused the credentials (`invalid_grant`, `invalid_client`, …).
     public mutating func fetchRefused() {
         switch state {
         case .idle, .fetching, .valid, .failing:
@@ -115,7 +113,7 @@ public struct WNSTokenStateMachine: Sendable {
         }
     }
 
-    /// WNS answered 401 to a notification sent with `token`.
+    /// The provider answered 401 to a request sent with `token`.
     public mutating func rejected(_ token: String) -> RejectionAction {
         switch state {
         case .valid(let current, let onProbation):
@@ -142,7 +140,7 @@ public struct WNSTokenStateMachine: Sendable {
         }
     }
 
-    /// WNS accepted a notification sent with `token`: a token fetched after a 401 is trusted.
+    /// The provider accepted a request sent with `token`: a token fetched after a 401 is trusted.
     public mutating func accepted(_ token: String) {
         switch state {
         case .valid(let current, true) where current.value == token:
