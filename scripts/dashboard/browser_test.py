@@ -19,7 +19,7 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -61,10 +61,21 @@ class Suite:
         return self.browser.find_element(By.CSS_SELECTOR, selector)
 
     def fill(self, selector, value):
-        """Sets a field's value as typing would (long PEM text is set directly, then 'input' fired)."""
-        element = self.find(selector)
-        self.browser.execute_script(
-            "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));", element, value)
+        """Sets a field's value as typing would (long PEM text is set directly, then 'input' fired).
+        Found and set again if the element was of a document Chromium had just replaced (its
+        inspector then answers "Node with given id does not belong to the document")."""
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                element = self.find(selector)
+                self.browser.execute_script(
+                    "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));", element, value)
+                return
+            except (StaleElementReferenceException, WebDriverException) as error:
+                if time.monotonic() > deadline or not (
+                        isinstance(error, StaleElementReferenceException) or "does not belong to the document" in str(error)):
+                    raise
+                time.sleep(0.05)
 
     def submit(self, selector):
         """Clicks a button or link that loads a page, accepts the confirmation it may ask for, and
@@ -76,6 +87,7 @@ class Suite:
         except NoAlertPresentException:
             pass
         self.wait.until(expected_conditions.staleness_of(page))
+        self.wait.until(lambda browser: browser.execute_script("return document.readyState") == "complete")
 
     def text(self):
         return self.find("body").text
