@@ -27,6 +27,55 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 XSS = '<img src=x onerror="window.__xss=1">"\'&'
 
 
+
+def lost_by_inspector(error):
+    """Chromium's driver sometimes resolves an element of the page just loaded against the one
+    it replaced and answers "Node with given id does not belong to the document"; finding the
+    element again works."""
+    return isinstance(error, StaleElementReferenceException) or (
+        isinstance(error, WebDriverException) and "does not belong to the document" in str(error))
+
+
+def retrying(action, seconds=10):
+    """Runs `action` (which finds its element itself) again while the inspector has lost the node."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return action()
+        except WebDriverException as error:
+            if not lost_by_inspector(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+class Found:
+    """An element by selector; each use finds it again if the driver lost it."""
+
+    def __init__(self, browser, selector):
+        self.browser, self.selector = browser, selector
+
+    def _element(self):
+        return self.browser.find_element(By.CSS_SELECTOR, self.selector)
+
+    @property
+    def text(self):
+        return retrying(lambda: self._element().text)
+
+    def click(self):
+        return retrying(lambda: self._element().click())
+
+    def get_attribute(self, name):
+        return retrying(lambda: self._element().get_attribute(name))
+
+    def is_displayed(self):
+        return retrying(lambda: self._element().is_displayed())
+
+    def is_enabled(self):
+        return retrying(lambda: self._element().is_enabled())
+
+    def is_selected(self):
+        return retrying(lambda: self._element().is_selected())
+
 class Suite:
     def __init__(self, base, root, work, apns_url, apns_ca, shots):
         self.base, self.root, self.work, self.apns_url, self.shots = base, root, work, apns_url, shots
@@ -58,29 +107,22 @@ class Suite:
         self.browser.get(self.base + path)
 
     def find(self, selector):
-        return self.browser.find_element(By.CSS_SELECTOR, selector)
+        """The element, as a `Found` that finds it again whenever Chromium's inspector has lost it."""
+        return Found(self.browser, selector)
+
+    def select(self, selector, value):
+        retrying(lambda: Select(self.browser.find_element(By.CSS_SELECTOR, selector)).select_by_value(value))
 
     def fill(self, selector, value):
-        """Sets a field's value as typing would (long PEM text is set directly, then 'input' fired).
-        Found and set again if the element was of a document Chromium had just replaced (its
-        inspector then answers "Node with given id does not belong to the document")."""
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                element = self.find(selector)
-                self.browser.execute_script(
-                    "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));", element, value)
-                return
-            except (StaleElementReferenceException, WebDriverException) as error:
-                if time.monotonic() > deadline or not (
-                        isinstance(error, StaleElementReferenceException) or "does not belong to the document" in str(error)):
-                    raise
-                time.sleep(0.05)
+        """Sets a field's value as typing would (long PEM text is set directly, then 'input' fired)."""
+        retrying(lambda: self.browser.execute_script(
+            "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));",
+            self.browser.find_element(By.CSS_SELECTOR, selector), value))
 
     def submit(self, selector):
         """Clicks a button or link that loads a page, accepts the confirmation it may ask for, and
         waits for the next page."""
-        page = self.find("html")
+        page = retrying(lambda: self.browser.find_element(By.CSS_SELECTOR, "html"))
         self.find(selector).click()
         try:
             self.browser.switch_to.alert.accept()
@@ -152,13 +194,13 @@ class Suite:
                    "editing an application saves it")
 
         # An iOS platform whose APNs is the mock.
-        Select(self.find("#platform-type")).select_by_value("ios")
+        self.select("#platform-type", "ios")
         self.fill("#platform-name", "iPhone " + XSS)
         self.fill("#credentials_p8", open(os.path.join(self.work, "p8")).read())
         self.fill("#credentials_key_id", "ABC123DEFG")
         self.fill("#credentials_team_id", "DEF123GHIJ")
         self.fill("#credentials_topic", "com.example.browser")
-        Select(self.find("#credentials_environment")).select_by_value("sandbox")
+        self.select("#credentials_environment", "sandbox")
         self.fill("#credentials_endpoint", self.apns_url)
         self.fill("#credentials_extra_ca_pem", self.apns_ca)
         self.shot("03-application")
