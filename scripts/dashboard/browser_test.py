@@ -256,6 +256,7 @@ class Suite:
         WebDriverWait(self.browser, 30).until(lambda browser: self.find("#push-status").text == "done")
         self.check(self.find("[data-field=delivered]").text == "1", "the live page shows the push delivered")
         self.check("Delivery finished" in self.find("#live-state").text, "the live page says delivery finished")
+        self.check(self.find("[data-field=failures]").text == "none", "the live page says there were no failures")
         self.shot("08-push-live")
         self.open(f"/dashboard/apps/{app_uuid}/pushes")
         self.check(("Hello from the dashboard " + XSS) in self.text() and self.no_script_ran(),

@@ -94,7 +94,8 @@ extension DashboardController {
             "message": input?.message?.body ?? "", "status": push.status, "done": push.status == "done", "targeted": push.targeted,
             "delivered": push.delivered, "failed": push.failed, "invalid_tokens": push.invalidTokens, "expired": push.expired,
             "skipped": push.skipped, "pending": push.pending,
-            "failures": push.failures.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "),
+            "failures": push.failures.isEmpty
+                ? "none" : push.failures.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "),
         ]
     }
 

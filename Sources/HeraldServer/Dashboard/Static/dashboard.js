@@ -52,7 +52,7 @@ if (live) {
       if (!(name in status)) continue;
       const value = status[name];
       field.textContent = typeof value === "object"
-        ? Object.entries(value).map(([reason, count]) => reason + ": " + count).join(", ")
+        ? Object.entries(value).map(([reason, count]) => reason + ": " + count).join(", ") || "none"
         : String(value);
     }
     if (status.status === "done") {
