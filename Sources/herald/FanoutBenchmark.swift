@@ -12,18 +12,23 @@ import NIOPosix
 
 /// `herald bench fanout`: one broadcast (or, with `--topic`, one push to a topic every device is
 /// subscribed to) to N devices, through a real `herald serve` process, to the provider mocks in
-/// their own processes; for iOS, then h2load against the same mock for comparison.
+/// their own processes or to the independent h2o APNs sink; for iOS, then h2load against the
+/// same endpoint for comparison.
 struct FanoutBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fanout",
         abstract: "Broadcast one push to N devices through `herald serve` and the provider mocks, and measure it.",
         discussion: """
             Registers N devices of --platform straight into a fresh store (SQLite in a temporary directory, or the
-            PostgreSQL database given with --database-url), starts the provider's mock (`herald mock apns`, `fcm`,
-            `webpush` or `wns`; all four for `mixed`, a quarter of the devices each) and `herald serve` as their own
-            processes, sends one broadcast, and prints notifications/s, time to last delivery, delivery latency
-            percentiles and the server's peak RSS. For iOS it then runs h2load (Debian package nghttp2-client)
-            against the same mock with the same request shape and prints Herald's rate as a fraction of h2load's.
+            PostgreSQL database given with --database-url), starts where the notifications go, runs `herald serve` as its
+            own process, sends one broadcast, and prints notifications/s, time to last delivery, latency and the server's
+            peak RSS. For iOS it then runs h2load (Debian package nghttp2-client) against the same endpoint with the same
+            request shape and prints Herald's rate as a fraction of h2load's.
+            --sink mock (default): Herald's own mocks (`herald mock apns`, `fcm`, `webpush`, `wns`; all four for `mixed`,
+            a quarter of the devices each), each in its own process, recording every arrival.
+            --sink h2o: the independent APNs-shaped h2o endpoint (`--sink-script`, Debian packages h2o and
+            nghttp2-client), timed from acceptance to its `GET /count` reaching N; h2load runs 4 connections × 100 streams.
+            This is the headline fan-out figure.
             Build with `swift build -c release` first and run the release binary.
             """)
 
@@ -51,13 +56,30 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(help: "Delivery workers in the server.") var workers: Int = 4
     @Option(name: .customLong("mock-threads"), help: "Event-loop threads of the mock APNs.") var mockThreads: Int = 1
     @Option(name: .customLong("h2load-requests"), help: "Requests h2load sends (0 skips h2load).") var h2loadRequests: Int = 200_000
-    @Option(name: .customLong("h2load-connections"), help: "h2load's connections.") var h2loadConnections: Int = 1
+    @Option(name: .customLong("h2load-connections"), help: "h2load's connections (default 1 against the mock, 4 against h2o).")
+    var h2loadConnections: Int?
     @Option(name: .customLong("h2load-streams"), help: "h2load's concurrent streams per connection.") var h2loadStreams: Int = 100
     @Option(name: .customLong("serve-args"), help: "Extra arguments for `herald serve`, space-separated.") var serveArguments: String = ""
     @Flag(help: "Keep the temporary directory (logs, database).") var keep = false
+    @Option(help: "Where the notifications go: Herald's own provider mocks (mock), or the independent h2o APNs sink (h2o, iOS only).")
+    var sink: Sink = .mock
+    @Option(name: .customLong("sink-script"), help: "The h2o sink's run-sink script.")
+    var sinkScript: String = "../shared/bench/h2o-apns-sink/run-sink"
+
+    /// The endpoint the server delivers to.
+    enum Sink: String, ExpressibleByArgument, CaseIterable {
+        /// `herald mock apns|fcm|webpush|wns`, one process per provider, with per-arrival timestamps.
+        case mock
+        /// h2o answering APNs requests (`--sink-script`): a server Herald did not write.
+        case h2o
+    }
+
+    /// h2load's connections: the issue-18 request shape (4 × 100 streams) against h2o.
+    private var effectiveH2LoadConnections: Int { h2loadConnections ?? (sink == .h2o ? 4 : 1) }
 
     func validate() throws {
         guard devices > 0 else { throw ValidationError("--devices must be at least 1") }
+        guard sink == .mock || platform == .ios else { throw ValidationError("--sink h2o answers APNs requests only: use --platform ios") }
         if let topic {
             do {
                 _ = try RegistrationInput.normalizedTags([topic], field: "--topic")
@@ -73,7 +95,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let (executable, directory) = (workspace.executable, workspace.directory)
         let audience = topic.map { "subscribed to topic '\($0)'" } ?? "broadcast"
         print(
-            "herald bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers")
+            "herald bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers, sink \(sink.rawValue)")
 
         // The provider-token key the mock APNs verifies against.
         let signingKey = P256.Signing.PrivateKey()
@@ -81,27 +103,52 @@ struct FanoutBenchmark: AsyncParsableCommand {
         try signingKey.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
 
         var children: [ChildProcess] = []
+        var h2oSink: H2OSink?
         do {
-            // MARK: The mocks, each in its own process
-            let shares = Self.split(devices, among: platform.platforms)
+            // MARK: Where the notifications go
+            var targets: [SeedTarget] = []
             var mocks: [ProviderMock] = []
-            for (type, count) in shares {
-                let mock = try await ProviderMock.start(
-                    type, expecting: count, directory: directory, executable: executable, threads: mockThreads, apnsKeyPath: keyPath,
-                    apnsKeyID: Self.apnsKeyID)
-                children.append(mock.process)
-                mocks.append(mock)
+            var serverEnvironment = ["HERALD_EXTRA_CA_FILE": directory + "/ca.pem"]
+            switch sink {
+            case .mock:
+                // The mocks, each in its own process.
+                for (type, count) in Self.split(devices, among: platform.platforms) {
+                    let mock = try await ProviderMock.start(
+                        type, expecting: count, directory: directory, executable: executable, threads: mockThreads,
+                        apnsKeyPath: keyPath, apnsKeyID: Self.apnsKeyID)
+                    children.append(mock.process)
+                    mocks.append(mock)
+                    targets.append(
+                        SeedTarget(
+                            type: type, count: count,
+                            credentials: try mock.credentials(apnsKey: signingKey, apnsKeyID: Self.apnsKeyID, topic: Self.apnsTopic),
+                            deviceToken: mock.deviceToken))
+                    serverEnvironment.merge(mock.serverEnvironment) { $1 }
+                }
+                // One file with every mock's CA, for HERALD_EXTRA_CA_FILE.
+                try mocks.map(\.caPEM).joined(separator: "\n").write(toFile: directory + "/ca.pem", atomically: true, encoding: .utf8)
+            case .h2o:
+                let sinkDirectory = directory + "/h2o-sink"
+                let started = try await H2OSink.start(script: sinkScript, directory: sinkDirectory)
+                h2oSink = started
+                print("h2o sink on \(started.url)")
+                try started.caPEM.write(toFile: directory + "/ca.pem", atomically: true, encoding: .utf8)
+                serverEnvironment["HERALD_APNS_ENDPOINT"] = started.url
+                targets.append(
+                    SeedTarget(
+                        type: .ios, count: devices,
+                        credentials: try CredentialsInput(
+                            p8: signingKey.pemRepresentation, keyID: Self.apnsKeyID, teamID: "BENCHTEAM1", topic: Self.apnsTopic
+                        ).validate(for: .ios),
+                        deviceToken: { _ in Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) }) }))
             }
-            // One file with every mock's CA, for HERALD_EXTRA_CA_FILE.
-            let caPath = directory + "/ca.pem"
-            try mocks.map(\.caPEM).joined(separator: "\n").write(toFile: caPath, atomically: true, encoding: .utf8)
 
             // MARK: The store, seeded directly
             let encryptionKey = SecretBox.generateEncodedKey()
             let configuration = ServerConfiguration(
                 dataDirectory: directory + "/data", databaseURL: databaseURL, encryptionKey: encryptionKey, adminToken: nil,
                 logLevel: .warning)
-            let seeded = try await seed(configuration, mocks: mocks, signingKey: signingKey)
+            let seeded = try await seed(configuration, targets: targets)
 
             // MARK: The server, in its own process
             let port = try await BenchmarkServer.freePort()
@@ -110,10 +157,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
             ]
             if let databaseURL { serveArguments += ["--database-url", databaseURL] }
             serveArguments += self.serveArguments.split(separator: " ").map(String.init)
-            var environment = ["HERALD_ENCRYPTION_KEY": encryptionKey, "HERALD_EXTRA_CA_FILE": caPath]
-            for mock in mocks { environment.merge(mock.serverEnvironment) { $1 } }
+            serverEnvironment["HERALD_ENCRYPTION_KEY"] = encryptionKey
             let server = try ChildProcess(
-                name: "herald serve", executable: executable, arguments: serveArguments, environment: environment,
+                name: "herald serve", executable: executable, arguments: serveArguments, environment: serverEnvironment,
                 logPath: directory + "/serve.log")
             children.append(server)
             let base = "http://127.0.0.1:\(port)"
@@ -122,54 +168,92 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
             // MARK: One broadcast
             let started = DispatchTime.now().uptimeNanoseconds
+            let elapsedMilliseconds = { Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6 }
             let receipt = try await sendBroadcast(base, seeded)
             var peakSampled = idleRSS
+            // Against h2o there are no per-arrival timestamps: the sink's count is read every 10 ms.
+            var firstSeen: Double?
             let deadline = ContinuousClock.now + .seconds(max(120, devices / 2000))
-            while !mocks.allSatisfy({ $0.process.output.contains("accepted ") }) {
+            while true {
+                if let h2oSink {
+                    let count = try await h2oSink.count()
+                    if count > 0, firstSeen == nil { firstSeen = elapsedMilliseconds() }
+                    if count >= devices { break }
+                } else if mocks.allSatisfy({ $0.process.output.contains("accepted ") }) {
+                    break
+                }
                 guard ContinuousClock.now < deadline else {
-                    throw BenchmarkError("not every notification reached the mocks in time; receipt \(receipt), logs in \(directory)")
+                    throw BenchmarkError("not every notification reached the \(sink.rawValue) sink in time; receipt \(receipt), logs in \(directory)")
                 }
                 guard server.isRunning else { throw BenchmarkError("the server exited; its output is in \(server.logPath)") }
                 peakSampled = max(peakSampled, server.memoryKiB("VmRSS") ?? 0)
-                try await Task.sleep(for: .milliseconds(100))
+                try await Task.sleep(for: .milliseconds(h2oSink == nil ? 100 : 10))
             }
+            let sinkDone = elapsedMilliseconds()
             let peakRSS = max(peakSampled, server.memoryKiB("VmHWM") ?? 0)
             let status = try await pushStatus(base, seeded, receipt: receipt)
             await server.stop()
 
-            var arrivals: [Double] = []
-            for mock in mocks {
-                arrivals += try readArrivals(mock.arrivalsPath).map { Double(Int64($0) - Int64(started)) / 1e6 }
+            let first: Double
+            let last: Double
+            let latencies: [Double]
+            if h2oSink != nil {
+                (first, last, latencies) = (firstSeen ?? sinkDone, sinkDone, [])
+            } else {
+                var arrivals: [Double] = []
+                for mock in mocks {
+                    arrivals += try readArrivals(mock.arrivalsPath).map { Double(Int64($0) - Int64(started)) / 1e6 }
+                }
+                arrivals.sort()
+                guard let firstArrival = arrivals.first, let lastArrival = arrivals.last else {
+                    throw BenchmarkError("the mocks recorded no arrivals")
+                }
+                (first, last, latencies) = (firstArrival, lastArrival, arrivals)
             }
-            arrivals.sort()
-            guard let first = arrivals.first, let last = arrivals.last else { throw BenchmarkError("the mocks recorded no arrivals") }
             let rate = Double(devices) / (last / 1000)
-            let steadyRate = arrivals.count > 1 ? Double(arrivals.count - 1) / ((last - first) / 1000) : rate
+            let steadyRate = last > first ? Double(devices - 1) / ((last - first) / 1000) : rate
             print("")
             print("push \(receipt): \(status)")
             print(String(format: "time to first delivery  %.0f ms", first))
             print(String(format: "time to last delivery   %.0f ms", last))
             print(String(format: "notifications/s         %.0f (accept → last delivery); %.0f from first to last", rate, steadyRate))
-            print(String(format: "delivery latency        p50 %.0f ms, p99 %.0f ms (push accepted → provider received)",
-                         BenchmarkServer.percentile(arrivals, 0.50), BenchmarkServer.percentile(arrivals, 0.99)))
+            if !latencies.isEmpty {
+                print(String(format: "delivery latency        p50 %.0f ms, p99 %.0f ms (push accepted → provider received)",
+                             BenchmarkServer.percentile(latencies, 0.50), BenchmarkServer.percentile(latencies, 0.99)))
+            }
             print("server RSS              idle \(idleRSS / 1024) MiB, peak \(peakRSS / 1024) MiB")
 
-            // MARK: h2load against the same mock APNs
-            if h2loadRequests > 0, platform == .ios, let apns = mocks.first {
+            // MARK: h2load against the same endpoint
+            if h2loadRequests > 0, platform == .ios, let endpoint = h2oSink?.url ?? mocks.first?.url {
                 let h2load = try await runH2Load(
-                    mockURL: apns.url, signingKey: signingKey, keyID: Self.apnsKeyID, topic: seeded.topic, receipt: receipt,
-                    directory: directory, executable: executable)
-                print(String(format: "h2load                  %.0f req/s (-c %d -m %d, %d requests)", h2load, h2loadConnections, h2loadStreams, h2loadRequests))
-                print(String(format: "herald / h2load         %.2f", steadyRate / h2load))
+                    endpointURL: endpoint, signingKey: signingKey, keyID: Self.apnsKeyID, topic: seeded.topic, receipt: receipt,
+                    directory: directory)
+                print(String(format: "h2load                  %.0f req/s (-c %d -m %d, %d requests)", h2load, effectiveH2LoadConnections, h2loadStreams, h2loadRequests))
+                // Against h2o the issue-18 figure: acceptance to the sink's count reaching N. Against
+                // the mock, as before: first to last arrival.
+                let compared = h2oSink == nil ? steadyRate : rate
+                print(String(format: "herald / h2load         %.2f", compared / h2load))
             }
         } catch {
             for child in children { await child.stop(grace: .seconds(2)) }
+            await h2oSink?.stop()
             throw error
         }
         for child in children { await child.stop(grace: .seconds(2)) }
+        await h2oSink?.stop()
     }
 
     static let apnsKeyID = "BENCHKEY01"
+    static let apnsTopic = "com.example.bench"
+
+    /// One platform to seed: its type, how many devices, the credentials its endpoint accepts and
+    /// each device's registration token.
+    struct SeedTarget {
+        let type: PlatformType
+        let count: Int
+        let credentials: PlatformCredentials
+        let deviceToken: (Int) -> String
+    }
 
     /// `total` devices shared among `platforms`, the first taking the remainder.
     static func split(_ total: Int, among platforms: [PlatformType]) -> [(PlatformType, Int)] {
@@ -185,28 +269,27 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let topic: String
     }
 
-    private func seed(_ configuration: ServerConfiguration, mocks: [ProviderMock], signingKey: P256.Signing.PrivateKey) async throws -> Seeded {
+    private func seed(_ configuration: ServerConfiguration, targets: [SeedTarget]) async throws -> Seeded {
         var logger = Logger(label: "herald.bench")
         logger.logLevel = .warning
         let opened = try await Bootstrap.open(configuration, logger: logger)
         let store = opened.store
         do {
-            let topic = "com.example.bench"
+            let topic = Self.apnsTopic
             guard let tenant = try await store.tenants.create(name: "bench-\(UUID().uuidString.prefix(8))") else {
                 throw BenchmarkError("could not create the benchmark's tenant")
             }
             let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald bench fanout")
             let subscriptions = try self.topic.map { try RegistrationInput.normalizedTags([$0], field: "--topic") } ?? []
             let clock = ContinuousClock.now
-            for mock in mocks {
-                let credentials = try mock.credentials(apnsKey: signingKey, apnsKeyID: Self.apnsKeyID, topic: topic)
+            for target in targets {
                 let (platform, _) = try await store.platforms.create(
-                    applicationID: app.id, name: mock.type.rawValue, type: mock.type, credentials: credentials)
+                    applicationID: app.id, name: target.type.rawValue, type: target.type, credentials: target.credentials)
                 let chunk = 50_000
-                for start in stride(from: 0, to: mock.expected, by: chunk) {
-                    let registrations = (start..<min(start + chunk, mock.expected)).map { index in
+                for start in stride(from: 0, to: target.count, by: chunk) {
+                    let registrations = (start..<min(start + chunk, target.count)).map { index in
                         Registration(
-                            os: mock.type.rawValue, registrationToken: mock.deviceToken(index), osVersion: .unchanged,
+                            os: target.type.rawValue, registrationToken: target.deviceToken(index), osVersion: .unchanged,
                             deviceAlias: .unchanged, deviceModel: .unchanged, deviceManufacturer: .unchanged, customUserID: .unchanged,
                             tags: .replace(subscriptions))
                     }
@@ -277,11 +360,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
     }
 
 
-    /// h2load's request rate against the mock, with the request Herald sends: same path shape,
-    /// headers, provider token and payload.
+    /// h2load's request rate against the endpoint Herald sent to, with the request Herald sends:
+    /// same path shape, headers, provider token and payload.
     private func runH2Load(
-        mockURL: String, signingKey: P256.Signing.PrivateKey, keyID: String, topic: String, receipt: String, directory: String,
-        executable: String
+        endpointURL: String, signingKey: P256.Signing.PrivateKey, keyID: String, topic: String, receipt: String, directory: String
     ) async throws -> Double {
         guard let h2load = ["/usr/bin/h2load", "/usr/local/bin/h2load"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw BenchmarkError("h2load is not installed (apt-get install -y nghttp2-client), or pass --h2load-requests 0")
@@ -298,10 +380,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let process = try ChildProcess(
             name: "h2load", executable: h2load,
             arguments: [
-                "-n", String(h2loadRequests), "-c", String(h2loadConnections), "-m", String(h2loadStreams), "-t", "1",
+                "-n", String(h2loadRequests), "-c", String(effectiveH2LoadConnections), "-m", String(h2loadStreams), "-t", "1",
                 "-H", "apns-topic: \(topic)", "-H", "apns-push-type: \(notification.pushType.rawValue)",
                 "-H", "apns-priority: \(notification.priority)", "-H", "apns-id: \(UUID().lowercasedString)",
-                "-H", "authorization: bearer \(token)", "-d", payloadPath, "\(mockURL)/3/device/\(deviceToken)",
+                "-H", "authorization: bearer \(token)", "-d", payloadPath, "\(endpointURL)/3/device/\(deviceToken)",
             ],
             logPath: directory + "/h2load.log")
         let status = try await process.waitForExit(timeout: .seconds(600))
