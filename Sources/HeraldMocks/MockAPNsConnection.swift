@@ -35,6 +35,8 @@ final class MockAPNsConnection: ChannelInboundHandler {
     private var streams: [HTTP2StreamID: Stream] = [:]
     /// Streams begun and not yet answered or reset.
     private var openStreams = 0
+    /// Whether this connection has had more than one stream open at once.
+    private var wentConcurrent = false
     private var requests = 0
     /// A GOAWAY is due once the current read is dealt with.
     private var goAwayScheduled = false
@@ -160,9 +162,12 @@ final class MockAPNsConnection: ChannelInboundHandler {
         openStreams += 1
         let open = openStreams
         let limited = raiseTo != nil
+        let firstConcurrency = open > 1 && !wentConcurrent
+        if firstConcurrency { wentConcurrent = true }
         server.record {
             $0.peakStreams = max($0.peakStreams, open)
             if limited { $0.peakStreamsBeforeRaise = max($0.peakStreamsBeforeRaise, open) }
+            if firstConcurrency { $0.concurrentConnections += 1 }
         }
         highestStreamID = max(highestStreamID, streamID)
     }

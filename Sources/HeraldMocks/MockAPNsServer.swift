@@ -112,6 +112,8 @@ public final class MockAPNsServer: Sendable {
         public var peakStreamsBeforeRaise = 0
         /// The most streams open at once on one connection.
         public var peakStreams = 0
+        /// Connections that have had more than one stream open at once.
+        public var concurrentConnections = 0
 
         public init() {}
     }

@@ -183,6 +183,36 @@ import Testing
         }
     }
 
+    /// Apple raises the stream limit per connection, after that connection's first valid token:
+    /// each connection the pool opens must start at one stream and then use the raised limit
+    /// (a client that ramps up only its first connection runs the others one stream at a time).
+    @Test func everyConnectionRampsUpAfterItsFirstToken() async throws {
+        try await withMock { setup in
+            // Answers held a moment, so that the mock sees the streams a connection keeps open at once.
+            setup.server.update { $0.responseDelay = .milliseconds(2) }
+            let bearer = try setup.generator.token(issuedAt: now)
+            let message = try notification()
+            // Four batches larger than one connection's share (250): the pool opens several connections.
+            let results = await withTaskGroup(of: [Result<APNsOutcome, ProviderSendError>].self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        await setup.client.send(
+                            message, deviceTokens: (0..<260).map { _ in randomAPNsToken() }, topic: "com.example.app", bearer: bearer)
+                    }
+                }
+                return await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(results.count == 1040)
+            #expect(results.allSatisfy { if case .success(.accepted) = $0 { true } else { false } })
+            let statistics = setup.server.statistics
+            #expect(statistics.connections >= 2)
+            // Every connection that carried requests had its limit raised and then used it.
+            #expect(statistics.streamLimitRaises >= 2)
+            #expect(statistics.concurrentConnections == statistics.streamLimitRaises)
+            #expect(statistics.peakStreamsBeforeRaise == 1)
+        }
+    }
+
     /// Sends `count` notifications at once; the outcome of each, or the error it threw.
     func sendConcurrently(_ count: Int, _ setup: Setup) async throws -> [Result<APNsOutcome, any Error>] {
         let bearer = try setup.generator.token(issuedAt: now)
