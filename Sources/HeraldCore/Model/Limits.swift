@@ -6,6 +6,10 @@ public enum Limits {
     public static let tagLength = 255
     /// Characters in a custom user id.
     public static let customUserIDLength = 255
+    /// Leaves (attribute tests) in one audience expression.
+    public static let audienceLeaves = 1000
+    /// Levels of `and` / `or` / `not` in one audience expression, the root's included.
+    public static let audienceDepth = 10
     /// Characters in the free-text device fields (alias, model, manufacturer, os version).
     public static let deviceFieldLength = 255
     /// Bytes in a registration token.

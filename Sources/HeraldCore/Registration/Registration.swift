@@ -109,17 +109,22 @@ extension RegistrationInput {
         var seen = Set<String>()
         var out: [String] = []
         for (index, tag) in tags.enumerated() {
-            let lowered = tag.lowercased()
-            guard !lowered.isEmpty else {
-                throw ValidationError(message: "a tag must not be empty", field: "\(field)[\(index)]")
-            }
-            try lowered.requireStorable(field: "\(field)[\(index)]")
-            guard tag.unicodeScalars.count <= Limits.tagLength else {
-                throw ValidationError(
-                    code: "limit_exceeded", message: "a tag is at most \(Limits.tagLength) characters", field: "\(field)[\(index)]")
-            }
+            let lowered = try normalizedTag(tag, field: "\(field)[\(index)]")
             if seen.insert(lowered).inserted { out.append(lowered) }
         }
         return out
+    }
+
+    /// One tag (a topic), lower-cased and checked: not empty, storable, not too long.
+    public static func normalizedTag(_ tag: String, field: String) throws(ValidationError) -> String {
+        let lowered = tag.lowercased()
+        guard !lowered.isEmpty else {
+            throw ValidationError(message: "a tag must not be empty", field: field)
+        }
+        try lowered.requireStorable(field: field)
+        guard tag.unicodeScalars.count <= Limits.tagLength else {
+            throw ValidationError(code: "limit_exceeded", message: "a tag is at most \(Limits.tagLength) characters", field: field)
+        }
+        return lowered
     }
 }
