@@ -25,15 +25,9 @@ public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConverti
         let numbers = (date + time).map { part in part.allSatisfy(\.isASCII) ? Int(part) : nil }
         guard numbers.allSatisfy({ $0 != nil }) else { return nil }
         let values = numbers.map { $0 ?? 0 }
-        year = values[0]
-        month = values[1]
-        day = values[2]
-        hour = values[3]
-        minute = values[4]
-        second = values.count == 6 ? values[5] : 0
-        guard (1970...9999).contains(year), (1...12).contains(month), (1...Self.days(inMonth: month, year: year)).contains(day),
-            (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
-        else { return nil }
+        self.init(
+            year: values[0], month: values[1], day: values[2], hour: values[3], minute: values[4],
+            second: values.count == 6 ? values[5] : 0)
     }
 
     public var description: String {
@@ -60,6 +54,28 @@ public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConverti
         case 4, 6, 9, 11: return 30
         default: return 31
         }
+    }
+
+    /// A valid wall-clock time from its parts; nil for a date or time that does not exist.
+    public init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int = 0) {
+        guard (1970...9999).contains(year), (1...12).contains(month), (1...Self.days(inMonth: month, year: year)).contains(day),
+            (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
+        else { return nil }
+        (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, second)
+    }
+
+    /// The date `days` after 1970-01-01 in the proleptic Gregorian calendar (the inverse of
+    /// `daysFromEpoch`).
+    static func civil(fromDaysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Days from 1970-01-01 to the date in the proleptic Gregorian calendar.
