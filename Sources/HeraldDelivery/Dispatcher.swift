@@ -209,7 +209,8 @@ struct Dispatcher: Sendable {
             case .delivered:
                 delivered += 1
             case .gone(let since):
-                result.gone[device.id] = since.map(\.sinceEpoch.milliseconds)
+                let milliseconds: Int64? = since.map { $0.sinceEpoch.milliseconds }
+                result.gone[device.id] = .some(milliseconds)
                 logger.debug(
                     "the provider says the device token is gone; the device is deactivated",
                     metadata: ["platform": "\(platformID)", "token": "\(telemetry.logSensitivity.loggable(device.token))"])
