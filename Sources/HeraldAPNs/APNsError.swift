@@ -1,5 +1,7 @@
+import HeraldHTTP
+
 /// Why APNs refused a notification: Apple's documented reasons, with `unknown` for the rest.
-public struct APNsErrorReason: Sendable, Hashable, CustomStringConvertible {
+public struct APNsErrorReason: ProviderReason {
     private enum Base: Hashable, Sendable {
         case badCollapseID, badDeviceToken, badExpirationDate, badMessageID, badPriority, badTopic
         case deviceTokenNotForTopic, duplicateHeaders, idleTimeout, invalidPushType, missingDeviceToken

@@ -1,10 +1,18 @@
-/// When to sign a new APNs provider token.
+/// When to sign a new APNs provider token, and what a refused one means.
 ///
 /// Apple refuses tokens older than an hour and answers `TooManyProviderTokenUpdates` to a
 /// provider that changes its token more often than every 20 minutes. The machine reuses a token
-/// for 50 minutes, signs a new one after that, and after a `403 ExpiredProviderToken` or
-/// `InvalidProviderToken` refreshes once — but never sooner than 20 minutes after the last
-/// token; a second rejection means the credentials are failing.
+/// for 50 minutes and signs a new one after that. After a `403` for the token
+/// (`ExpiredProviderToken`, `InvalidProviderToken`, …) the refused requests are tried once more:
+/// with a new token when the refused one is 20 minutes old or more, else with the same token
+/// (Apple allows no new one yet, and a token refused that young is refused for its key, team or
+/// clock, which a new signature would not change; the same token again cures a refusal APNs gave
+/// by mistake). A refusal of that second try means the credentials are failing.
+///
+/// Refusals are counted per try, not per answer: the fan-out has many batches in flight with
+/// the same token, and their refusals of a token already dealt with (sent before the first
+/// refusal came back, or with a token since replaced) are stale and only ask for a retry.
+/// Each request's token is therefore taken as a `Lease` and reported back with it.
 public struct APNsTokenStateMachine: Sendable {
     /// Reuse a token this long (seconds).
     public static let refreshAfter: Int64 = 50 * 60
@@ -14,9 +22,9 @@ public struct APNsTokenStateMachine: Sendable {
     private enum State: Sendable {
         case noToken
         case valid(token: String, issuedAt: Int64)
-        /// APNs rejected the token; one refresh has been spent.
+        /// APNs refused the token; the one more try is under way (with this token).
         case rejectedOnce(token: String, issuedAt: Int64)
-        /// Rejected again after a refresh: the credentials are wrong.
+        /// Refused again on the second try: the credentials are wrong.
         case failing
     }
 
@@ -30,17 +38,24 @@ public struct APNsTokenStateMachine: Sendable {
         case fail
     }
 
-    /// What to do after APNs rejected the token.
+    /// What to do after APNs refused a request's token.
     public enum RejectionAction: Sendable, Equatable {
-        /// Retry with a new token: call `nextToken(now:)` again.
-        case retryWithNewToken
-        /// Retry later with the same token: a new one may not be signed yet.
-        case retryAt(Int64)
-        /// Mark the credentials failing and pause the platform.
+        /// Send the refused requests again; `nextToken(now:)` says with which token.
+        case retry
+        /// The credentials are failing: pause the platform (its devices and notifications are kept).
         case markFailing
     }
 
+    /// The token a request went out with, and the try it belongs to.
+    public struct Lease: Sendable, Hashable {
+        public let token: String
+        /// The refusals recorded when the request was sent.
+        fileprivate let round: Int
+    }
+
     private var state: State = .noToken
+    /// Refusals recorded so far (stale ones not counted).
+    private var refusals = 0
 
     public init() {}
 
@@ -70,26 +85,35 @@ public struct APNsTokenStateMachine: Sendable {
         }
     }
 
-    /// APNs accepted a request with the current token.
-    public mutating func accepted() {
+    /// The lease of a request sent now with `token` (the one `nextToken` gave or `signed` recorded).
+    public func lease(_ token: String) -> Lease {
+        Lease(token: token, round: refusals)
+    }
+
+    /// APNs accepted a request sent under `lease`.
+    public mutating func accepted(_ lease: Lease) {
         switch state {
-        case .rejectedOnce(let token, let issuedAt):
+        case .rejectedOnce(let token, let issuedAt) where lease == Lease(token: token, round: refusals):
             state = .valid(token: token, issuedAt: issuedAt)
-        case .noToken, .valid, .failing:
+        case .noToken, .valid, .rejectedOnce, .failing:
             break
         }
     }
 
-    /// APNs answered 403 with a token reason (`ExpiredProviderToken`, `InvalidProviderToken`).
-    public mutating func rejected(now: Int64) -> RejectionAction {
+    /// APNs refused the token of a request sent under `lease` (403 `ExpiredProviderToken`,
+    /// `InvalidProviderToken`, …) at `now` (epoch seconds).
+    public mutating func rejected(_ lease: Lease, now: Int64) -> RejectionAction {
         switch state {
         case .noToken:
-            return .retryWithNewToken
+            return .retry
         case .valid(let token, let issuedAt):
+            guard lease == Lease(token: token, round: refusals) else { return .retry }
+            refusals += 1
             state = .rejectedOnce(token: token, issuedAt: issuedAt)
-            let earliest = issuedAt + Self.minimumInterval
-            return now >= earliest ? .retryWithNewToken : .retryAt(earliest)
-        case .rejectedOnce:
+            return .retry
+        case .rejectedOnce(let token, _):
+            guard lease == Lease(token: token, round: refusals) else { return .retry }
+            refusals += 1
             state = .failing
             return .markFailing
         case .failing:

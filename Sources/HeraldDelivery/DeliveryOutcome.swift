@@ -1,13 +1,16 @@
+import HeraldCore
+
 /// What came of one notification to one device, in the engine's terms: each provider's
-/// outcomes are sorted into these, and the dispatcher acts on these alone.
+/// outcomes are sorted into these, and the dispatcher acts on these alone. Times are
+/// `Duration`s and `EpochClock` instants; they become milliseconds only in the store.
 enum DeliveryOutcome: Sendable, Equatable {
     /// The provider accepted it.
     case delivered
-    /// The token is dead; `since` is the provider's time for it (epoch ms), when it gives one.
-    case gone(since: Int64?)
-    /// Try again later; `after` is the provider's wish in seconds, when it gives one.
-    case retry(reason: String, after: Int64?)
-    /// The provider refused the platform's credentials.
+    /// The token is dead; `since` is the provider's time for it, when it gives one.
+    case gone(since: EpochClock.Instant?)
+    /// Try again later, not before `after` when the provider said.
+    case retry(reason: String, after: Duration?)
+    /// The provider refused the platform's credentials, its own remedies spent: pause the platform.
     case credentialsRejected(reason: String)
     /// This notification cannot be delivered as it is.
     case failed(reason: String)

@@ -24,7 +24,8 @@ public struct DeliveryService: Service {
         self.configuration = configuration
         self.logger = logger
         self.telemetry = telemetry
-        self.senders = Senders(store: store, configuration: configuration, telemetry: telemetry)
+        self.senders = Senders(
+            store: store, configuration: configuration, clock: EpochClock { .milliseconds(now()) }, telemetry: telemetry)
         self.dispatcher = Dispatcher(
             store: store, configuration: configuration, senders: senders, now: now, logger: logger, telemetry: telemetry)
     }

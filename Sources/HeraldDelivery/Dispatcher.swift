@@ -114,10 +114,10 @@ struct Dispatcher: Sendable {
             }
         }
         var held: [Int64] = []
-        var providerDelay: Int64 = 0
+        var providerDelay: Duration = .zero
         for (platformID, devices) in byPlatform {
             let type = devices[0].platformType
-            switch try await senders.lookup(platformID, now: time / 1000) {
+            switch try await senders.lookup(platformID) {
             case .missing:
                 result.failed["CredentialsMissing", default: 0] += devices.count
                 telemetry.metrics.recordUnsent(provider: DeliveryMetrics.provider(for: type), reason: "CredentialsMissing", count: devices.count)
@@ -150,7 +150,7 @@ struct Dispatcher: Sendable {
             // A paused platform's devices wait a minute: its credentials may be fixed meanwhile.
             // Otherwise back off, and at least as long as a provider asked (Retry-After).
             result.retry += held
-            let delay = held.isEmpty ? max(Self.backoff(attempt: job.attempt, first: configuration.firstRetryDelay), providerDelay * 1000) : 60_000
+            let delay = held.isEmpty ? max(Self.backoff(attempt: job.attempt, first: configuration.firstRetryDelay), providerDelay.milliseconds) : 60_000
             result.retryAt = time + delay
         }
         try await store.pushes.complete(job, result)
@@ -162,12 +162,12 @@ struct Dispatcher: Sendable {
     /// push was accepted (ms).
     private func deliver(
         _ rendered: RenderedPush, to devices: [DeliveryTarget], with sender: PlatformSender, platformID: UUID, applicationID: UUID,
-        attempt: Int, pushAge age: Int64, into result: inout BatchResult, providerDelay: inout Int64
+        attempt: Int, pushAge age: Int64, into result: inout BatchResult, providerDelay: inout Duration
     ) async throws {
         var outcomes: [(DeliveryTarget, DeliveryOutcome)] = []
         var pending = devices
         for round in 0...Self.immediateResends {
-            let sent = await sender.send(rendered, to: pending, concurrency: configuration.sendConcurrency)
+            let sent = await sender.send(rendered, to: pending)
             telemetry.recordRound(provider: sender.provider, sent)
             let attempted = pending
             pending = []
@@ -192,18 +192,15 @@ struct Dispatcher: Sendable {
             if pending.isEmpty { break }
         }
 
+        // The provider client has spent its own remedies (a fresh token) before it says so.
         let refused = outcomes.filter { if case .credentialsRejected = $0.1 { true } else { false } }.count
-        var rejection: Senders.RejectionAction?
         if refused > 0 {
-            rejection = await senders.rejected(platformID, now: now() / 1000, refused: refused, sent: outcomes.count)
-            if rejection == .markFailing {
-                logger.warning("the provider rejected the platform's credentials; its sends are paused", metadata: ["platform": "\(platformID)"])
-                telemetry.credentialsProblem(
-                    platformID: platformID, type: devices[0].platformType, applicationID: applicationID, devices: refused,
-                    message: "the provider refused the platform's credentials: its sends are paused", time: now())
-                try await store.platforms.setCredentialsStatus(id: platformID, .failing)
-                await senders.reset(platformID)
-            }
+            logger.warning("the provider rejected the platform's credentials; its sends are paused", metadata: ["platform": "\(platformID)"])
+            telemetry.credentialsProblem(
+                platformID: platformID, type: devices[0].platformType, applicationID: applicationID, devices: refused,
+                message: "the provider refused the platform's credentials: its sends are paused", time: now())
+            try await store.platforms.setCredentialsStatus(id: platformID, .failing)
+            await senders.reset(platformID)
         }
         let lastAttempt = attempt + 1 >= configuration.maximumAttempts
         var delivered = 0
@@ -212,7 +209,8 @@ struct Dispatcher: Sendable {
             case .delivered:
                 delivered += 1
             case .gone(let since):
-                result.gone[device.id] = since
+                let milliseconds: Int64? = since.map { $0.sinceEpoch.milliseconds }
+                result.gone[device.id] = .some(milliseconds)
                 logger.debug(
                     "the provider says the device token is gone; the device is deactivated",
                     metadata: ["platform": "\(platformID)", "token": "\(telemetry.logSensitivity.loggable(device.token))"])
@@ -224,7 +222,7 @@ struct Dispatcher: Sendable {
                     if let after { providerDelay = max(providerDelay, after) }
                 }
             case .credentialsRejected(let reason):
-                if lastAttempt || rejection == .failDevices {
+                if lastAttempt {
                     result.failed[reason, default: 0] += 1
                 } else {
                     result.retry.append(device.id)
@@ -248,9 +246,6 @@ struct Dispatcher: Sendable {
             }
         }
         result.delivered += delivered
-        if refused == 0 && delivered > 0 {
-            await senders.accepted(platformID)
-        }
     }
 
     /// Exponential backoff with jitter: about `first`, twice that, four times … at most 5

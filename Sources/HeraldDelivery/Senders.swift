@@ -4,21 +4,22 @@ import HeraldFCM
 import HeraldStore
 import HeraldWNS
 import HeraldWebPush
+import ServiceLifecycle
 import struct Foundation.UUID
 
 /// The provider clients of the platforms this process sends for: made on first use from the
-/// platform's credentials, remade when the platform row changes (new credentials), and for APNs
-/// the provider-token state.
+/// platform's credentials, remade when the platform row changes (new credentials). Each client
+/// keeps its own credential state (APNs provider tokens, OAuth2 access tokens).
 actor Senders {
     private enum Kind {
-        case apns(APNsClient, topic: String, generator: APNsTokenGenerator?, machine: APNsTokenStateMachine)
+        case apns(APNsPlatformClient)
         case fcm(FCMClient)
         case webPush(VAPIDSigner)
         case wns(WNSClient)
     }
 
     private struct Entry {
-        var kind: Kind
+        let kind: Kind
         /// The platform row's `updatedAt` the entry was made from.
         let madeFrom: Int64
     }
@@ -31,31 +32,24 @@ actor Senders {
         case failing
     }
 
-    /// What to do after a provider refused a platform's credentials in a batch.
-    enum RejectionAction: Equatable {
-        /// Try the refused devices again (a new provider token will be used).
-        case retry
-        /// Pause the platform: its credentials are failing.
-        case markFailing
-        /// The refusal concerns those devices only (a Web Push subscription made for another key).
-        case failDevices
-    }
-
     private let store: Store
     private let configuration: DeliveryConfiguration
+    private let clock: EpochClock
     private let telemetry: DeliveryTelemetry
     private var entries: [UUID: Entry] = [:]
     /// One Web Push client for every web platform: the endpoints are the subscriptions'.
     private var webPushClient: WebPushClient?
 
-    init(store: Store, configuration: DeliveryConfiguration, telemetry: DeliveryTelemetry = DeliveryTelemetry()) {
+    /// - Parameter clock: the time APNs provider tokens are issued at.
+    init(store: Store, configuration: DeliveryConfiguration, clock: EpochClock = .system, telemetry: DeliveryTelemetry = DeliveryTelemetry()) {
         self.store = store
+        self.clock = clock
         self.configuration = configuration
         self.telemetry = telemetry
     }
 
-    /// The sender for `platformID` at `now` (epoch seconds).
-    func lookup(_ platformID: UUID, now: Int64) async throws -> Lookup {
+    /// The sender for `platformID`.
+    func lookup(_ platformID: UUID) async throws -> Lookup {
         // One read per batch: the platform may have been deleted, paused or given new
         // credentials, here or by another process.
         guard let platform = try await store.platforms.find(id: platformID) else {
@@ -76,36 +70,21 @@ actor Senders {
                 await shutdown(kind)
             }
         }
-        guard var entry = entries[platformID] else { return .missing }
+        guard let entry = entries[platformID] else { return .missing }
+        let client: PlatformSender.Client
         switch entry.kind {
-        case .apns(let client, let topic, let generator?, var machine):
-            switch machine.nextToken(now: now) {
-            case .use(let token):
-                return .ready(PlatformSender(metrics: telemetry.metrics, client: .apns(client, topic: topic, bearer: token)))
-            case .sign(let issuedAt):
-                let token = try generator.token(issuedAt: issuedAt)
-                machine.signed(token, issuedAt: issuedAt)
-                entry.kind = .apns(client, topic: topic, generator: generator, machine: machine)
-                entries[platformID] = entry
-                return .ready(PlatformSender(metrics: telemetry.metrics, client: .apns(client, topic: topic, bearer: token)))
-            case .fail:
-                return .failing
-            }
-        case .apns(let client, let topic, nil, _):
-            return .ready(PlatformSender(metrics: telemetry.metrics, client: .apns(client, topic: topic, bearer: nil)))
-        case .fcm(let client):
-            return .ready(PlatformSender(metrics: telemetry.metrics, client: .fcm(client, notification: platform.fcmNotification)))
-        case .webPush(let signer):
-            return .ready(PlatformSender(metrics: telemetry.metrics, client: .webPush(try webPush(), signer)))
-        case .wns(let client):
-            return .ready(PlatformSender(metrics: telemetry.metrics, client: .wns(client)))
+        case .apns(let apns): client = .apns(apns)
+        case .fcm(let fcm): client = .fcm(fcm, notification: platform.fcmNotification)
+        case .webPush(let vapid): client = .webPush(WebPushPlatformClient(client: try webPush(), vapid: vapid))
+        case .wns(let wns): client = .wns(wns)
         }
+        return .ready(PlatformSender(metrics: telemetry.metrics, client: client))
     }
 
     private func make(_ credentials: PlatformCredentials) throws -> Kind? {
         let kind = try makeClient(credentials)
         switch kind {
-        case .apns(let client, _, _, _)?: telemetry.connections.track(client)
+        case .apns(let apns)?: telemetry.connections.track(apns.client)
         case .fcm(let client)?: telemetry.connections.track(client)
         case .wns?, .webPush?, nil: break
         }
@@ -116,17 +95,17 @@ actor Senders {
         switch credentials {
         case .apnsToken(let credentials):
             let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
-            return .apns(
-                try APNsClient(
+            return .apns(APNsPlatformClient(
+                client: try APNsClient(
                     endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), proxy: configuration.proxy),
-                topic: credentials.topic, generator: try APNsTokenGenerator(credentials: credentials), machine: APNsTokenStateMachine())
+                topic: credentials.topic, tokens: APNsProviderTokens(generator: try APNsTokenGenerator(credentials: credentials), clock: clock)))
         case .apnsCertificate(let credentials):
             let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
-            return .apns(
-                try APNsClient(
+            return .apns(APNsPlatformClient(
+                client: try APNsClient(
                     endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), clientCertificate: credentials,
                     proxy: configuration.proxy),
-                topic: credentials.topic, generator: nil, machine: APNsTokenStateMachine())
+                topic: credentials.topic, tokens: nil))
         case .fcm(let credentials):
             return .fcm(
                 try FCMClient(
@@ -139,7 +118,8 @@ actor Senders {
                 try WNSClient(
                     credentials: credentials, tokenEndpoint: configuration.wnsTokenEndpoint ?? WNSAccessTokenProvider.defaultTokenEndpoint,
                     endpointOverride: configuration.wnsEndpoint, allowedTestHost: configuration.wnsAllowedTestHost,
-                    extraTrustedCAPEM: configuration.extraTrustedCAPEM, proxy: configuration.proxy))
+                    extraTrustedCAPEM: configuration.extraTrustedCAPEM, proxy: configuration.proxy,
+                    concurrency: configuration.sendConcurrency, stopStarting: { Task.isShuttingDownGracefully }))
         }
     }
 
@@ -157,40 +137,6 @@ actor Senders {
         webPushClient = client
         telemetry.connections.track(client)
         return client
-    }
-
-    /// A send went through: an APNs token that was refused once is trusted again.
-    func accepted(_ platformID: UUID) {
-        guard var entry = entries[platformID], case .apns(let client, let topic, let generator, var machine) = entry.kind else { return }
-        machine.accepted()
-        entry.kind = .apns(client, topic: topic, generator: generator, machine: machine)
-        entries[platformID] = entry
-    }
-
-    /// The provider refused the platform's credentials for `refused` of the `sent` notifications
-    /// of a batch.
-    func rejected(_ platformID: UUID, now: Int64, refused: Int, sent: Int) -> RejectionAction {
-        guard var entry = entries[platformID] else { return .markFailing }
-        switch entry.kind {
-        case .apns(let client, let topic, let generator?, var machine):
-            let action = machine.rejected(now: now)
-            entry.kind = .apns(client, topic: topic, generator: generator, machine: machine)
-            entries[platformID] = entry
-            switch action {
-            case .retryWithNewToken, .retryAt: return .retry
-            case .markFailing: return .markFailing
-            }
-        case .apns(_, _, nil, _):
-            // A certificate APNs refuses will not get better by itself.
-            return .markFailing
-        case .fcm, .wns:
-            // The client already fetched a fresh access token once before reporting this.
-            return .markFailing
-        case .webPush:
-            // A push service refuses a subscription made for another VAPID key; only when it
-            // refuses every one is the platform's key the problem.
-            return refused == sent ? .markFailing : .failDevices
-        }
     }
 
     /// Forgets the platform's sender (its credentials changed or failed).
@@ -212,9 +158,9 @@ actor Senders {
 
     private func shutdown(_ kind: Kind) async {
         switch kind {
-        case .apns(let client, _, _, _):
-            telemetry.connections.untrack(client)
-            await client.shutdown()
+        case .apns(let apns):
+            telemetry.connections.untrack(apns.client)
+            await apns.client.shutdown()
         case .fcm(let client):
             telemetry.connections.untrack(client)
             try? await client.shutdown()

@@ -126,7 +126,7 @@ public final class FCMClient: Sendable {
 
     private func outcome(for answer: FCMErrorBody, headers: HPACKHeaders) -> FCMOutcome {
         if answer.status == 200 {
-            return .delivered(messageName: answer.messageName ?? "")
+            return .delivered(answer.messageName ?? "")
         }
         let rejection = answer.rejection
         if answer.reason.meansDeviceGone || (answer.reason == .invalidArgument && answer.isAboutTheRegistrationToken) {

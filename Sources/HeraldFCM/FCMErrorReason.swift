@@ -1,6 +1,8 @@
+import HeraldHTTP
+
 /// Why FCM refused a message: Google's `FcmError` error codes, the generic API statuses that
 /// come without one (`UNAUTHENTICATED`, `PERMISSION_DENIED`, …), and `unknown` for the rest.
-public struct FCMErrorReason: Sendable, Hashable, CustomStringConvertible {
+public struct FCMErrorReason: ProviderReason {
     private enum Base: Hashable, Sendable {
         // FcmError codes (google.firebase.fcm.v1.FcmError.errorCode)
         case unspecifiedError, invalidArgument, unregistered, senderIDMismatch, quotaExceeded, unavailable, internalError

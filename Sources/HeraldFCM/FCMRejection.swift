@@ -1,5 +1,7 @@
+import HeraldHTTP
+
 /// An error answer from FCM (or from the OAuth2 token endpoint), as Google sent it.
-public struct FCMRejection: Sendable, Equatable, CustomStringConvertible {
+public struct FCMRejection: ProviderRejection {
     /// The HTTP status.
     public var status: Int
     /// The `FcmError` code when there is one, else the API status (`UNAUTHENTICATED`, …); for

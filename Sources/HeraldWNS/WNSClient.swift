@@ -23,6 +23,10 @@ public final class WNSClient: Sendable {
     private let endpointOverride: String?
     private let allowedTestHost: String?
     private let now: @Sendable () -> Int64
+    /// Requests in flight at most for one batch (`send(_:to:)`): WNS takes one device per request.
+    let concurrency: Int
+    /// Whether to start no new request of a batch (the process is shutting down gracefully).
+    let stopStarting: @Sendable () -> Bool
 
     /// - Parameters:
     ///   - credentials: the package SID (`ms-app://…`) and the client secret.
@@ -40,8 +44,11 @@ public final class WNSClient: Sendable {
     public init(
         credentials: WNSCredentials, tokenEndpoint: String = WNSAccessTokenProvider.defaultTokenEndpoint, endpointOverride: String? = nil,
         allowedTestHost: String? = nil, extraTrustedCAPEM: String? = nil, proxy: OutboundProxy? = nil,
-        connectTimeout: TimeAmount = .seconds(10), clock: EpochClock = .system
+        connectTimeout: TimeAmount = .seconds(10), clock: EpochClock = .system, concurrency: Int = 100,
+        stopStarting: @escaping @Sendable () -> Bool = { false }
     ) throws {
+        self.concurrency = concurrency
+        self.stopStarting = stopStarting
         // Checked before the HTTP client exists: one that is never shut down traps when freed.
         guard Self.origin(of: tokenEndpoint) != nil else {
             throw WNSError.invalidEndpoint("the token endpoint '\(tokenEndpoint)' is not an http(s) URL")

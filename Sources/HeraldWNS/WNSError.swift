@@ -3,7 +3,7 @@ import HeraldHTTP
 /// Why `WNSClient` would not send, or could not be made.
 ///
 /// Compare with the static values (`error == .channelNotAllowed`); `message` says what exactly.
-public struct WNSError: UndeliverableError, Sendable, Hashable, CustomStringConvertible {
+public struct WNSError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Base: Hashable, Sendable {
         case channelNotAllowed, invalidEndpoint
     }

@@ -1,12 +1,16 @@
+import HeraldHTTP
+
 /// Why WNS (or its token endpoint) did not take a notification: WNS's HTTP statuses by name,
 /// the OAuth errors of the token endpoint, and `unknown` for the rest.
-public struct WNSErrorReason: Sendable, Hashable, CustomStringConvertible {
+public struct WNSErrorReason: ProviderReason {
     private enum Base: Hashable, Sendable {
         // WNS's answers to a notification
         case badRequest, unauthorized, forbidden, channelNotFound, methodNotAllowed, throttled, channelExpired
         case payloadTooLarge, quotaExceeded, internalServerError, serviceUnavailable
         // The token endpoint's OAuth errors (RFC 6749 §5.2)
         case invalidClient, invalidRequest, invalidScope, unauthorizedClient, unsupportedGrantType
+        // Not sent: the channel URI is not one Herald sends to (`WNSError`'s code)
+        case undeliverable(String)
         case unknown(String)
     }
 
@@ -82,13 +86,19 @@ public struct WNSErrorReason: Sendable, Hashable, CustomStringConvertible {
     /// The grant type is not `client_credentials`.
     public static let unsupportedGrantType = WNSErrorReason(.unsupportedGrantType, "unsupported_grant_type")
 
+    /// A notification not sent because its channel URI cannot be sent to (off WNS's hosts, no
+    /// URL): named by the error's code (`ChannelNotAllowed`, `InvalidEndpoint`).
+    public init(_ error: WNSError) {
+        self.init(.undeliverable(error.code), error.code)
+    }
+
     /// The channel is dead (404, 410): deactivate the device.
     public var meansDeviceGone: Bool {
         switch base {
         case .channelNotFound, .channelExpired: true
         case .badRequest, .unauthorized, .forbidden, .methodNotAllowed, .throttled, .payloadTooLarge, .quotaExceeded,
             .internalServerError, .serviceUnavailable, .invalidClient, .invalidRequest, .invalidScope, .unauthorizedClient,
-            .unsupportedGrantType, .unknown:
+            .unsupportedGrantType, .undeliverable, .unknown:
             false
         }
     }
@@ -98,7 +108,7 @@ public struct WNSErrorReason: Sendable, Hashable, CustomStringConvertible {
         switch base {
         case .unauthorized, .forbidden, .invalidClient, .invalidRequest, .invalidScope, .unauthorizedClient, .unsupportedGrantType: true
         case .badRequest, .channelNotFound, .methodNotAllowed, .throttled, .channelExpired, .payloadTooLarge, .quotaExceeded,
-            .internalServerError, .serviceUnavailable, .unknown:
+            .internalServerError, .serviceUnavailable, .undeliverable, .unknown:
             false
         }
     }
@@ -108,7 +118,7 @@ public struct WNSErrorReason: Sendable, Hashable, CustomStringConvertible {
         switch base {
         case .throttled, .quotaExceeded, .internalServerError, .serviceUnavailable: true
         case .badRequest, .unauthorized, .forbidden, .channelNotFound, .methodNotAllowed, .channelExpired, .payloadTooLarge,
-            .invalidClient, .invalidRequest, .invalidScope, .unauthorizedClient, .unsupportedGrantType, .unknown:
+            .invalidClient, .invalidRequest, .invalidScope, .unauthorizedClient, .unsupportedGrantType, .undeliverable, .unknown:
             false
         }
     }

@@ -1,24 +1,18 @@
 import HeraldHTTP
 import NIOHTTP1
 
-/// What came of sending one notification to one channel, sorted by what to do about it.
+/// What came of sending one notification to one channel, sorted by what to do about it:
 ///
-/// The client only sorts; acting on an outcome (counting, deactivating the device, scheduling a
-/// retry, pausing the platform) is the delivery engine's decision.
-public enum WNSOutcome: Sendable, Equatable {
-    /// 200: WNS took the notification (`X-WNS-Status` says whether it was received or dropped).
-    case delivered(WNSDelivery)
-    /// 404 or 410: the channel is unknown or expired; deactivate the device.
-    case deviceGone(WNSRejection)
-    /// 406 (throttled), 429 (monthly quota), 5xx, or a token endpoint that is down: send again,
-    /// not before `retryAfter` seconds when WNS said (`X-WNS-CONTINUE-AFTER` or `Retry-After`).
-    case retry(WNSRejection, retryAfter: Int64?)
-    /// 403, a 401 that a fresh access token did not cure, or a token endpoint that refuses the
-    /// package SID and secret: pause the platform and keep its devices.
-    case credentialsRejected(WNSRejection)
-    /// 400, 405, 413 or another refusal: this notification will not be delivered as it is.
-    case failed(WNSRejection)
+/// - `delivered`: 200, WNS took the notification (`X-WNS-Status` says whether it was received or dropped).
+/// - `deviceGone`: 404 or 410, the channel is unknown or expired.
+/// - `retry`: 406 (throttled), 429 (monthly quota), 5xx, or a token endpoint that is down; not
+///   before `retryAfter` seconds when WNS said (`X-WNS-CONTINUE-AFTER` or `Retry-After`).
+/// - `credentialsRejected`: 403, a 401 that a fresh access token did not cure, or a token
+///   endpoint that refuses the package SID and secret.
+/// - `failed`: 400, 405, 413 or another refusal.
+public typealias WNSOutcome = ProviderAnswer<WNSDelivery, WNSRejection>
 
+extension ProviderAnswer where Receipt == WNSDelivery, Rejection == WNSRejection {
     /// The outcome of WNS's answer (a 401 here is final: the client has refreshed already).
     ///
     /// - Parameter now: epoch seconds, to read a retry time given as an HTTP date.

@@ -1,5 +1,7 @@
+import HeraldHTTP
+
 /// A refusal from WNS (or from its token endpoint), as it came.
-public struct WNSRejection: Sendable, Equatable, CustomStringConvertible {
+public struct WNSRejection: ProviderRejection {
     /// The HTTP status.
     public var status: Int
     /// The status by name, or the token endpoint's OAuth error.

@@ -3,7 +3,7 @@ import HeraldHTTP
 /// Why a Web Push message could not be encrypted or decrypted.
 ///
 /// Compare with the static values (`error == .decryptionFailed`); `message` says what exactly.
-public struct WebPushError: UndeliverableError, Sendable, Hashable, CustomStringConvertible {
+public struct WebPushError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Base: Hashable, Sendable {
         case invalidKey, payloadTooLarge, malformedMessage, decryptionFailed, invalidEndpoint
     }

@@ -1,15 +1,34 @@
+import HeraldHTTP
+
 /// Why a push service did not accept a message, by the HTTP status it answered (RFC 8030
 /// defines no reason strings; push services explain in the body, kept as the outcome's `detail`).
-public struct WebPushErrorReason: Sendable, Hashable, CustomStringConvertible {
+public struct WebPushErrorReason: ProviderReason {
     private enum Base: Hashable, Sendable {
         case badRequest, unauthorized, forbidden, notFound, requestTimeout, gone, payloadTooLarge, tooManyRequests
         case internalServerError, badGateway, serviceUnavailable, gatewayTimeout
+        // Not sent: the subscription cannot be read or the message not encrypted for it
+        case invalidSubscription
+        case undeliverable(String)
         case unknown(String)
     }
 
     private let base: Base
-    /// The HTTP status.
+    /// The HTTP status; 0 for a message that was not sent.
     public let status: Int
+
+    private init(_ base: Base) {
+        self.base = base
+        self.status = 0
+    }
+
+    /// A device address that is no Web Push subscription (not its JSON, no keys).
+    public static let invalidSubscription = WebPushErrorReason(.invalidSubscription)
+
+    /// A message not sent because it cannot be encrypted or addressed: named by the error's
+    /// code (`InvalidEndpoint`, `PayloadTooLarge`, …).
+    public init(_ error: WebPushError) {
+        self.init(.undeliverable(error.code))
+    }
 
     /// The reason for an HTTP status.
     public init(status: Int) {
@@ -55,6 +74,8 @@ public struct WebPushErrorReason: Sendable, Hashable, CustomStringConvertible {
         case .badGateway: "BadGateway"
         case .serviceUnavailable: "ServiceUnavailable"
         case .gatewayTimeout: "GatewayTimeout"
+        case .invalidSubscription: "InvalidSubscription"
+        case .undeliverable(let code): code
         case .unknown(let text): text
         }
     }

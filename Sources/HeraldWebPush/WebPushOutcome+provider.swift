@@ -1,13 +1,13 @@
 import HeraldHTTP
 
 extension WebPushOutcome: ProviderOutcomeConvertible {
-    public var providerOutcome: ProviderOutcome {
+    public var providerOutcome: ProviderOutcome<WebPushErrorReason> {
         switch self {
         case .delivered: .delivered
         case .deviceGone: .gone(since: nil)
-        case .retry(let reason, let after): .retry(reason: "\(reason)", after: after.map { .seconds($0) })
-        case .credentialsRejected(let reason, _): .credentialsRejected(reason: "\(reason)")
-        case .failed(let reason, _): .failed(reason: "\(reason)")
+        case .retry(let reason, let after): .retry(reason, after: after.map { .seconds($0) })
+        case .credentialsRejected(let reason, _): .credentialsRejected(reason)
+        case .failed(let reason, _): .failed(reason)
         }
     }
 }

@@ -55,12 +55,12 @@ import Testing
         var machine = APNsTokenStateMachine()
         var signed = 0
         _ = token(&machine, now: start, signed: &signed)
-        // Rejected five minutes in: the next token may be signed at minute 20.
-        #expect(machine.rejected(now: start + 5 * 60) == .retryAt(start + 20 * 60))
+        // Rejected five minutes in: tried again with the same token; the next may be signed at minute 20.
+        #expect(machine.rejected(machine.lease("t1"), now: start + 5 * 60) == .retry)
         #expect(token(&machine, now: start + 10 * 60, signed: &signed) == .use("t1"))
         #expect(token(&machine, now: start + 20 * 60, signed: &signed) == .use("t2"))
         // Accepted with the new token: back to normal.
-        machine.accepted()
+        machine.accepted(machine.lease("t2"))
         #expect(token(&machine, now: start + 30 * 60, signed: &signed) == .use("t2"))
         #expect(signed == 2)
     }
@@ -69,11 +69,60 @@ import Testing
         var machine = APNsTokenStateMachine()
         var signed = 0
         _ = token(&machine, now: start, signed: &signed)
-        #expect(machine.rejected(now: start + 25 * 60) == .retryWithNewToken)
+        #expect(machine.rejected(machine.lease("t1"), now: start + 25 * 60) == .retry)
         #expect(token(&machine, now: start + 25 * 60, signed: &signed) == .use("t2"))
-        #expect(machine.rejected(now: start + 25 * 60 + 1) == .markFailing)
+        #expect(machine.rejected(machine.lease("t2"), now: start + 25 * 60 + 1) == .markFailing)
         #expect(machine.nextToken(now: start + 90 * 60) == .fail)
         machine.reset()
         #expect(token(&machine, now: start + 91 * 60, signed: &signed) == .use("t3"))
+    }
+
+    /// A refused young token is tried once more as it is; refused on that try, the credentials fail.
+    @Test func aYoungTokenRefusedTwiceMarksTheCredentialsFailing() {
+        var machine = APNsTokenStateMachine()
+        var signed = 0
+        _ = token(&machine, now: start, signed: &signed)
+        #expect(machine.rejected(machine.lease("t1"), now: start + 60) == .retry)
+        #expect(token(&machine, now: start + 61, signed: &signed) == .use("t1"))
+        #expect(machine.rejected(machine.lease("t1"), now: start + 62) == .markFailing)
+        #expect(machine.nextToken(now: start + 63) == .fail)
+        #expect(signed == 1)
+    }
+
+    /// The fan-out has many batches in flight with one token: the refusals of those sent before
+    /// the first refusal came back, or with a token since replaced, are stale and cost nothing.
+    @Test func staleRefusalsDoNotCountAgainstTheCredentials() {
+        var machine = APNsTokenStateMachine()
+        var signed = 0
+        _ = token(&machine, now: start, signed: &signed)
+        // Three batches leave with t1; the first refusal comes back.
+        let inFlight = [machine.lease("t1"), machine.lease("t1"), machine.lease("t1")]
+        #expect(machine.rejected(inFlight[0], now: start + 25 * 60) == .retry)
+        // The other two were sent before it: stale.
+        #expect(machine.rejected(inFlight[1], now: start + 25 * 60) == .retry)
+        #expect(machine.rejected(inFlight[2], now: start + 25 * 60) == .retry)
+        // The second try goes with a new token (t1 is 25 minutes old) and is accepted.
+        #expect(token(&machine, now: start + 25 * 60, signed: &signed) == .use("t2"))
+        machine.accepted(machine.lease("t2"))
+        // A late refusal of t1 does not touch t2.
+        #expect(machine.rejected(inFlight[0], now: start + 26 * 60) == .retry)
+        #expect(token(&machine, now: start + 27 * 60, signed: &signed) == .use("t2"))
+        // t2 refused later: one more try (with t2, 2 minutes old), then failing.
+        let lease = machine.lease("t2")
+        #expect(machine.rejected(lease, now: start + 27 * 60) == .retry)
+        #expect(token(&machine, now: start + 27 * 60, signed: &signed) == .use("t2"))
+        #expect(machine.rejected(machine.lease("t2"), now: start + 28 * 60) == .markFailing)
+        #expect(signed == 2)
+    }
+
+    /// An acceptance of a request sent before the refusal says nothing about the second try.
+    @Test func onlyTheSecondTryClearsARefusal() {
+        var machine = APNsTokenStateMachine()
+        var signed = 0
+        _ = token(&machine, now: start, signed: &signed)
+        let early = machine.lease("t1")
+        #expect(machine.rejected(machine.lease("t1"), now: start + 60) == .retry)
+        machine.accepted(early)
+        #expect(machine.rejected(machine.lease("t1"), now: start + 62) == .markFailing)
     }
 }

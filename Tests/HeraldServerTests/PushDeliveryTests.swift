@@ -191,7 +191,8 @@ import Testing
     /// A graceful shutdown while a batch waits for slow answers: APNs takes a batch on its
     /// connection at once, so the whole batch is in flight; its answers are awaited and recorded
     /// before the workers stop, and the next workers send nothing again. (Providers sent one
-    /// request at a time stop starting new ones and put the rest back: `PlatformSender`.)
+    /// request at a time stop starting new ones and put the rest back: `WNSClient` with
+    /// `BoundedConcurrency`, `ProviderSendError.notStarted`.)
     @Test(arguments: Backend.available)
     func aGracefulShutdownFinishesTheBatchInFlight(_ backend: Backend) async throws {
         try await DeliveryWorld.run(backend, .init(workers: 0)) { world, client in

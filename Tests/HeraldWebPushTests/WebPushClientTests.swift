@@ -216,6 +216,27 @@ import Testing
         }
     }
 
+    /// The delivery engine's `ProviderClient`: an address that is no subscription fails
+    /// `InvalidSubscription`; a subscription made for another key fails alone, unless every
+    /// message of the batch is refused, which rejects the platform's credentials.
+    @Test func thePlatformClientFailsForeignSubscriptionsAloneAndRejectsTheKeyWhenAllAreRefused() async throws {
+        try await withMock { setup in
+            let platform = WebPushPlatformClient(client: setup.client, vapid: setup.signer)
+            let other = P256.Signing.PrivateKey()
+            let foreignKey = Base64URL.encode(Array(other.publicKey.x963Representation))
+            let foreign = setup.server.subscribe(applicationServerKey: foreignKey).subscriptionJSON(origin: setup.server.origin)
+            let own = setup.server.subscribe().subscriptionJSON(origin: setup.server.origin)
+            let message = try notification(#"{"message":{"body":"hi"},"target":{"platforms":["web"]}}"#)
+
+            let mixed = await platform.send(message, to: [own, "not a subscription", foreign])
+            #expect(mixed == [.delivered, .failed(.invalidSubscription), .failed(.forbidden)])
+            #expect("\(WebPushErrorReason.invalidSubscription)" == "InvalidSubscription")
+
+            let allForeign = await platform.send(message, to: [foreign, foreign])
+            #expect(allForeign == [.credentialsRejected(.forbidden), .credentialsRejected(.forbidden)])
+        }
+    }
+
     @Test func theTokenIsReusedAcrossMessagesUntilItIsRenewed() async throws {
         try await withMock { setup in
             let target = try subscription(setup.server.subscribe(), at: setup.server)

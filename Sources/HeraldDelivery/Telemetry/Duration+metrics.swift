@@ -13,3 +13,11 @@ extension Duration {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
+
+extension Duration {
+    /// Whole milliseconds, as the store keeps times (truncating).
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

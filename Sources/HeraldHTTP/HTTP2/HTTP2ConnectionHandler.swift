@@ -54,11 +54,6 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
         var body: ByteBuffer?
     }
 
-    /// The most streams opened at once, whatever the server allows.
-    static let streamCeiling = 1000
-    /// The last stream id before a connection must be replaced (ids are 31 bits).
-    static let lastUsableStreamID = Int32.max - 2
-
     /// How long a request may wait for its answer.
     let requestTimeout: TimeAmount
     private var sweep: Scheduled<Void>?
@@ -67,10 +62,8 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     private var queue: [Pending] = []
     private var queueHead = 0
     private var inFlight: [HTTP2StreamID: InFlight] = [:]
-    private var nextStreamID: Int32 = 1
-    /// Until the server's first SETTINGS arrives, one stream: APNs may allow only one.
-    private var maximumStreams = 1
-    private var closing = false
+    /// Stream ids, the server's limit, whether the connection takes requests.
+    private var streams: HTTP2StreamStateMachine
     /// Called on the event loop when the connection stops taking requests (GOAWAY, closed).
     var onUnusable: (() -> Void)?
 
@@ -78,9 +71,16 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     /// window for what the server sends is this handler's job.
     private var receiveWindow = HTTP2ReceiveWindow()
 
-    init(requestTimeout: TimeAmount) {
+    /// - Parameter firstStreamID: 1 but in tests of running out of stream ids.
+    init(requestTimeout: TimeAmount, firstStreamID: Int32 = 1) {
         self.requestTimeout = requestTimeout
+        self.streams = HTTP2StreamStateMachine(firstStreamID: firstStreamID)
     }
+
+    /// Streams open now (for tests).
+    var openStreams: Int { streams.openStreams }
+    /// The server's limit on open streams as last set (for tests).
+    var maximumStreams: Int { streams.maximumStreams }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -124,14 +124,14 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             finish(streamID, .failed("no answer within \(requestTimeout)"))
         }
         context.flush()
-        becomeUnusable()
+        stopTaking(streams.stopTaking())
     }
 
     // MARK: Requests
 
     /// Queues the batch; its promise completes when every request has a response or an error.
     func enqueue(_ batch: Batch) {
-        guard !closing, context != nil else {
+        guard streams.isActive, context != nil else {
             for index in batch.requests.indices { batch.finish(index, .notSent) }
             return
         }
@@ -143,11 +143,17 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     private func startStreams() {
         guard let context else { return }
         let now = NIODeadline.now()
-        while queueHead < queue.count, inFlight.count < maximumStreams, !closing {
-            if nextStreamID > Self.lastUsableStreamID {
+        while queueHead < queue.count {
+            let streamID: HTTP2StreamID
+            switch streams.openStream() {
+            case .open(let id):
+                streamID = id
+            case .atLimit, .refused:
+                return
+            case .stop(let action):
                 // Out of stream ids: what has not started goes elsewhere.
-                becomeUnusable()
-                break
+                stopTaking(action)
+                return
             }
             let index = queue[queueHead].next
             let batch = queue[queueHead].batch
@@ -164,9 +170,6 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
                     queueHead = 0
                 }
             }
-            let streamID = HTTP2StreamID(nextStreamID)
-
-            nextStreamID += 2
             let request = batch.requests[index]
             inFlight[streamID] = InFlight(batch: batch, index: index, deadline: now + requestTimeout)
             // The HTTP/2 handler refuses a new stream once it has seen the server's GOAWAY, which
@@ -194,7 +197,11 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     private func finish(_ streamID: HTTP2StreamID, _ response: HTTP2Response) {
         guard let request = inFlight.removeValue(forKey: streamID) else { return }
         request.batch.finish(request.index, response)
-        if closing && inFlight.isEmpty {
+        switch streams.streamClosed() {
+        case .openMore, .none:
+            // The callers open more streams once they are done with the frame.
+            break
+        case .closeConnection:
             // Drained after a GOAWAY: nothing more will come on this connection.
             context?.close(promise: nil)
         }
@@ -238,14 +245,18 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             startStreams()
         case .settings(.settings(let settings)):
             for setting in settings where setting.parameter == .maxConcurrentStreams {
-                maximumStreams = min(setting.value, Self.streamCeiling)
+                switch streams.maximumConcurrentStreams(setting.value) {
+                case .openMore:
+                    // The server holds to its old limit until it has our acknowledgement, which the
+                    // HTTP/2 handler writes after passing the frame on: open the new streams after it.
+                    context.eventLoop.assumeIsolated().execute { self.startStreams() }
+                case .none, .closeConnection:
+                    break
+                }
             }
-            // The server holds to its old limit until it has our acknowledgement, which the
-            // HTTP/2 handler writes after passing the frame on: open the new streams after it.
-            context.eventLoop.assumeIsolated().execute { self.startStreams() }
         case .goAway(let lastStreamID, _, _):
             // Streams above the last one the server processed were not processed: send them again.
-            becomeUnusable()
+            stopTaking(streams.stopTaking())
             for streamID in inFlight.keys where streamID > lastStreamID {
                 finish(streamID, .notSent)
             }
@@ -265,7 +276,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        becomeUnusable()
+        stopTaking(streams.connectionClosed())
         // Requests on the wire may or may not have reached the server; the rest never left.
         for streamID in Array(inFlight.keys) {
             finish(streamID, .failed("connection closed"))
@@ -280,24 +291,28 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             startStreams()
             return
         }
-        becomeUnusable()
+        stopTaking(streams.stopTaking())
         context.close(promise: nil)
     }
 
-    private func becomeUnusable() {
-        guard !closing else { return }
-        closing = true
-        // Queued requests that have not started go back to the caller to be sent elsewhere.
-        while queueHead < queue.count {
-            let pending = queue[queueHead]
-            for index in pending.next..<pending.batch.requests.count {
-                pending.batch.finish(index, .notSent)
+    /// Acts on the machine's decision to stop taking requests.
+    private func stopTaking(_ action: HTTP2StreamStateMachine.StopAction) {
+        switch action {
+        case .none:
+            return
+        case .stopTaking(let close):
+            // Queued requests that have not started go back to the caller to be sent elsewhere.
+            while queueHead < queue.count {
+                let pending = queue[queueHead]
+                for index in pending.next..<pending.batch.requests.count {
+                    pending.batch.finish(index, .notSent)
+                }
+                queueHead += 1
             }
-            queueHead += 1
+            queue.removeAll()
+            queueHead = 0
+            onUnusable?()
+            if close { context?.close(promise: nil) }
         }
-        queue.removeAll()
-        queueHead = 0
-        onUnusable?()
-        if inFlight.isEmpty { context?.close(promise: nil) }
     }
 }

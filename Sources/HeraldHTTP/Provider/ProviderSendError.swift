@@ -6,6 +6,7 @@
 public struct ProviderSendError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Base: Sendable, Hashable {
         case notSent
+        case notStarted
         case connectionFailed(String)
         case noAccessToken(String)
         case unknown(String)
@@ -19,6 +20,10 @@ public struct ProviderSendError: Error, Sendable, Hashable, CustomStringConverti
 
     /// Never reached the provider (queued when its connection closed, refused, above a GOAWAY).
     public static let notSent = ProviderSendError(Base.notSent)
+
+    /// Not started: the process is shutting down (a provider sending one request per device
+    /// starts no new one then). The delivery engine gives the device back to the queue.
+    public static let notStarted = ProviderSendError(Base.notStarted)
 
     /// The connection failed with the request in flight: it may or may not have arrived.
     public static func connectionFailed(_ reason: String) -> ProviderSendError { ProviderSendError(Base.connectionFailed(reason)) }
@@ -41,6 +46,7 @@ public struct ProviderSendError: Error, Sendable, Hashable, CustomStringConverti
     public var description: String {
         switch base {
         case .notSent: "not sent"
+        case .notStarted: "not started: shutting down"
         case .connectionFailed(let reason): reason
         case .noAccessToken(let reason): "no access token: \(reason)"
         case .unknown(let reason): reason

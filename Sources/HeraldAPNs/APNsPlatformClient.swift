@@ -1,0 +1,50 @@
+import HeraldCore
+import HeraldHTTP
+
+/// APNs for one platform: its connections (`APNsClient`), its topic and, with token-based
+/// auth, its provider tokens. The delivery engine's `ProviderClient`.
+///
+/// A refused provider token is dealt with here: the refused notifications come back as `retry`
+/// while `APNsTokenStateMachine` grants one more try, and as `credentialsRejected` (pause the
+/// platform) once it does not. A refused certificate is `credentialsRejected` at once: it will
+/// not get better by itself.
+public struct APNsPlatformClient: ProviderClient {
+    public let client: APNsClient
+    /// The app's bundle id (`apns-topic`).
+    public let topic: String
+    /// The provider tokens with token-based auth; nil with a client certificate.
+    public let tokens: APNsProviderTokens?
+
+    public init(client: APNsClient, topic: String, tokens: APNsProviderTokens?) {
+        self.client = client
+        self.topic = topic
+        self.tokens = tokens
+    }
+
+    public func send(_ notification: APNsNotification, to deviceTokens: [String]) async -> [ProviderOutcome<APNsErrorReason>] {
+        guard let tokens else {
+            return await client.send(notification, deviceTokens: deviceTokens, topic: topic, bearer: nil).map(\.providerOutcome)
+        }
+        let lease: APNsTokenStateMachine.Lease
+        do {
+            guard let leased = try tokens.lease() else {
+                return deviceTokens.map { _ in .credentialsRejected(APNsErrorReason("InvalidProviderToken")) }
+            }
+            lease = leased
+        } catch {
+            return deviceTokens.map { _ in .credentialsRejected(APNsErrorReason("ProviderTokenNotSigned")) }
+        }
+        var outcomes = await client.send(notification, deviceTokens: deviceTokens, topic: topic, bearer: lease.token)
+            .map(\.providerOutcome)
+        if outcomes.contains(where: { if case .credentialsRejected = $0 { true } else { false } }) {
+            if tokens.rejected(lease) == .retry {
+                outcomes = outcomes.map { outcome in
+                    if case .credentialsRejected(let reason) = outcome { .retry(reason, after: nil) } else { outcome }
+                }
+            }
+        } else if outcomes.contains(.delivered) {
+            tokens.accepted(lease)
+        }
+        return outcomes
+    }
+}
