@@ -219,9 +219,15 @@ extension DeviceRepository {
         }
         switch dialect {
         case .postgres:
-            // The chunk's uuids as one array value: one statement whatever the chunk's size.
+            // The chunk's uuids as one array value: one statement whatever the chunk's size. A
+            // lateral look-up per uuid: with `uuid = ANY(…)` of 2,000 uuids the planner chose a
+            // sequential scan of the table (measured at 50,000 devices), and so would grow
+            // quadratic over an import.
             let list = PostgresTextArray(uuids.map(\.lowercasedString))
-            try read(try await connection.query("SELECT id, uuid, app_id, platform_id FROM devices WHERE uuid = ANY(\(list.text)::text[])"))
+            try read(try await connection.query("""
+                SELECT d.id, d.uuid, d.app_id, d.platform_id FROM unnest(\(list.text)::text[]) AS k(uuid)
+                CROSS JOIN LATERAL (SELECT id, uuid, app_id, platform_id FROM devices WHERE devices.uuid = k.uuid) AS d
+                """))
         case .sqlite:
             for start in stride(from: 0, to: uuids.count, by: 500) {
                 let slice = Array(uuids[start..<min(start + 500, uuids.count)])
@@ -240,10 +246,12 @@ extension DeviceRepository {
         case .postgres:
             let platforms = PostgresTextArray(keys.map(\.platformID.lowercasedString))
             let tokens = PostgresTextArray(keys.map(\.token))
+            // Lateral, as for the uuids: a hash join over the whole table otherwise.
             for row in try await connection.query("""
-                SELECT d.uuid, d.platform_id, d.token FROM devices d
-                JOIN unnest(\(platforms.text)::text[], \(tokens.text)::text[]) AS k(platform_id, token)
-                    ON d.platform_id = k.platform_id AND d.token = k.token
+                SELECT d.uuid, d.platform_id, d.token FROM unnest(\(platforms.text)::text[], \(tokens.text)::text[]) AS k(platform_id, token)
+                CROSS JOIN LATERAL (
+                    SELECT uuid, platform_id, token FROM devices WHERE devices.platform_id = k.platform_id AND devices.token = k.token
+                ) AS d
                 """)
             {
                 holders[.init(platformID: try row.uuid("platform_id"), token: try row.string("token"))] = try row.uuid("uuid")
