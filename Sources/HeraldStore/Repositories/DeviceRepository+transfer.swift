@@ -222,11 +222,12 @@ extension DeviceRepository {
             // The chunk's uuids as one array value: one statement whatever the chunk's size. A
             // lateral look-up per uuid: with `uuid = ANY(…)` of 2,000 uuids the planner chose a
             // sequential scan of the table (measured at 50,000 devices), and so would grow
-            // quadratic over an import.
+            // quadratic over an import. `LIMIT 1` (a uuid is unique) keeps the planner from
+            // flattening the lateral query back into that join.
             let list = PostgresTextArray(uuids.map(\.lowercasedString))
             try read(try await connection.query("""
                 SELECT d.id, d.uuid, d.app_id, d.platform_id FROM unnest(\(list.text)::text[]) AS k(uuid)
-                CROSS JOIN LATERAL (SELECT id, uuid, app_id, platform_id FROM devices WHERE devices.uuid = k.uuid) AS d
+                CROSS JOIN LATERAL (SELECT id, uuid, app_id, platform_id FROM devices WHERE devices.uuid = k.uuid LIMIT 1) AS d
                 """))
         case .sqlite:
             for start in stride(from: 0, to: uuids.count, by: 500) {
@@ -250,7 +251,7 @@ extension DeviceRepository {
             for row in try await connection.query("""
                 SELECT d.uuid, d.platform_id, d.token FROM unnest(\(platforms.text)::text[], \(tokens.text)::text[]) AS k(platform_id, token)
                 CROSS JOIN LATERAL (
-                    SELECT uuid, platform_id, token FROM devices WHERE devices.platform_id = k.platform_id AND devices.token = k.token
+                    SELECT uuid, platform_id, token FROM devices WHERE devices.platform_id = k.platform_id AND devices.token = k.token LIMIT 1
                 ) AS d
                 """)
             {
