@@ -17,6 +17,18 @@ public struct DeviceImportLine: Sendable, Decodable {
         case createdAt = "created_at", updatedAt = "updated_at"
     }
 
+    public init(
+        deviceUUID: String? = nil, platformUUID: String? = nil, registration: RegistrationInput = RegistrationInput(), active: Bool? = nil,
+        createdAt: Int64? = nil, updatedAt: Int64? = nil
+    ) {
+        self.deviceUUID = deviceUUID
+        self.platformUUID = platformUUID
+        self.registration = registration
+        self.active = active
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         deviceUUID = try container.decodeIfPresent(String.self, forKey: .deviceUUID)

@@ -7,12 +7,11 @@ import NIOCore
 /// `device_uuid`, `platform_uuid`, `time_zone`, `active` and the times in epoch milliseconds.
 enum DeviceExportLine {
     /// Appends the device's line to `buffer`, written directly (a million devices a few seconds).
-    static func write(_ exported: ExportedDevice, into buffer: inout ByteBuffer) {
-        let device = exported.device
+    static func write(_ device: ExportedDevice, into buffer: inout ByteBuffer) {
         buffer.writeStaticString("{\"device_uuid\":\"")
-        buffer.writeString(device.uuid.lowercasedString)
+        buffer.writeString(device.uuid)
         buffer.writeStaticString("\",\"platform_uuid\":\"")
-        buffer.writeString(device.platformID.lowercasedString)
+        buffer.writeString(device.platformID)
         buffer.writeStaticString("\",\"os\":")
         JSONWriter.string(device.os, into: &buffer)
         field(",\"os_version\":", device.osVersion, &buffer)
@@ -28,7 +27,7 @@ enum DeviceExportLine {
         }
         buffer.writeInteger(UInt8(ascii: "]"))
         field(",\"custom_user_id\":", device.customUserID, &buffer)
-        field(",\"time_zone\":", exported.timeZone, &buffer)
+        field(",\"time_zone\":", device.timeZone, &buffer)
         buffer.writeStaticString(device.active ? ",\"active\":true,\"created_at\":" : ",\"active\":false,\"created_at\":")
         buffer.writeString(String(device.createdAt))
         buffer.writeStaticString(",\"updated_at\":")

@@ -47,14 +47,28 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
         return Response(
             status: .ok, headers: [.contentType: "application/x-ndjson"],
             body: ResponseBody { writer in
-                var after: Int64 = 0
+                // The next page is read while this one is written: the database's round trips
+                // and the client's reading overlap (two pages in memory at most).
+                func read(after: Int64) -> Task<[ExportedDevice], any Error> {
+                    Task { try await store.devices.exportPage(applicationID: app.id, after: after, limit: Self.exportPage) }
+                }
+                var next = read(after: 0)
                 while true {
-                    let page = try await store.devices.exportPage(applicationID: app.id, after: after, limit: Self.exportPage)
+                    let page = try await withTaskCancellationHandler {
+                        try await next.value
+                    } onCancel: { [next] in
+                        next.cancel()
+                    }
                     guard let last = page.last else { break }
+                    next = read(after: last.id)
                     var buffer = ByteBufferAllocator().buffer(capacity: page.count * 320)
                     for device in page { DeviceExportLine.write(device, into: &buffer) }
-                    try await writer.write(buffer)
-                    after = last.device.id
+                    do {
+                        try await writer.write(buffer)
+                    } catch {
+                        next.cancel()
+                        throw error
+                    }
                 }
                 try await writer.finish(nil)
             })
@@ -149,7 +163,14 @@ private struct Importer {
         case .text(let number, let data):
             report.lines = number
             do throws(ValidationError) {
-                let parsed = try Request.decodeJSONDocument(DeviceImportLine.self, from: data, decoder: decoder)
+                // The plain lines an export writes are scanned directly; any other goes through
+                // JSONDecoder, which answers the same or names the field that is wrong.
+                let parsed: DeviceImportLine
+                if let scanned = data.withUnsafeBytes({ DeviceImportLine.scan($0) }) {
+                    parsed = scanned
+                } else {
+                    parsed = try Request.decodeJSONDocument(DeviceImportLine.self, from: data, decoder: decoder)
+                }
                 let device = try parsed.validated(platforms: platforms, now: now(), wnsTestHost: wnsTestHost)
                 guard seen.insert(device.uuid).inserted else {
                     throw ValidationError(code: "duplicate", message: "this device_uuid is on an earlier line of this import", field: "device_uuid")

@@ -57,6 +57,11 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         _ = try await writer.query("PRAGMA journal_mode=WAL")
         _ = try await writer.query("PRAGMA synchronous=FULL")
         _ = try await writer.query("PRAGMA foreign_keys=ON")
+        // The writer's page cache: 64 MiB instead of SQLite's 2 MiB, so that the pages a large
+        // write touches at random (the `uuid` index of a million-device import) stay in memory
+        // rather than being re-read and spilled to the WAL mid-transaction (measured in
+        // BENCHMARKS.md, device import). Memory grows only as pages are used.
+        _ = try await writer.query("PRAGMA cache_size=-65536")
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, readerCount) {
             let reader = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoop)

@@ -1,10 +1,27 @@
 import HeraldCore
 import struct Foundation.UUID
 
-/// A device as an export writes it: the row, its tags and its time zone.
+/// A device as an export writes it: its row's values as stored (uuids as their lower-case
+/// text, unparsed), its tags and its time zone.
 public struct ExportedDevice: Sendable, Equatable {
-    public var device: Device
+    /// Internal, increasing: the key the export's pages walk.
+    public var id: Int64
+    public var uuid: String
+    public var platformID: String
+    public var os: String
+    public var osVersion: String?
+    public var deviceModel: String?
+    public var deviceManufacturer: String?
+    public var deviceAlias: String?
+    public var registrationToken: String
+    /// Lower-case, sorted.
+    public var tags: [String]
+    public var customUserID: String?
     public var timeZone: String?
+    public var active: Bool
+    /// Epoch milliseconds.
+    public var createdAt: Int64
+    public var updatedAt: Int64
 }
 
 /// What became of one device of an import.
@@ -24,27 +41,58 @@ extension DeviceRepository {
     /// at most `limit`, with their tags and time zones: a keyset page, so that an export of any
     /// size holds one page at a time and each page costs an index range scan.
     public func exportPage(applicationID: UUID, after: Int64, limit: Int) async throws -> [ExportedDevice] {
+        // Read by position (the order of this SELECT), not by name: a million rows are read.
         let rows = try await database.query("""
-            SELECT \(unsafeRaw: Self.columns), d.time_zone FROM devices d
-            WHERE d.app_id = \(applicationID) AND d.id > \(after) ORDER BY d.id LIMIT \(limit)
+            SELECT id, uuid, platform_id, os, os_version, device_model, device_manufacturer, device_alias, token,
+                custom_user_id, time_zone, active, created_at, updated_at
+            FROM devices WHERE app_id = \(applicationID) AND id > \(after) ORDER BY id LIMIT \(limit)
             """)
-        guard let last = rows.last else { return [] }
-        var page = try rows.map { ExportedDevice(device: try Self.device($0), timeZone: try $0.optionalString("time_zone")) }
+        var page: [ExportedDevice] = []
+        page.reserveCapacity(rows.count)
+        for row in rows {
+            let values = row.values
+            guard values.count == 14 else { throw StoreError.decoding(column: "devices", expected: "14 columns") }
+            page.append(ExportedDevice(
+                id: try Self.int(values[0], "id"), uuid: try Self.text(values[1], "uuid"), platformID: try Self.text(values[2], "platform_id"),
+                os: try Self.text(values[3], "os"), osVersion: try Self.optionalText(values[4], "os_version"),
+                deviceModel: try Self.optionalText(values[5], "device_model"),
+                deviceManufacturer: try Self.optionalText(values[6], "device_manufacturer"),
+                deviceAlias: try Self.optionalText(values[7], "device_alias"), registrationToken: try Self.text(values[8], "token"), tags: [],
+                customUserID: try Self.optionalText(values[9], "custom_user_id"), timeZone: try Self.optionalText(values[10], "time_zone"),
+                active: try Self.int(values[11], "active") != 0, createdAt: try Self.int(values[12], "created_at"),
+                updatedAt: try Self.int(values[13], "updated_at")))
+        }
+        guard let first = page.first, let last = page.last else { return [] }
         // The page's tags in one range scan of the primary key (device_id, tag).
-        let first = page[0].device.id
-        let lastID = try last.int("id")
         var index = 0
         for row in try await database.query("""
             SELECT device_id, tag FROM device_tags
-            WHERE device_id >= \(first) AND device_id <= \(lastID) AND app_id = \(applicationID) ORDER BY device_id, tag
+            WHERE device_id >= \(first.id) AND device_id <= \(last.id) AND app_id = \(applicationID) ORDER BY device_id, tag
             """)
         {
-            let deviceID = try row.int("device_id")
-            while index < page.count, page[index].device.id < deviceID { index += 1 }
-            guard index < page.count, page[index].device.id == deviceID else { continue }
-            page[index].device.tags.append(try row.string("tag"))
+            let values = row.values
+            guard values.count == 2 else { throw StoreError.decoding(column: "device_tags", expected: "2 columns") }
+            let deviceID = try Self.int(values[0], "device_id")
+            while index < page.count, page[index].id < deviceID { index += 1 }
+            guard index < page.count, page[index].id == deviceID else { continue }
+            page[index].tags.append(try Self.text(values[1], "tag"))
         }
         return page
+    }
+
+    private static func int(_ value: SQLValue, _ column: String) throws -> Int64 {
+        guard case .int(let int) = value else { throw StoreError.decoding(column: column, expected: "integer") }
+        return int
+    }
+
+    private static func text(_ value: SQLValue, _ column: String) throws -> String {
+        guard case .text(let text) = value else { throw StoreError.decoding(column: column, expected: "text") }
+        return text
+    }
+
+    private static func optionalText(_ value: SQLValue, _ column: String) throws -> String? {
+        if case .null = value { return nil }
+        return try text(value, column)
     }
 
     // MARK: Import
@@ -63,8 +111,9 @@ extension DeviceRepository {
     public func importDevices(_ devices: [DeviceImport], applicationID: UUID) async throws -> [DeviceImportOutcome] {
         guard !devices.isEmpty else { return [] }
         do {
+            let dialect = database.dialect
             return try await database.transaction { connection in
-                try await Self.importChunk(devices, applicationID: applicationID, on: connection)
+                try await Self.importChunk(devices, applicationID: applicationID, dialect: dialect, on: connection)
             }
         } catch let error as StoreError where error.reason == .unavailable {
             throw error
@@ -90,37 +139,23 @@ extension DeviceRepository {
         return ValidationError(code: "not_written", message: "the device could not be written: \(error)")
     }
 
-    static func importChunk(_ devices: [DeviceImport], applicationID: UUID, on connection: any SQLExecutor) async throws
+    static func importChunk(_ devices: [DeviceImport], applicationID: UUID, dialect: SQLDialect, on connection: any SQLExecutor) async throws
         -> [DeviceImportOutcome]
     {
         // Who holds these uuids, and these tokens, now.
-        var holders: [UUID: (id: Int64, applicationID: UUID, platformID: UUID)] = [:]
-        for start in stride(from: 0, to: devices.count, by: 500) {
-            let uuids = devices[start..<min(start + 500, devices.count)].map(\.uuid)
-            for row in try await connection.query("SELECT id, uuid, app_id, platform_id FROM devices WHERE uuid IN (\(list: uuids))") {
-                holders[try row.uuid("uuid")] = (try row.int("id"), try row.uuid("app_id"), try row.uuid("platform_id"))
-            }
-        }
-        var tokensByPlatform: [UUID: [String]] = [:]
-        for device in devices { tokensByPlatform[device.platform.id, default: []].append(device.registration.registrationToken ?? "") }
-        var tokenHolders: [RegistrationBatcher.DeviceKey: UUID] = [:]
-        for (platformID, tokens) in tokensByPlatform {
-            for start in stride(from: 0, to: tokens.count, by: 500) {
-                let slice = Array(tokens[start..<min(start + 500, tokens.count)])
-                for row in try await connection.query(
-                    "SELECT uuid, token FROM devices WHERE platform_id = \(platformID) AND token IN (\(list: slice))")
-                {
-                    tokenHolders[.init(platformID: platformID, token: try row.string("token"))] = try row.uuid("uuid")
-                }
-            }
-        }
+        let holders = try await uuidHolders(devices.map(\.uuid), dialect: dialect, on: connection)
+        let tokenHolders = try await tokenHolders(
+            devices.map { RegistrationBatcher.DeviceKey(platformID: $0.platform.id, token: $0.registration.registrationToken ?? "") },
+            dialect: dialect, on: connection)
 
         // Each device: rejected, or written (new or over its own row).
         var outcomes: [DeviceImportOutcome] = []
         outcomes.reserveCapacity(devices.count)
         var accepted: [DeviceImport] = []
+        accepted.reserveCapacity(devices.count)
         var existing: [Int64] = []
         var tokensInChunk: [RegistrationBatcher.DeviceKey: UUID] = [:]
+        tokensInChunk.reserveCapacity(devices.count)
         for device in devices {
             let key = RegistrationBatcher.DeviceKey(platformID: device.platform.id, token: device.registration.registrationToken ?? "")
             if let holder = holders[device.uuid] {
@@ -156,60 +191,189 @@ extension DeviceRepository {
         guard !accepted.isEmpty else { return outcomes }
 
         // The devices, upserted on their uuid (application and platform were checked above).
-        var ids: [UUID: Int64] = [:]
-        ids.reserveCapacity(accepted.count)
-        for start in stride(from: 0, to: accepted.count, by: importStatementRows) {
-            var insert: SQL = """
-                INSERT INTO devices (uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
-                    device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at) VALUES
-                """
-            for (index, device) in accepted[start..<min(start + importStatementRows, accepted.count)].enumerated() {
-                let registration = device.registration
-                insert.append("""
-                    \(unsafeRaw: index == 0 ? "" : ",") (\(device.uuid), \(applicationID), \(device.platform.id),
-                    \(device.platform.type.rawValue), \(registration.registrationToken ?? ""),
-                    \(registration.os ?? Self.defaultOS(device.platform.type)), \(registration.osVersion.applied(to: nil)),
-                    \(registration.deviceAlias.applied(to: nil)), \(registration.deviceModel.applied(to: nil)),
-                    \(registration.deviceManufacturer.applied(to: nil)), \(registration.customUserID.applied(to: nil)),
-                    \(registration.timeZone.applied(to: nil)), \(device.active ? 1 : 0), \(device.createdAt), \(device.updatedAt))
-                    """)
-            }
-            insert.append("""
-                 ON CONFLICT (uuid) DO UPDATE SET
-                    token = excluded.token, os = excluded.os, os_version = excluded.os_version, device_alias = excluded.device_alias,
-                    device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
-                    custom_user_id = excluded.custom_user_id, time_zone = excluded.time_zone, active = excluded.active,
-                    created_at = excluded.created_at, updated_at = excluded.updated_at
-                RETURNING id, uuid
-                """)
-            for row in try await connection.query(insert) { ids[try row.uuid("uuid")] = try row.int("id") }
-        }
+        let ids = try await upsert(accepted, applicationID: applicationID, dialect: dialect, on: connection)
 
         // Their tags: the line's list replaces what an existing device had.
-        for start in stride(from: 0, to: existing.count, by: 500) {
-            try await connection.query(
-                "DELETE FROM device_tags WHERE device_id IN (\(list: Array(existing[start..<min(start + 500, existing.count)])))")
-        }
-        var tagRows: [(Int64, String)] = []
+        try await deleteTags(of: existing, dialect: dialect, on: connection)
+        var tagRows: [DeviceTagRow] = []
+        tagRows.reserveCapacity(accepted.count * 2)
         for device in accepted {
             guard let id = ids[device.uuid] else {
                 throw StoreError(reason: .unknown("upsert"), message: "the device upsert returned no row for \(device.uuid.lowercasedString)")
             }
-            for tag in device.tags { tagRows.append((id, tag)) }
+            for tag in device.tags { tagRows.append(DeviceTagRow(deviceID: id, applicationID: applicationID, tag: tag)) }
         }
-        if !tagRows.isEmpty {
-            let time = accepted.map(\.updatedAt).max() ?? 0
-            try await TopicRepository.ensure(connection, tagRows.map { (applicationID, $0.1) }, time: time)
-        }
-        for start in stride(from: 0, to: tagRows.count, by: 300) {
-            var tags: SQL = "INSERT INTO device_tags (device_id, app_id, tag) VALUES "
-            for (index, row) in tagRows[start..<min(start + 300, tagRows.count)].enumerated() {
-                tags.append("\(unsafeRaw: index == 0 ? "" : ", ")(\(row.0), \(applicationID), \(row.1))")
-            }
-            tags.append(" ON CONFLICT (device_id, tag) DO NOTHING")
-            try await connection.query(tags)
-        }
+        try await subscribe(tagRows, time: accepted.map(\.updatedAt).max() ?? 0, on: connection)
         return outcomes
+    }
+
+    /// The devices holding `uuids` (any application, any tenant), by uuid.
+    static func uuidHolders(_ uuids: [UUID], dialect: SQLDialect, on connection: any SQLExecutor) async throws
+        -> [UUID: (id: Int64, applicationID: UUID, platformID: UUID)]
+    {
+        var holders: [UUID: (id: Int64, applicationID: UUID, platformID: UUID)] = [:]
+        func read(_ rows: [SQLRow]) throws {
+            for row in rows {
+                holders[try row.uuid("uuid")] = (try row.int("id"), try row.uuid("app_id"), try row.uuid("platform_id"))
+            }
+        }
+        switch dialect {
+        case .postgres:
+            // The chunk's uuids as one array value: one statement whatever the chunk's size. A
+            // lateral look-up per uuid: with `uuid = ANY(…)` of 2,000 uuids the planner chose a
+            // sequential scan of the table (measured at 50,000 devices), and so would grow
+            // quadratic over an import. `LIMIT 1` (a uuid is unique) keeps the planner from
+            // flattening the lateral query back into that join.
+            let list = PostgresTextArray(uuids.map(\.lowercasedString))
+            try read(try await connection.query("""
+                SELECT d.id, d.uuid, d.app_id, d.platform_id FROM unnest(\(list.text)::text[]) AS k(uuid)
+                CROSS JOIN LATERAL (SELECT id, uuid, app_id, platform_id FROM devices WHERE devices.uuid = k.uuid LIMIT 1) AS d
+                """))
+        case .sqlite:
+            for start in stride(from: 0, to: uuids.count, by: 500) {
+                let slice = Array(uuids[start..<min(start + 500, uuids.count)])
+                try read(try await connection.query("SELECT id, uuid, app_id, platform_id FROM devices WHERE uuid IN (\(list: slice))"))
+            }
+        }
+        return holders
+    }
+
+    /// The devices holding these (platform, token) pairs, by pair.
+    static func tokenHolders(_ keys: [RegistrationBatcher.DeviceKey], dialect: SQLDialect, on connection: any SQLExecutor) async throws
+        -> [RegistrationBatcher.DeviceKey: UUID]
+    {
+        var holders: [RegistrationBatcher.DeviceKey: UUID] = [:]
+        switch dialect {
+        case .postgres:
+            let platforms = PostgresTextArray(keys.map(\.platformID.lowercasedString))
+            let tokens = PostgresTextArray(keys.map(\.token))
+            // Lateral, as for the uuids: a hash join over the whole table otherwise.
+            for row in try await connection.query("""
+                SELECT d.uuid, d.platform_id, d.token FROM unnest(\(platforms.text)::text[], \(tokens.text)::text[]) AS k(platform_id, token)
+                CROSS JOIN LATERAL (
+                    SELECT uuid, platform_id, token FROM devices WHERE devices.platform_id = k.platform_id AND devices.token = k.token LIMIT 1
+                ) AS d
+                """)
+            {
+                holders[.init(platformID: try row.uuid("platform_id"), token: try row.string("token"))] = try row.uuid("uuid")
+            }
+        case .sqlite:
+            var tokensByPlatform: [UUID: [String]] = [:]
+            for key in keys { tokensByPlatform[key.platformID, default: []].append(key.token) }
+            for (platformID, tokens) in tokensByPlatform {
+                for start in stride(from: 0, to: tokens.count, by: 500) {
+                    let slice = Array(tokens[start..<min(start + 500, tokens.count)])
+                    for row in try await connection.query(
+                        "SELECT uuid, token FROM devices WHERE platform_id = \(platformID) AND token IN (\(list: slice))")
+                    {
+                        holders[.init(platformID: platformID, token: try row.string("token"))] = try row.uuid("uuid")
+                    }
+                }
+            }
+        }
+        return holders
+    }
+
+    /// The columns an import writes, and what a uuid already there gets: its own row only (the
+    /// `WHERE` keeps a device another transaction gave another application or platform
+    /// meanwhile where it is; the missing id then fails the chunk, which is replayed device by
+    /// device and rejects it).
+    private static let upsertColumns = """
+        uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
+            device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at
+        """
+    private static let upsertConflict = """
+        ON CONFLICT (uuid) DO UPDATE SET
+            token = excluded.token, os = excluded.os, os_version = excluded.os_version, device_alias = excluded.device_alias,
+            device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
+            custom_user_id = excluded.custom_user_id, time_zone = excluded.time_zone, active = excluded.active,
+            created_at = excluded.created_at, updated_at = excluded.updated_at
+        WHERE devices.app_id = excluded.app_id AND devices.platform_id = excluded.platform_id
+        RETURNING id, uuid
+        """
+
+    /// Writes the devices; their ids by uuid.
+    static func upsert(_ devices: [DeviceImport], applicationID: UUID, dialect: SQLDialect, on connection: any SQLExecutor) async throws
+        -> [UUID: Int64]
+    {
+        var ids: [UUID: Int64] = [:]
+        ids.reserveCapacity(devices.count)
+        func read(_ rows: [SQLRow]) throws {
+            for row in rows { ids[try row.uuid("uuid")] = try row.int("id") }
+        }
+        switch dialect {
+        case .postgres:
+            // Each column as one array, zipped back into rows by unnest: the statement's text is
+            // the same for every chunk and PostgreSQL parses fifteen values, not fifteen per device.
+            var columns = (
+                uuid: PostgresTextArray(), platformID: PostgresTextArray(), platformType: PostgresTextArray(), token: PostgresTextArray(),
+                os: PostgresTextArray(), osVersion: PostgresTextArray(), deviceAlias: PostgresTextArray(), deviceModel: PostgresTextArray(),
+                deviceManufacturer: PostgresTextArray(), customUserID: PostgresTextArray(), timeZone: PostgresTextArray(),
+                active: PostgresTextArray(), createdAt: PostgresTextArray(), updatedAt: PostgresTextArray())
+            for device in devices {
+                let registration = device.registration
+                columns.uuid.append(device.uuid.lowercasedString)
+                columns.platformID.append(device.platform.id.lowercasedString)
+                columns.platformType.append(device.platform.type.rawValue)
+                columns.token.append(registration.registrationToken ?? "")
+                columns.os.append(registration.os ?? Self.defaultOS(device.platform.type))
+                columns.osVersion.append(registration.osVersion.applied(to: nil))
+                columns.deviceAlias.append(registration.deviceAlias.applied(to: nil))
+                columns.deviceModel.append(registration.deviceModel.applied(to: nil))
+                columns.deviceManufacturer.append(registration.deviceManufacturer.applied(to: nil))
+                columns.customUserID.append(registration.customUserID.applied(to: nil))
+                columns.timeZone.append(registration.timeZone.applied(to: nil))
+                columns.active.append(integer: device.active ? 1 : 0)
+                columns.createdAt.append(integer: device.createdAt)
+                columns.updatedAt.append(integer: device.updatedAt)
+            }
+            try read(try await connection.query("""
+                INSERT INTO devices (\(unsafeRaw: upsertColumns))
+                SELECT uuid, \(applicationID), platform_id, platform_type, token, os, os_version, device_alias, device_model,
+                    device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at
+                FROM unnest(\(columns.uuid.text)::text[], \(columns.platformID.text)::text[], \(columns.platformType.text)::text[],
+                    \(columns.token.text)::text[], \(columns.os.text)::text[], \(columns.osVersion.text)::text[],
+                    \(columns.deviceAlias.text)::text[], \(columns.deviceModel.text)::text[], \(columns.deviceManufacturer.text)::text[],
+                    \(columns.customUserID.text)::text[], \(columns.timeZone.text)::text[], \(columns.active.text)::bigint[],
+                    \(columns.createdAt.text)::bigint[], \(columns.updatedAt.text)::bigint[])
+                    AS x(uuid, platform_id, platform_type, token, os, os_version, device_alias, device_model, device_manufacturer,
+                        custom_user_id, time_zone, active, created_at, updated_at)
+                \(unsafeRaw: upsertConflict)
+                """))
+        case .sqlite:
+            for start in stride(from: 0, to: devices.count, by: importStatementRows) {
+                var insert: SQL = "INSERT INTO devices (\(unsafeRaw: upsertColumns)) VALUES "
+                for (index, device) in devices[start..<min(start + importStatementRows, devices.count)].enumerated() {
+                    let registration = device.registration
+                    insert.append("""
+                        \(unsafeRaw: index == 0 ? "" : ",") (\(device.uuid), \(applicationID), \(device.platform.id),
+                        \(device.platform.type.rawValue), \(registration.registrationToken ?? ""),
+                        \(registration.os ?? Self.defaultOS(device.platform.type)), \(registration.osVersion.applied(to: nil)),
+                        \(registration.deviceAlias.applied(to: nil)), \(registration.deviceModel.applied(to: nil)),
+                        \(registration.deviceManufacturer.applied(to: nil)), \(registration.customUserID.applied(to: nil)),
+                        \(registration.timeZone.applied(to: nil)), \(device.active ? 1 : 0), \(device.createdAt), \(device.updatedAt))
+                        """)
+                }
+                insert.append(" \(unsafeRaw: upsertConflict)")
+                try read(try await connection.query(insert))
+            }
+        }
+        return ids
+    }
+
+    /// Removes the tags of devices `ids` (an import replaces them with the line's).
+    static func deleteTags(of ids: [Int64], dialect: SQLDialect, on connection: any SQLExecutor) async throws {
+        guard !ids.isEmpty else { return }
+        switch dialect {
+        case .postgres:
+            var list = PostgresTextArray()
+            for id in ids { list.append(integer: id) }
+            try await connection.query("DELETE FROM device_tags WHERE device_id = ANY(\(list.text)::bigint[])")
+        case .sqlite:
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                try await connection.query("DELETE FROM device_tags WHERE device_id IN (\(list: Array(ids[start..<min(start + 500, ids.count)])))")
+            }
+        }
     }
 
     /// Refreshes the planner's statistics of the device tables after a large import, so that

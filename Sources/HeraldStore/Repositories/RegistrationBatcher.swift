@@ -150,21 +150,11 @@ final class RegistrationBatcher: Sendable {
         if !reRegistered.isEmpty {
             try await connection.query("DELETE FROM device_tags WHERE device_id IN (\(list: reRegistered))")
         }
-        var rows: [(Int64, UUID, String)] = []
+        var rows: [DeviceTagRow] = []
         for (request, device) in zip(batch, devices) {
-            for tag in request.tags { rows.append((device.id, request.platform.applicationID, tag)) }
+            for tag in request.tags { rows.append(DeviceTagRow(deviceID: device.id, applicationID: request.platform.applicationID, tag: tag)) }
         }
-        if !rows.isEmpty {
-            try await TopicRepository.ensure(connection, rows.map { ($0.1, $0.2) }, time: batch.map(\.time).max() ?? 0)
-        }
-        for start in stride(from: 0, to: rows.count, by: 300) {
-            var tags: SQL = "INSERT INTO device_tags (device_id, app_id, tag) VALUES "
-            for (index, row) in rows[start..<min(start + 300, rows.count)].enumerated() {
-                tags.append("\(unsafeRaw: index == 0 ? "" : ", ")(\(row.0), \(row.1), \(row.2))")
-            }
-            tags.append(" ON CONFLICT (device_id, tag) DO NOTHING")
-            try await connection.query(tags)
-        }
+        try await DeviceRepository.subscribe(rows, time: batch.map(\.time).max() ?? 0, on: connection)
         return devices
     }
 

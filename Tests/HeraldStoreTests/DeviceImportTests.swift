@@ -1,0 +1,77 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import HeraldTestSupport
+import Testing
+
+/// `DeviceRepository.importDevices` writes a chunk's columns as arrays on PostgreSQL and as
+/// multi-row statements on SQLite: text that array syntax or SQL treats specially must come back
+/// as it went in, and the rules (no device moved, tags replaced) hold on both.
+@Suite struct DeviceImportTests {
+    static let awkward = [#"a "quoted" alias"#, #"back\slash \\ and \""#, "{braces},commas", "NULL", "null", "", " spaced ", "ünï 日本 🎉", "line\nbreak\ttab"]
+
+    func device(_ uuid: UUID, _ platform: Platform, token: String, alias: String?, tags: [String], active: Bool = true) throws -> DeviceImport {
+        let registration = try RegistrationInput(
+            os: "android-fcm", deviceAlias: alias.map { $0.isEmpty ? .clear : .set($0) } ?? .unchanged, registrationToken: token,
+            customUserID: alias.map { $0.isEmpty ? .clear : .set($0) } ?? .unchanged, tags: .replace(tags)
+        ).validated(for: .android, requireToken: true)
+        return DeviceImport(uuid: uuid, platform: platform, registration: registration, active: active, createdAt: 1_000, updatedAt: 2_000)
+    }
+
+    @Test(arguments: Backend.available)
+    func awkwardTextComesBackAsItWentIn(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { db async throws in
+            let fixture = try await Fixture.make(db.store, type: .android)
+            var devices: [DeviceImport] = []
+            for (index, text) in Self.awkward.enumerated() {
+                devices.append(try device(UUID(), fixture.platform, token: "token-\(index)", alias: text, tags: text.isEmpty ? [] : [text, "t\(index)"]))
+            }
+            devices.append(try device(UUID(), fixture.platform, token: "token-nil", alias: nil, tags: [], active: false))
+            let outcomes = try await db.store.devices.importDevices(devices, applicationID: fixture.app.id)
+            #expect(outcomes == Array(repeating: .imported, count: devices.count))
+            for device in devices {
+                let stored = try #require(try await db.store.devices.find(platformID: fixture.platform.id, uuid: device.uuid))
+                #expect(stored.deviceAlias == device.registration.deviceAlias.applied(to: nil))
+                #expect(stored.customUserID == device.registration.customUserID.applied(to: nil))
+                #expect(stored.registrationToken == device.registration.registrationToken)
+                #expect(stored.tags == device.tags.sorted())
+                #expect(stored.active == device.active)
+                #expect(stored.createdAt == 1_000)
+                #expect(stored.updatedAt == 2_000)
+            }
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aSecondImportReplacesTagsAndMovesNothing(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { db async throws in
+            let mine = try await Fixture.make(db.store, type: .android)
+            let theirs = try await Fixture.make(db.store, type: .android)
+            let kept = UUID()
+            let taken = UUID()
+            #expect(try await db.store.devices.importDevices(
+                [try device(kept, mine.platform, token: "a", alias: "x", tags: ["old", "both"])], applicationID: mine.app.id) == [.imported])
+            #expect(try await db.store.devices.importDevices(
+                [try device(taken, theirs.platform, token: "b", alias: "y", tags: ["theirs"])], applicationID: theirs.app.id) == [.imported])
+
+            let outcomes = try await db.store.devices.importDevices(
+                [
+                    try device(kept, mine.platform, token: "a2", alias: "x2", tags: ["both", "new"]),
+                    try device(taken, mine.platform, token: "c", alias: "z", tags: ["mine"]),
+                ], applicationID: mine.app.id)
+            #expect(outcomes.first == .updated)
+            guard case .rejected(let reason) = outcomes.last else {
+                Issue.record("another application's device uuid was not rejected: \(outcomes)")
+                return
+            }
+            #expect(reason.field == "device_uuid")
+            let updated = try #require(try await db.store.devices.find(platformID: mine.platform.id, uuid: kept))
+            #expect(updated.tags == ["both", "new"])
+            #expect(updated.registrationToken == "a2")
+            #expect(updated.deviceAlias == "x2")
+            let theirsStill = try #require(try await db.store.devices.find(platformID: theirs.platform.id, uuid: taken))
+            #expect(theirsStill.tags == ["theirs"])
+            #expect(theirsStill.registrationToken == "b")
+        }
+    }
+}
