@@ -85,8 +85,12 @@ public func buildRouter(
     DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
     TopicsController(store: store, auth: auth, now: now).addRoutes(to: router)
     CustomUserIDsController(store: store, auth: auth).addRoutes(to: router)
-    LocationsController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
-    LocationGroupsController(store: store, auth: auth).addRoutes(to: router)
+    let locations = Locations(store: store, updates: geofenceUpdates)
+    GeofencePlacesController<Locations, HeraldRequestContext>(places: locations, auth: auth, path: "v1/locations", parameter: "location_id")
+        .addRoutes(to: router)
+    GeofencePlacesController<LocationGroups, HeraldRequestContext>(
+        places: LocationGroups(store: store), auth: auth, path: "v1/location_groups", parameter: "location_group_id"
+    ).addRoutes(to: router)
     GeofencesController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
     GeofenceSyncController(store: store, auth: auth).addRoutes(to: router)
     AnalyticsController(store: store, auth: auth, now: now).addRoutes(to: router)
