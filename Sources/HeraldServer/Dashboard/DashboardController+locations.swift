@@ -40,7 +40,7 @@ extension DashboardController {
             let location = try await locations.place(id: try locationID(context), applicationID: app.id)
             let view = LocationView(location)
             return try await locationEditor(
-                signed, app, location, form: ["name": view.name, "lat": view.lat, "long": view.long, "rad": "\(location.radius)"], errors: [:])
+                signed, app, location, form: ["name": view.name, "lat": view.lat, "long": view.long, "rad": Self.metres(location.radius)], errors: [:])
         }
     }
 
@@ -148,7 +148,7 @@ extension DashboardController {
             "csrf": signed.session.csrf, "app": ["uuid": uuid], "form": form, "errors": errors, "map": mapView(all),
             "locations": all.map { location -> [String: Any] in
                 let shown = LocationView(location)
-                return ["id": location.id, "name": location.name, "lat": shown.lat, "long": shown.long, "rad": "\(location.radius)", "app": uuid]
+                return ["id": location.id, "name": location.name, "lat": shown.lat, "long": shown.long, "rad": Self.metres(location.radius), "app": uuid]
             },
             "groupLocations": all.map { ["id": $0.id, "name": $0.name, "checked": groupForm["location_\($0.id)"] == "on"] as [String: Any] },
             "groupForm": groupForm,
@@ -259,6 +259,11 @@ extension DashboardController {
         let field = error.field ?? "any"
         let key = field.hasPrefix("location_ids") ? "group_locations" : field == "name" || field == "description" ? "group_" + field : "any"
         return [key: error.message]
+    }
+
+    /// A radius as typed: whole metres without a fraction.
+    static func metres(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     /// What a geofence shows when it triggers (its iOS alert, or its Android message).
