@@ -490,7 +490,10 @@ class Suite:
         for name, page in (("24-phone-locations", "locations"), ("25-phone-topics", "topics"), ("26-phone-compose", "compose")):
             self.open(f"/dashboard/apps/{app_uuid}/{page}")
             width = self.browser.execute_script("return document.documentElement.scrollWidth")
-            self.check(width <= 400, f"the {page} page fits a phone-sized window ({width} px wide)")
+            wide = "" if width <= 400 else self.browser.execute_script(
+                "return Array.from(document.querySelectorAll('body > *, main > *, main > section > *, figure > *')).filter(e => e.getBoundingClientRect().right > 400)"
+                ".slice(0, 5).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right)).join(', ')")
+            self.check(width <= 400, f"the {page} page fits a phone-sized window ({width} px wide) {wide}")
             self.shot(name)
         self.browser.set_window_size(1280, 1000)
 

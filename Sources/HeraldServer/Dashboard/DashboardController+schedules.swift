@@ -53,8 +53,9 @@ extension DashboardController {
                     "id": schedule.id, "app": app.id.lowercasedString, "due": Self.time(schedule.scheduledFor),
                     "at": failed?.id == schedule.id ? failed?.typed ?? "" : Self.timeInput(schedule.scheduledFor),
                     "message": input?.message?.body ?? "", "target": Self.targetSummary(input?.target),
-                    "local": schedule.localTime ?? "",
                 ]
+                // Only a scheduleLocal push says so (Mustache takes an empty string as true).
+                if let local = schedule.localTime { row["local"] = local }
                 if failed?.id == schedule.id { row["error"] = failed?.error.message }
                 return row
             },

@@ -120,6 +120,7 @@ if (mapElement && window.L) {
     for (let lat = -60; lat <= 60; lat += 30) L.polyline([[lat, -540], [lat, 540]], line).addTo(map);
     for (let long = -540; long <= 540; long += 30) L.polyline([[-85, long], [85, long]], line).addTo(map);
   }
+  L.control.scale({ imperial: false }).addTo(map);
   const points = [];
   for (const place of places) {
     const centre = [place.lat, place.long];
