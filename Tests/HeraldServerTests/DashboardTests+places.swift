@@ -185,6 +185,19 @@ extension DashboardTests {
             #expect(geofence.definition.tags == ["offers"])
             #expect(geofence.locations.map(\.id) == [pier.id])
             #expect(geofence.definition.expiryTime == 2_209_024_800_000)
+            // Its page edits it as PUT /v1/geofence does: a past expiry is refused at the expiry.
+            let geofencePage = try await client.execute(uri: "/dashboard/apps/\(app)/geofences/\(geofence.id)", method: .get, headers: Dashboard.cookie(session))
+            #expect(html(geofencePage).contains("Welcome ashore"))
+            let expired = try await post(
+                "/dashboard/apps/\(app)/geofences/\(geofence.id)", ["message": "Bye", "trigger_type": "enter", "expiry": "2001-01-01T00:00"])
+            #expect(expired.status == .badRequest || expired.status == .conflict)
+            #expect(html(expired).contains(#"id="expiry-error""#))
+            let edited = try await post(
+                "/dashboard/apps/\(app)/geofences/\(geofence.id)", ["message": "Bye", "trigger_type": "enter", "expiry": "2041-01-01T10:00"])
+            #expect(edited.status == .seeOther)
+            let changed = try #require(try await harness.store.geofences.find(id: geofence.id, applicationID: id))
+            #expect(changed.definition.triggerType == .enter && changed.definition.expiryTime == 2_240_647_200_000)
+            #expect(Self.geofenceText(changed.definition.data) == "Bye")
             // A location a live geofence uses is not deleted; the page says why.
             let inUse = try await post("/dashboard/apps/\(app)/locations/\(pier.id)/delete", [:])
             #expect(inUse.status == .conflict)
@@ -192,6 +205,20 @@ extension DashboardTests {
             #expect(try await post("/dashboard/apps/\(app)/geofences/\(geofence.id)/delete", [:]).status == .seeOther)
             #expect(try await post("/dashboard/apps/\(app)/locations/\(pier.id)/delete", [:]).status == .seeOther)
         }
+    }
+
+    @Test func aTileServerIsAnHTTPURLWithItsPlaceholdersAndNothingThatEscapesTheCSP() {
+        #expect(DashboardMapTiles(url: "https://tiles.example.com/{z}/{x}/{y}.png")?.origin == "https://tiles.example.com")
+        #expect(DashboardMapTiles(url: "http://10.0.0.5:8080/t/{z}/{x}/{y}")?.origin == "http://10.0.0.5:8080")
+        #expect(DashboardMapTiles(url: "https://tiles.example.com/{z}/{x}.png") == nil)
+        #expect(DashboardMapTiles(url: "javascript:alert(1)//{z}/{x}/{y}") == nil)
+        #expect(DashboardMapTiles(url: "https://a.example.com/{z}/{x}/{y}.png; script-src *") == nil)
+        #expect(DashboardMapTiles(url: "https://user@a.example.com/{z}/{x}/{y}.png") == nil)
+    }
+
+    static func geofenceText(_ data: [String: JSONValue]) -> String? {
+        if case .string(let text)? = data["ios"]?.objectValue?["alertBody"] { return text }
+        return nil
     }
 
     @Test(arguments: Backend.available)

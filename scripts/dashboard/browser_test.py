@@ -484,6 +484,14 @@ class Suite:
         self.check(("Near the dock " + XSS) in geofences and "exit" in geofences and "ios" in geofences and self.no_script_ran(),
                    "a push targeted at a location becomes a geofence, listed with its message as text")
         self.shot("22-geofence")
+        geofence = self.row_id("#geofences", ".geofence-message", "Near the dock")
+        self.submit(f"#{geofence} a")
+        self.check(("Near the dock " + XSS) == self.find("#message").get_attribute("value") and self.no_script_ran(),
+                   "a geofence's page shows its message in the form, as text")
+        self.shot("22b-geofence-edit")
+        self.select("#trigger_type", "enter")
+        self.submit("#edit-geofence button[type=submit]")
+        self.check("enter" in self.find(f"#{geofence}").text, "editing a geofence's trigger saves it")
 
         # The new pages on a phone-sized window.
         self.browser.set_window_size(390, 844)

@@ -104,15 +104,15 @@ extension DashboardController {
     }
 
     /// The credential summary's kinds and fields (`CredentialsSummary`) as an operator reads them.
-    static let credentialKinds = [
+    static var credentialKinds: [String: String] { [
         "apns_token": "APNs token key (.p8)", "apns_certificate": "APNs certificate (.p12)",
         "fcm_service_account": "FCM service account", "vapid": "VAPID key pair", "wns": "WNS client",
-    ]
-    static let credentialLabels = [
+    ] }
+    static var credentialLabels: [String: String] { [
         "key_id": "Key id", "team_id": "Team id", "topic": "Topic (bundle id)", "environment": "Environment",
         "endpoint": "Endpoint", "project_id": "Project id", "client_email": "Service account e-mail",
         "public_key": "VAPID public key", "subject": "VAPID subject", "client_id": "Client id (package SID)",
-    ]
+    ] }
 
     /// Why the provider last refused this platform's credentials, from the application's
     /// activity log (this process's recent events), with its time.

@@ -94,6 +94,8 @@ struct DashboardController<Context: RequestContext>: Sendable {
         dashboard.get("apps/:app/location_groups/:group", use: locationGroupPage)
         dashboard.post("apps/:app/location_groups/:group", use: updateLocationGroup)
         dashboard.post("apps/:app/location_groups/:group/delete", use: deleteLocationGroup)
+        dashboard.get("apps/:app/geofences/:geofence", use: geofencePage)
+        dashboard.post("apps/:app/geofences/:geofence", use: updateGeofence)
         dashboard.post("apps/:app/geofences/:geofence/delete", use: deleteGeofence)
         // Tenants and tokens (root only)
         dashboard.get("tenants", use: tenantsPage)

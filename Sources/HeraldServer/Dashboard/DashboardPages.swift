@@ -39,7 +39,7 @@ struct DashboardPages: Sendable {
             ("topics", PackageResources.topics_mustache), ("locations", PackageResources.locations_mustache),
             ("location", PackageResources.location_mustache), ("location_group", PackageResources.location_group_mustache),
             ("map", PackageResources.map_mustache), ("location_fields", PackageResources.location_fields_mustache),
-            ("group_fields", PackageResources.group_fields_mustache),
+            ("group_fields", PackageResources.group_fields_mustache), ("geofence", PackageResources.geofence_mustache),
         ]
         var library = MustacheLibrary()
         for (name, bytes) in templates {
