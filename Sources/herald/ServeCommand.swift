@@ -56,6 +56,14 @@ struct ServeCommand: AsyncParsableCommand {
     var dashboardAssets: String = "/usr/share/javascript"
 
     @Option(
+        name: .customLong("dashboard-map-tiles"),
+        help: "A tile server URL for the dashboard's map, as Leaflet takes it (https://tiles.example.com/{z}/{x}/{y}.png); default none: a plain background, nothing fetched from elsewhere.")
+    var dashboardMapTiles: String?
+
+    @Option(name: .customLong("dashboard-map-attribution"), help: "The credit the tile server asks for, shown on the map.")
+    var dashboardMapAttribution: String = ""
+
+    @Option(
         name: .customLong("send-immediately-within"),
         help: "Seconds: a push scheduled closer than this (or in the past) is sent at once. (env: HERALD_SEND_IMMEDIATELY_WITHIN; default 60)")
     var sendImmediatelyWithin: Int64?
@@ -91,6 +99,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.observability.logSensitivity = logSensitive ? .verbose : .redacted
         configuration.observability.metricsPublic = metricsPublic
         configuration.dashboardAssets = dashboardAssets
+        if let dashboardMapTiles {
+            guard let tiles = DashboardMapTiles(url: dashboardMapTiles, attribution: dashboardMapAttribution) else {
+                throw ValidationError("--dashboard-map-tiles must be an http(s) URL with {z}, {x} and {y}, without spaces or quotes")
+            }
+            configuration.dashboardMapTiles = tiles
+        }
         // Once per process, here only: what libraries count through the global metrics system
         // lands in the registry /metrics reads. Herald's own metrics use the factory explicitly.
         MetricsSystem.bootstrap(Observability.metricsFactory(registry: configuration.observability.registry))

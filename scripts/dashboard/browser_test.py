@@ -319,6 +319,11 @@ class Suite:
         self.shot("11-analytics")
         self.open(f"/dashboard/apps/{app_uuid}/pushes/{receipt}")
         self.check("1 received, 1 opened" in self.find("#push-reported").text, "a push's page shows what devices reported of it")
+        self.wait.until(lambda browser: self.find("#analytics-chart").get_attribute("data-drawn") == "true")
+        self.check("1 received, 1 opened" in self.text(), "a push's page charts its own received and opened events")
+        self.shot("11b-push-analytics")
+
+        self.schedules_topics_and_locations(app_uuid)
 
         # A state-changing form without the CSRF token does nothing.
         self.open(f"/dashboard/apps/{app_uuid}")
@@ -374,7 +379,131 @@ class Suite:
         self.browser.set_window_size(390, 844)
         self.open("/dashboard/apps")
         self.check(self.find("#name").is_displayed(), "the applications page works on a phone-sized window")
+        header = self.browser.execute_script("return document.querySelector('header.top').getBoundingClientRect().height")
+        self.check(header <= 130, f"the header takes two short lines on a phone ({header:.0f} px)")
         self.shot("17-phone")
+
+    def row_id(self, table, cell, prefix):
+        """The id of the first row of `table` whose `cell` text starts with `prefix`."""
+        return self.browser.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0] + ' tbody tr'))"
+            ".find(row => row.querySelector(arguments[1]).textContent.startsWith(arguments[2])).id", table, cell, prefix)
+
+    def schedules_topics_and_locations(self, app_uuid):
+        # Schedules: a push composed for later is listed; its time is changed; it is cancelled.
+        self.open(f"/dashboard/apps/{app_uuid}/compose")
+        self.fill("#message", "Later " + XSS)
+        self.find("#platform_ios").click()
+        self.find("input[name=schedule][value=at]").click()
+        self.fill("#schedule_at", "2039-06-01T08:15")
+        self.submit("#send-push")
+        self.open(f"/dashboard/apps/{app_uuid}/schedules")
+        self.check("2039-06-01T08:15:00Z" in self.text() and ("Later " + XSS) in self.text() and self.no_script_ran(),
+                   "a push composed for later is listed on the schedules page, its message as text")
+        self.shot("18-schedules")
+        schedule = self.find("section.schedule").get_attribute("id")
+        self.fill(f"#{schedule} input[name=schedule_at]", "2040-01-01T10:00")
+        self.submit(f"#{schedule} form.reschedule button[type=submit]")
+        self.check("2040-01-01T10:00:00Z" in self.text(), "changing a schedule's time moves it")
+        self.submit(f"#{schedule} button.danger")
+        self.check(len(self.browser.find_elements(By.CSS_SELECTOR, "#no-schedules")) == 1, "cancelling a schedule removes it")
+
+        # Topics: the devices' topic with its subscribers; one created (HTML in its name) and deleted.
+        self.open(f"/dashboard/apps/{app_uuid}/topics")
+        news = self.row_id("#topics", ".topic-name", "news")
+        self.check(self.find(f"#{news} td:nth-child(2)").text == "3", "the topics page counts a topic's subscribed devices")
+        self.fill("#topic-name", "promo " + XSS)
+        self.fill("#topic-expire-at", "2041-03-01T12:00")
+        self.submit("#create-topic button[type=submit]")
+        self.check("created" in self.find(".notice").text and ("promo " + XSS) in self.text() and self.no_script_ran(),
+                   "a topic is created; its name comes back as text")
+        promo = self.row_id("#topics", ".topic-name", "promo")
+        self.check("2041-03-01T12:00:00Z" in self.find(f"#{promo}").text, "the topics page shows a topic's expiry")
+        self.shot("19-topics")
+        self.submit(f"#{promo} button")
+        self.check("promo" not in self.find("#topics").text, "deleting a topic removes it")
+
+        # Locations: one placed by clicking the map; a refused latitude; a group; an edit.
+        self.open(f"/dashboard/apps/{app_uuid}/locations")
+        self.wait.until(lambda browser: self.find("#map").get_attribute("data-drawn") == "true")
+        self.check(self.browser.execute_script("return typeof window.L === 'object'"), "the map is drawn with Leaflet from Debian's package")
+        self.fill("#rad", "120")
+        from selenium.webdriver.common.action_chains import ActionChains
+        retrying(lambda: ActionChains(self.browser).move_to_element_with_offset(
+            self.browser.find_element(By.CSS_SELECTOR, "#map"), 60, -40).click().perform())
+        self.wait.until(lambda browser: self.find("#map").get_attribute("data-placed"))
+        lat, long = self.find("#lat").get_attribute("value"), self.find("#long").get_attribute("value")
+        self.check(lat and long and -90 <= float(lat) <= 90 and -180 <= float(long) <= 180,
+                   f"clicking the map fills in the latitude and longitude ({lat}, {long})")
+        self.fill("#name", "Dock " + XSS)
+        self.submit("#create-location button[type=submit]")
+        dock = self.row_id("#locations", ".location-name", "Dock")
+        row = self.find(f"#{dock}").text
+        self.check(("Dock " + XSS) in row and lat.rstrip("0") in row and "120" in row and self.no_script_ran(),
+                   "the location placed on the map is created where it was clicked, its name as text")
+        self.wait.until(lambda browser: self.find("#map").get_attribute("data-drawn") == "true")
+        self.check(len(self.browser.find_elements(By.CSS_SELECTOR, "#map path.leaflet-interactive")) >= 2,
+                   "the map draws the location's marker and radius")
+        self.fill("#name", "Nowhere")
+        self.fill("#lat", "95")
+        self.fill("#long", "0")
+        self.submit("#create-location button[type=submit]")
+        self.check("-90" in self.find("#lat-error").text, "a latitude out of range is refused next to the latitude")
+        self.shot("20-locations-refused")
+        location_id = dock.split("-")[1]
+        self.fill("#group-name", "Quay " + XSS)
+        self.fill("#group-description", "Described " + XSS)
+        self.find(f"#group_location_{location_id}").click()
+        self.submit("#create-group button[type=submit]")
+        self.check(("Quay " + XSS) in self.find("#location-groups").text and self.no_script_ran(),
+                   "a location group is created with the location; its name comes back as text")
+        self.shot("20-locations")
+        self.open(f"/dashboard/apps/{app_uuid}/locations/{location_id}")
+        self.wait.until(lambda browser: self.find("#map").get_attribute("data-drawn") == "true")
+        self.shot("21-location")
+        self.fill("#rad", "200")
+        self.submit("#edit-location button[type=submit]")
+        self.check("200" in self.find(f"#location-{location_id}").text, "editing a location saves it")
+        group = self.row_id("#location-groups", ".group-name", "Quay")
+        self.open(f"/dashboard/apps/{app_uuid}/location_groups/{group.split('-')[1]}")
+        self.check(self.find(f"#group_location_{location_id}").is_selected(), "a group's page shows its locations checked")
+        self.shot("23-location-group")
+
+        # The composer: a push for the location, on leaving it, becomes a geofence.
+        self.open(f"/dashboard/apps/{app_uuid}/compose")
+        self.fill("#message", "Near the dock " + XSS)
+        self.find("#platform_ios").click()
+        self.select("#target_location", f"location:{location_id}")
+        self.select("#trigger_type", "exit")
+        self.submit("#send-push")
+        self.check(self.find("#expiry + .field-error").is_displayed(), "a location push without an expiry is refused at the expiry")
+        self.fill("#expiry", "2040-01-01T10:00")
+        self.shot("09c-composer-location")
+        self.submit("#send-push")
+        geofences = self.find("#geofences").text
+        self.check(("Near the dock " + XSS) in geofences and "exit" in geofences and "ios" in geofences and self.no_script_ran(),
+                   "a push targeted at a location becomes a geofence, listed with its message as text")
+        self.shot("22-geofence")
+        geofence = self.row_id("#geofences", ".geofence-message", "Near the dock")
+        self.submit(f"#{geofence} a")
+        self.check(("Near the dock " + XSS) == self.find("#message").get_attribute("value") and self.no_script_ran(),
+                   "a geofence's page shows its message in the form, as text")
+        self.shot("22b-geofence-edit")
+        self.select("#trigger_type", "enter")
+        self.submit("#edit-geofence button[type=submit]")
+        self.check("enter" in self.find(f"#{geofence}").text, "editing a geofence's trigger saves it")
+
+        # The new pages on a phone-sized window.
+        self.browser.set_window_size(390, 844)
+        for name, page in (("24-phone-locations", "locations"), ("25-phone-topics", "topics"), ("26-phone-compose", "compose")):
+            self.open(f"/dashboard/apps/{app_uuid}/{page}")
+            width = self.browser.execute_script("return document.documentElement.scrollWidth")
+            wide = "" if width <= 400 else self.browser.execute_script(
+                "return Array.from(document.querySelectorAll('body > *, main > *, main > section > *, figure > *')).filter(e => e.getBoundingClientRect().right > 400)"
+                ".slice(0, 5).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right)).join(', ')")
+            self.check(width <= 400, f"the {page} page fits a phone-sized window ({width} px wide) {wide}")
+            self.shot(name)
+        self.browser.set_window_size(1280, 1000)
 
     def basic_push_works(self, app_uuid, api_key):
         headers = {"Authorization": "Basic " + base64.b64encode(f"{app_uuid}:{api_key}".encode()).decode()}

@@ -19,13 +19,7 @@ public struct LocationInput: Sendable, Equatable, Decodable {
     public func validated(requireAll: Bool) throws(ValidationError) -> LocationChanges {
         var changes = LocationChanges()
         if let name {
-            let trimmed = name.trimmingASCIIWhitespace()
-            guard !trimmed.isEmpty else { throw ValidationError(message: "name must not be empty", field: "name") }
-            try trimmed.requireStorable(field: "name")
-            guard trimmed.unicodeScalars.count <= Limits.nameLength else {
-                throw ValidationError(message: "name is at most \(Limits.nameLength) characters", field: "name")
-            }
-            changes.name = trimmed
+            changes.name = try name.checkedName(field: "name")
         } else if requireAll {
             throw ValidationError(code: "missing_field", message: "name is required", field: "name")
         }

@@ -37,7 +37,7 @@ public func buildApplication(
     let router = buildRouter(
         store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
         observability: observability, scheduling: configuration.scheduling, dashboardAssets: configuration.dashboardAssets,
-        deviceImport: configuration.deviceImport)
+        dashboardMapTiles: configuration.dashboardMapTiles, deviceImport: configuration.deviceImport)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
@@ -59,12 +59,13 @@ public func buildApplication(
 /// - Parameter observability: metrics, activity logs and health state (see docs/OBSERVABILITY.md).
 /// - Parameter scheduling: when a push for later is sent at once instead.
 /// - Parameter dashboardAssets: where the dashboard reads Debian's browser libraries from.
+/// - Parameter dashboardMapTiles: the tile server the dashboard's map draws on, if any.
 /// - Parameter deviceImport: how large a device import may be.
 public func buildRouter(
     store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
     wnsTestHost: String? = nil, observability: Observability = Observability(),
     scheduling: SchedulingConfiguration = SchedulingConfiguration(), dashboardAssets: String? = "/usr/share/javascript",
-    deviceImport: DeviceImportConfiguration = DeviceImportConfiguration()
+    dashboardMapTiles: DashboardMapTiles? = nil, deviceImport: DeviceImportConfiguration = DeviceImportConfiguration()
 ) -> Router<HeraldRequestContext> {
     let router = Router(context: HeraldRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
@@ -85,8 +86,12 @@ public func buildRouter(
     DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
     TopicsController(store: store, auth: auth, now: now).addRoutes(to: router)
     CustomUserIDsController(store: store, auth: auth).addRoutes(to: router)
-    LocationsController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
-    LocationGroupsController(store: store, auth: auth).addRoutes(to: router)
+    let locations = Locations(store: store, updates: geofenceUpdates)
+    GeofencePlacesController<Locations, HeraldRequestContext>(places: locations, auth: auth, path: "v1/locations", parameter: "location_id")
+        .addRoutes(to: router)
+    GeofencePlacesController<LocationGroups, HeraldRequestContext>(
+        places: LocationGroups(store: store), auth: auth, path: "v1/location_groups", parameter: "location_group_id"
+    ).addRoutes(to: router)
     GeofencesController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
     GeofenceSyncController(store: store, auth: auth).addRoutes(to: router)
     AnalyticsController(store: store, auth: auth, now: now).addRoutes(to: router)
@@ -98,8 +103,8 @@ public func buildRouter(
         .addRoutes(to: router)
     DashboardController(
         store: store, auth: auth, pages: DashboardPages(vendorDirectory: dashboardAssets), sessions: DashboardSessions(now: now),
-        throttle: SignInThrottle(now: now), pushes: pushes, activity: observability.activity, now: now,
-        heartbeat: observability.configuration.streamHeartbeat
+        throttle: SignInThrottle(now: now), pushes: pushes, locations: locations, activity: observability.activity, now: now,
+        heartbeat: observability.configuration.streamHeartbeat, mapTiles: dashboardMapTiles
     ).addRoutes(to: router)
     // Last, so that it wraps only the not-found responder.
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.path.description, $0.method) }))

@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     /// Where the dashboard reads third-party browser libraries from (Debian's packages install
     /// them under /usr/share/javascript); nil: none, the pages show tables only.
     public var dashboardAssets: String? = "/usr/share/javascript"
+    /// A tile server for the dashboard's map; nil: locations on a plain background.
+    public var dashboardMapTiles: DashboardMapTiles?
     /// How large a device import (`POST /admin/v1/apps/:app/devices/import`) may be.
     public var deviceImport = DeviceImportConfiguration()
 

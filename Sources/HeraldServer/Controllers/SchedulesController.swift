@@ -43,7 +43,7 @@ struct SchedulesController<Context: RequestContext>: Sendable {
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         let app = try await auth.application(request)
         // The Pivotal API answers a bare list.
-        let views = try await store.schedules.list(applicationID: app.id).map(ScheduleView.init)
+        let views = try await scheduling.schedules(applicationID: app.id).map(ScheduleView.init)
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(views))))
@@ -51,60 +51,28 @@ struct SchedulesController<Context: RequestContext>: Sendable {
 
     @Sendable func get(_ request: Request, context: Context) async throws -> ScheduleView {
         let app = try await auth.application(request)
-        guard let schedule = try await store.schedules.find(id: try scheduleID(context), applicationID: app.id) else {
-            throw APIError.notFound("schedule")
-        }
-        return try ScheduleView(schedule)
+        return try ScheduleView(try await scheduling.schedule(id: try scheduleID(context), applicationID: app.id))
     }
 
-    /// Changes the time, message or target (any top-level field given replaces the stored one;
-    /// a new `scheduleAt`, `scheduleIn` or `scheduleLocal` replaces the old time whichever it
-    /// was). The result is checked exactly as a new push is.
+    /// Changes the time, message or target (`PushScheduling.change`).
     @Sendable func update(_ request: Request, context: Context) async throws -> ScheduleView {
         var request = request
         let app = try await auth.application(request)
         let id = try scheduleID(context)
-        guard let existing = try await store.schedules.find(id: id, applicationID: app.id) else {
-            throw APIError.notFound("schedule")
-        }
         guard let changes = try await request.decodeJSON(JSONValue.self).objectValue else {
             throw APIError.badRequest("the request body must be a JSON object", code: "invalid_json")
         }
-        var members = try PushScheduling.object(existing.request)
-        let timing = ["scheduleAt", "scheduleIn", "scheduleLocal"]
-        if timing.contains(where: { changes[$0] != nil }) {
-            for key in timing { members[key] = nil }
-        }
-        for (key, value) in changes { members[key] = value }
-        members["validate_only"] = nil
-        let merged = JSONValue.object(members).jsonText
-
-        let time = now()
-        let push = try PushScheduling.validate(merged, now: time)
-        guard let plan = try await scheduling.plan(push, request: merged, applicationID: app.id, now: time, sendNowAsSlot: true) else {
-            throw APIError.notFound("schedule")
-        }
-        switch try await store.schedules.update(
-            id: id, applicationID: app.id, request: plan.request, expiresAt: push.expiresAt, localTime: plan.localTime, slots: plan.slots)
-        {
-        case .changed(let schedule): return try ScheduleView(schedule)
-        case .notFound: throw APIError.notFound("schedule")
-        }
+        return try ScheduleView(try await scheduling.change(id: id, applicationID: app.id, changes, now: now()))
     }
 
     @Sendable func cancel(_ request: Request, context: Context) async throws -> Response {
         let app = try await auth.application(request)
-        guard try await store.schedules.cancel(id: try scheduleID(context), applicationID: app.id) else {
-            throw APIError.notFound("schedule")
-        }
+        try await scheduling.cancel(id: try scheduleID(context), applicationID: app.id)
         return Response(status: .noContent)
     }
 
     private func scheduleID(_ context: Context) throws -> String {
-        guard let raw = context.parameters.get("schedule_id"), raw.count == 16, raw.allSatisfy(\.isHexDigit) else {
-            throw APIError.notFound("schedule")
-        }
-        return raw.lowercased()
+        try PushScheduling.scheduleID(context.parameters.get("schedule_id"))
     }
 }
 

@@ -24,6 +24,7 @@ extension DashboardController {
         try await action(request) { signed, form in
             let app = try await signed.scope.application(try Self.id(context, "app", "application"))
             do {
+                if let place = form["target_location"], !place.isEmpty { return try await composeGeofence(signed, app, form, place: place) }
                 let body = try Self.pushBody(form, validateOnly: form["action"] == "validate", now: now())
                 let input: PushInput
                 do {
@@ -51,10 +52,17 @@ extension DashboardController {
 
     func composer(
         _ signed: SignedIn, _ app: App, form: [String: String], errors: [String: String], previews: [[String: String]]?,
-        status: HTTPResponse.Status = .ok
+        notice: String? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
+        let target = form["target_location"] ?? ""
+        let locations = try await allLocations(app)
+        let groups = try await locationGroups.list(applicationID: app.id, query: try Self.allPlaces()).places
         var view: [String: Any] = [
             "csrf": signed.session.csrf, "form": form, "errors": errors, "app": ["uuid": app.id.lowercasedString],
+            "targetNone": target.isEmpty,
+            "targetLocations": locations.map { ["value": "location:\($0.id)", "name": $0.name, "selected": target == "location:\($0.id)"] as [String: Any] },
+            "targetGroups": groups.map { ["value": "group:\($0.id)", "name": $0.name, "selected": target == "group:\($0.id)"] as [String: Any] },
+            "triggerExit": form["trigger_type"] == "exit", "hasTargetLocations": !locations.isEmpty, "hasTargetGroups": !groups.isEmpty,
             "platforms": Self.composerPlatforms.map { ["value": $0, "checked": form["platform_\($0)"] == "on"] as [String: Any] },
             "scheduleNow": (form["schedule"] ?? "now") == "now", "scheduleAt": form["schedule"] == "at", "scheduleIn": form["schedule"] == "in",
             "interactiveOnly": form["interactive_only"] == "on",
@@ -63,9 +71,9 @@ extension DashboardController {
             view["previews"] = previews
             view["hasPreviews"] = true
         }
-        return pages.page(
-            "compose", view, layout: try await layout(signed, title: "Create push notification", app: app).merging(errorMessage(errors)) { $1 },
-            status: status)
+        var layout = try await layout(signed, title: "Create push notification", app: app).merging(errorMessage(errors)) { $1 }
+        if let notice { layout["notice"] = notice }
+        return pages.page("compose", view, layout: layout, status: status)
     }
 
     // MARK: Helpers
@@ -129,13 +137,19 @@ extension DashboardController {
         let field = error.field ?? "any"
         let key: String =
             if field == "message.custom.ios.category" { "ios_category" }
+            else if field.hasPrefix("locations") || field == "target_location" { "target_location" }
             else if field.hasPrefix("message.custom.") { "custom_" + field.dropFirst("message.custom.".count).prefix { $0 != "." } }
             else if field.hasPrefix("message") { "message" }
             else if field.hasPrefix("target.topics") { "topics" }
             else if field.hasPrefix("target.custom_user_ids") { "custom_user_ids" }
             else if field.hasPrefix("target") { "platforms" }
             else if field == "scheduleAt" || field == "scheduleIn" { "schedule" }
-            else if field == "expiryTime" { "expiry" }
+            else if field == "expiryTime" || field == "expiry_time" { "expiry" }
+            else if field == "trigger_type" { "trigger_type" }
+            else if field.hasPrefix("tags") { "topics" }
+            else if field == "platform" { "platforms" }
+            else if field == "start_time" { "schedule" }
+            else if field.hasPrefix("data") { "message" }
             else { "any" }
         return [key: error.message]
     }

@@ -84,8 +84,10 @@ extension DashboardController {
         let app = try await signed.scope.application(platform.applicationID)
         let devices = try await store.devices.count(platformID: platform.id)
         let summary = platform.credentialsSummary
-        var fields = [["key": "kind", "value": summary?.kind ?? "none"]]
-        for (key, value) in (summary?.fields ?? [:]).sorted(by: { $0.key < $1.key }) { fields.append(["key": key, "value": value]) }
+        var fields = [["key": "Kind", "value": summary.map { Self.credentialKinds[$0.kind] ?? $0.kind } ?? "none"]]
+        for (key, value) in (summary?.fields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            fields.append(["key": Self.credentialLabels[key] ?? key, "value": value])
+        }
         var view: [String: Any] = [
             "csrf": signed.session.csrf, "form": form, "errors": errors, "deviceCount": devices, "hasDevices": devices > 0,
             "credentialFields": fields,
@@ -100,6 +102,17 @@ extension DashboardController {
             "platform", view, layout: try await layout(signed, title: "Platform \(platform.name)", app: app).merging(errorMessage(errors)) { $1 },
             status: status)
     }
+
+    /// The credential summary's kinds and fields (`CredentialsSummary`) as an operator reads them.
+    static var credentialKinds: [String: String] { [
+        "apns_token": "APNs token key (.p8)", "apns_certificate": "APNs certificate (.p12)",
+        "fcm_service_account": "FCM service account", "vapid": "VAPID key pair", "wns": "WNS client",
+    ] }
+    static var credentialLabels: [String: String] { [
+        "key_id": "Key id", "team_id": "Team id", "topic": "Topic (bundle id)", "environment": "Environment",
+        "endpoint": "Endpoint", "project_id": "Project id", "client_email": "Service account e-mail",
+        "public_key": "VAPID public key", "subject": "VAPID subject", "client_id": "Client id (package SID)",
+    ] }
 
     /// Why the provider last refused this platform's credentials, from the application's
     /// activity log (this process's recent events), with its time.

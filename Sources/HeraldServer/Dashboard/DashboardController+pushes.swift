@@ -27,14 +27,15 @@ extension DashboardController {
         try await page(request) { signed in
             let (app, push) = try await self.push(signed, context)
             let reported = try await store.analytics.counts(pushID: push.id, applicationID: app.id)
-            let view: [String: Any] = [
+            var view: [String: Any] = [
                 "push": Self.pushView(push),
                 "reported": [
                     "received": reported[AnalyticsEventType.received] ?? 0, "opened": reported[AnalyticsEventType.opened] ?? 0,
                     "geofence": reported[AnalyticsEventType.geofenceTriggered] ?? 0,
                 ],
             ]
-            return pages.page("push", view, layout: try await layout(signed, title: "Push", app: app))
+            view["analytics"] = try await analytics(app, pushID: push.id, request)
+            return pages.page("push", view, layout: chartLayout(try await layout(signed, title: "Push", app: app)))
         }
     }
 

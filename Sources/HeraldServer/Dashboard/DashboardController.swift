@@ -21,6 +21,8 @@ struct DashboardController<Context: RequestContext>: Sendable {
     let throttle: SignInThrottle
     /// Test pushes go through the same acceptance as `POST /v1/push`.
     let pushes: PushController<Context>
+    /// The locations operations `/v1/locations` uses (with its geofence update policy).
+    let locations: Locations
     /// For a platform's last credentials rejection.
     let activity: ActivityLog
     let now: @Sendable () -> Int64
@@ -30,11 +32,13 @@ struct DashboardController<Context: RequestContext>: Sendable {
     var livePoll: Duration = .milliseconds(250)
     /// A live push stream ends after this long even if the push is not done (the page says to reload).
     var liveLimit: Duration = .seconds(600)
+    /// The tile server the map draws on; nil: a plain background.
+    var mapTiles: DashboardMapTiles? = nil
 
     static var cookieName: String { "herald_session" }
 
     func addRoutes(to router: Router<Context>) {
-        let dashboard = router.group("dashboard").add(middleware: DashboardHeadersMiddleware())
+        let dashboard = router.group("dashboard").add(middleware: DashboardHeadersMiddleware(imageOrigin: mapTiles?.origin))
         dashboard.get(use: home)
         dashboard.get("static/:file", use: staticFile)
         dashboard.get("vendor/:file", use: vendorFile)
@@ -72,6 +76,27 @@ struct DashboardController<Context: RequestContext>: Sendable {
         dashboard.get("apps/:app/logs/stream", use: logEvents)
         // Analytics
         dashboard.get("apps/:app/analytics", use: analyticsPage)
+        // Schedules
+        dashboard.get("apps/:app/schedules", use: schedulesPage)
+        dashboard.post("apps/:app/schedules/:schedule", use: rescheduleSchedule)
+        dashboard.post("apps/:app/schedules/:schedule/cancel", use: cancelSchedule)
+        // Topics
+        dashboard.get("apps/:app/topics", use: topicsPage)
+        dashboard.post("apps/:app/topics", use: createTopic)
+        dashboard.post("apps/:app/topics/:topic/delete", use: deleteTopic)
+        // Locations, location groups and geofences
+        dashboard.get("apps/:app/locations", use: locationsPage)
+        dashboard.post("apps/:app/locations", use: createLocation)
+        dashboard.get("apps/:app/locations/:location", use: locationPage)
+        dashboard.post("apps/:app/locations/:location", use: updateLocation)
+        dashboard.post("apps/:app/locations/:location/delete", use: deleteLocation)
+        dashboard.post("apps/:app/location_groups", use: createLocationGroup)
+        dashboard.get("apps/:app/location_groups/:group", use: locationGroupPage)
+        dashboard.post("apps/:app/location_groups/:group", use: updateLocationGroup)
+        dashboard.post("apps/:app/location_groups/:group/delete", use: deleteLocationGroup)
+        dashboard.get("apps/:app/geofences/:geofence", use: geofencePage)
+        dashboard.post("apps/:app/geofences/:geofence", use: updateGeofence)
+        dashboard.post("apps/:app/geofences/:geofence/delete", use: deleteGeofence)
         // Tenants and tokens (root only)
         dashboard.get("tenants", use: tenantsPage)
         dashboard.post("tenants", use: createTenant)

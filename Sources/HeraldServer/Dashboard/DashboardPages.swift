@@ -17,10 +17,12 @@ struct DashboardPages: Sendable {
     /// (every dashboard test renders them), so it stops the program with the parser's message.
     /// Third-party browser libraries, read once from Debian's packages (or a copy of them) under
     /// `vendorDirectory`: `libjs-chart.js`'s `chart.js/chart.min.js` is served as
-    /// `/dashboard/vendor/chart.js`. A missing file is left out, and the pages that would use
+    /// `/dashboard/vendor/chart.js`, `libjs-leaflet`'s as `vendor/leaflet.js` and `vendor/leaflet.css`. A missing file is left out, and the pages that would use
     /// it show their data as tables only. Nothing is fetched from another host.
     static let vendorFiles: [(name: String, path: String, contentType: String)] = [
-        ("chart.js", "chart.js/chart.min.js", "text/javascript; charset=utf-8")
+        ("chart.js", "chart.js/chart.min.js", "text/javascript; charset=utf-8"),
+        ("leaflet.js", "leaflet/leaflet.min.js", "text/javascript; charset=utf-8"),
+        ("leaflet.css", "leaflet/leaflet.css", "text/css; charset=utf-8"),
     ]
 
     init(vendorDirectory: String? = "/usr/share/javascript") {
@@ -33,6 +35,11 @@ struct DashboardPages: Sendable {
             ("push", PackageResources.push_mustache), ("error", PackageResources.error_mustache), ("logs", PackageResources.logs_mustache),
             ("analytics", PackageResources.analytics_mustache), ("tenants", PackageResources.tenants_mustache),
             ("tenant", PackageResources.tenant_mustache), ("compose", PackageResources.compose_mustache),
+            ("analytics_chart", PackageResources.analytics_chart_mustache), ("schedules", PackageResources.schedules_mustache),
+            ("topics", PackageResources.topics_mustache), ("locations", PackageResources.locations_mustache),
+            ("location", PackageResources.location_mustache), ("location_group", PackageResources.location_group_mustache),
+            ("map", PackageResources.map_mustache), ("location_fields", PackageResources.location_fields_mustache),
+            ("group_fields", PackageResources.group_fields_mustache), ("geofence", PackageResources.geofence_mustache),
         ]
         var library = MustacheLibrary()
         for (name, bytes) in templates {

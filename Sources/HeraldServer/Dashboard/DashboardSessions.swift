@@ -1,6 +1,5 @@
 import HeraldCore
 import HeraldStore
-import Synchronization
 
 /// The dashboard's signed-in sessions, held in this process's memory.
 ///
@@ -21,14 +20,13 @@ final class DashboardSessions: Sendable {
 
     /// How long a session lasts from sign-in.
     let lifetime: Duration
-    /// At most this many sessions; past it the one closest to expiry is dropped.
-    let capacity: Int
     private let now: @Sendable () -> Int64
-    private let sessions = Mutex<[String: Session]>([:])
+    /// By the SHA-256 of their id; at most `capacity`, past it the one closest to expiry is dropped.
+    private let sessions: ExpiringMap<String, Session>
 
     init(lifetime: Duration = .seconds(8 * 3600), capacity: Int = 10_000, now: @escaping @Sendable () -> Int64 = systemMillis) {
         self.lifetime = lifetime
-        self.capacity = capacity
+        sessions = ExpiringMap(capacity: capacity)
         self.now = now
     }
 
@@ -37,35 +35,17 @@ final class DashboardSessions: Sendable {
         let id = Secret.generate()
         let time = now()
         let session = Session(token: token, csrf: Secret.generate(), expiresAt: time + lifetime.milliseconds)
-        sessions.withLock { sessions in
-            if sessions.count >= capacity {
-                sessions = sessions.filter { $0.value.expiresAt > time }
-                if sessions.count >= capacity, let oldest = sessions.min(by: { $0.value.expiresAt < $1.value.expiresAt }) {
-                    sessions[oldest.key] = nil
-                }
-            }
-            sessions[Secret.hash(id)] = session
-        }
+        sessions.modify(Secret.hash(id), at: time) { $0 = .init(value: session, expiresAt: session.expiresAt) }
         return (id, session)
     }
 
     /// The live session whose id is `id`.
     func find(_ id: String) -> Session? {
-        let key = Secret.hash(id)
-        let time = now()
-        return sessions.withLock { sessions in
-            guard let session = sessions[key] else { return nil }
-            guard session.expiresAt > time else {
-                sessions[key] = nil
-                return nil
-            }
-            return session
-        }
+        sessions.entry(Secret.hash(id), at: now())?.value
     }
 
     /// Ends the session `id` (sign-out).
     func close(_ id: String) {
-        let key = Secret.hash(id)
-        _ = sessions.withLock { $0.removeValue(forKey: key) }
+        sessions.remove(Secret.hash(id))
     }
 }

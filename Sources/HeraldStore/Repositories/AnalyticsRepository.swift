@@ -101,8 +101,11 @@ public struct AnalyticsRepository: Sendable {
     }
 
     /// The application's events by type in buckets of `interval` from `from` to `to` (epoch ms,
-    /// `to` excluded), every bucket present (empty ones with no counts), oldest first.
-    public func summary(applicationID: UUID, from: Int64, to: Int64, interval: AnalyticsInterval) async throws -> [AnalyticsBucket] {
+    /// `to` excluded), every bucket present (empty ones with no counts), oldest first; with
+    /// `pushID`, only the events reported for that push.
+    public func summary(
+        applicationID: UUID, pushID: UUID? = nil, from: Int64, to: Int64, interval: AnalyticsInterval
+    ) async throws -> [AnalyticsBucket] {
         let first = interval.bucketStart(from)
         var buckets: [Int64: [String: Int]] = [:]
         var start = first
@@ -110,9 +113,10 @@ public struct AnalyticsRepository: Sendable {
             buckets[start] = [:]
             start += interval.milliseconds
         }
+        var condition: SQL = "app_id = \(applicationID) AND hour >= \(first) AND hour < \(to)"
+        if let pushID { condition.append(" AND push_id = \(pushID.lowercasedString)") }
         for row in try await database.query("""
-            SELECT hour, event_type, CAST(SUM(count) AS BIGINT) AS n FROM analytics_hourly
-            WHERE app_id = \(applicationID) AND hour >= \(first) AND hour < \(to)
+            SELECT hour, event_type, CAST(SUM(count) AS BIGINT) AS n FROM analytics_hourly WHERE \(condition)
             GROUP BY hour, event_type
             """)
         {

@@ -9,6 +9,9 @@ struct TopicsController<Context: RequestContext>: Sendable {
     let auth: Authenticator
     let now: @Sendable () -> Int64
 
+    /// The operations this API shares with the dashboard.
+    var topics: AppTopics { AppTopics(store: store, now: now) }
+
     func addRoutes(to router: Router<Context>) {
         let group = router.group("v2/topics")
         group.get(use: list)
@@ -29,8 +32,7 @@ struct TopicsController<Context: RequestContext>: Sendable {
     @Sendable func list(_ request: Request, context: Context) async throws -> Page {
         let app = try await auth.application(request)
         let query = try TopicPageQuery(request.uri.queryParameters)
-        let (topics, total) = try await store.topics.list(
-            applicationID: app.id, query: query.query, hasExpiry: query.hasExpiry, page: query.page, size: query.size)
+        let (topics, total) = try await self.topics.list(applicationID: app.id, query)
         return Page(
             topics: topics.map(TopicView.init), totalTopics: total, totalPages: query.totalPages(total), page: query.page,
             size: query.size)
@@ -40,10 +42,7 @@ struct TopicsController<Context: RequestContext>: Sendable {
     @Sendable func create(_ request: Request, context: Context) async throws -> EditedResponse<TopicView> {
         var request = request
         let app = try await auth.application(request)
-        let topic = try await request.decodeJSON(TopicInput.self).validated(now: now())
-        guard let result = try await store.topics.create(applicationID: app.id, [topic]).first else {
-            throw APIError.badRequest("the topic could not be created", field: "name")
-        }
+        let result = try await topics.create(applicationID: app.id, try await request.decodeJSON(TopicInput.self))
         return EditedResponse(status: result.created ? .created : .ok, response: TopicView(result.topic))
     }
 
@@ -70,12 +69,7 @@ struct TopicsController<Context: RequestContext>: Sendable {
 
     @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
         let app = try await auth.application(request)
-        // An id that cannot exist is simply not found.
-        guard let raw = context.parameters.get("topic_id"), let id = Int64(raw), id > 0,
-            try await store.topics.delete(applicationID: app.id, ids: [id]) == 1
-        else {
-            throw APIError.notFound("topic")
-        }
+        try await topics.delete(applicationID: app.id, id: try AppTopics.id(context.parameters.get("topic_id")))
         return Response(status: .noContent)
     }
 

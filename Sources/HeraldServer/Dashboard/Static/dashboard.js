@@ -102,3 +102,60 @@ if (chart && window.Chart) {
   });
   chart.setAttribute("data-drawn", "true");
 }
+
+// The locations map (Leaflet, from Debian's libjs-leaflet): each location as a dot and its
+// radius; a click fills the form's latitude and longitude and shows where the new location
+// would be. Names are set as text, never as HTML. Without a tile server the map is a plain
+// background with lines every 30 degrees.
+const mapElement = document.getElementById("map");
+if (mapElement && window.L) {
+  const L = window.L;
+  const places = JSON.parse(mapElement.getAttribute("data-places") || "[]");
+  const tiles = mapElement.getAttribute("data-tiles");
+  const map = L.map(mapElement, { worldCopyJump: true, attributionControl: Boolean(tiles) });
+  if (tiles) {
+    L.tileLayer(tiles, { maxZoom: 19, attribution: mapElement.getAttribute("data-attribution") || "" }).addTo(map);
+  } else {
+    const line = { color: "#9fb3c4", weight: 1, interactive: false };
+    for (let lat = -60; lat <= 60; lat += 30) L.polyline([[lat, -540], [lat, 540]], line).addTo(map);
+    for (let long = -540; long <= 540; long += 30) L.polyline([[-85, long], [85, long]], line).addTo(map);
+  }
+  L.control.scale({ imperial: false }).addTo(map);
+  const points = [];
+  for (const place of places) {
+    const centre = [place.lat, place.long];
+    L.circle(centre, { radius: place.rad, color: "#0b5cad", weight: 2, fillOpacity: 0.15 }).addTo(map);
+    const label = document.createElement("span");
+    label.textContent = place.name;
+    L.circleMarker(centre, { radius: 5, color: "#17324d", fillColor: "#0b5cad", fillOpacity: 1 })
+      .bindTooltip(label, { permanent: places.length <= 20, direction: "top" })
+      .addTo(map);
+    points.push(centre);
+  }
+  if (points.length) map.fitBounds(L.latLngBounds(points).pad(0.6), { maxZoom: 15 });
+  else map.setView([20, 0], 2);
+
+  const field = (name) => document.getElementById(mapElement.getAttribute(name));
+  const lat = field("data-lat-field");
+  const long = field("data-long-field");
+  const rad = field("data-rad-field");
+  let placed = null;
+  const showPlaced = () => {
+    const centre = [Number(lat.value), Number(long.value)];
+    const radius = Number(rad && rad.value) || 100;
+    if (!lat.value || !long.value || centre.some(Number.isNaN)) return;
+    if (placed) placed.setLatLng(centre).setRadius(radius);
+    else placed = L.circle(centre, { radius, color: "#d07a00", weight: 2, dashArray: "4 4", fillOpacity: 0.2 }).addTo(map);
+  };
+  if (lat && long) {
+    map.on("click", (event) => {
+      const point = event.latlng.wrap();
+      lat.value = point.lat.toFixed(6);
+      long.value = point.lng.toFixed(6);
+      showPlaced();
+      mapElement.setAttribute("data-placed", lat.value + "," + long.value);
+    });
+    for (const input of [lat, long, rad]) if (input) input.addEventListener("change", showPlaced);
+  }
+  mapElement.setAttribute("data-drawn", "true");
+}

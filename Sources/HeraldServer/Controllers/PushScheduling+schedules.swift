@@ -1,0 +1,59 @@
+import HeraldCore
+import HeraldStore
+import struct Foundation.UUID
+
+/// An application's scheduled pushes: the operations `/v1/schedules` and the dashboard's
+/// Schedules page share (one path, one set of rules).
+extension PushScheduling {
+    /// The app's pushes still to be sent, soonest first.
+    func schedules(applicationID: UUID) async throws -> [StoredSchedule] {
+        try await store.schedules.list(applicationID: applicationID)
+    }
+
+    /// One of the app's pending schedules; not found when it is another app's, has fired or was cancelled.
+    func schedule(id: String, applicationID: UUID) async throws -> StoredSchedule {
+        guard let schedule = try await store.schedules.find(id: id, applicationID: applicationID) else {
+            throw APIError.notFound("schedule")
+        }
+        return schedule
+    }
+
+    /// Changes the time, message or target: any top-level member of `changes` replaces the
+    /// stored one, and a new `scheduleAt`, `scheduleIn` or `scheduleLocal` replaces the old time
+    /// whichever it was. The result is checked exactly as a new push is.
+    func change(id: String, applicationID: UUID, _ changes: [String: JSONValue], now: Int64) async throws -> StoredSchedule {
+        let existing = try await schedule(id: id, applicationID: applicationID)
+        var members = try Self.object(existing.request)
+        let timing = ["scheduleAt", "scheduleIn", "scheduleLocal"]
+        if timing.contains(where: { changes[$0] != nil }) {
+            for key in timing { members[key] = nil }
+        }
+        for (key, value) in changes { members[key] = value }
+        members["validate_only"] = nil
+        let merged = JSONValue.object(members).jsonText
+
+        let push = try Self.validate(merged, now: now)
+        guard let plan = try await plan(push, request: merged, applicationID: applicationID, now: now, sendNowAsSlot: true) else {
+            throw APIError.notFound("schedule")
+        }
+        switch try await store.schedules.update(
+            id: id, applicationID: applicationID, request: plan.request, expiresAt: push.expiresAt, localTime: plan.localTime, slots: plan.slots)
+        {
+        case .changed(let schedule): return schedule
+        case .notFound: throw APIError.notFound("schedule")
+        }
+    }
+
+    /// Cancels a pending schedule; not found when there is none to cancel.
+    func cancel(id: String, applicationID: UUID) async throws {
+        guard try await store.schedules.cancel(id: id, applicationID: applicationID) else {
+            throw APIError.notFound("schedule")
+        }
+    }
+
+    /// A `schedule_id` as given in a path: 16 hex digits; anything else cannot exist.
+    static func scheduleID(_ raw: String?) throws -> String {
+        guard let raw, raw.count == 16, raw.allSatisfy(\.isHexDigit) else { throw APIError.notFound("schedule") }
+        return raw.lowercased()
+    }
+}
