@@ -11,9 +11,9 @@ public struct DeliveryConfiguration: Sendable {
     /// Requests in flight at once within one batch for WNS, which takes one HTTP/1.1 request per
     /// notification; APNs, FCM and Web Push take a batch on their HTTP/2 connections at once.
     public var sendConcurrency: Int = 100
-    /// How long a claimed job is reserved for its worker (ms). The worker renews it every third
-    /// of it while it works; a crashed worker's job is taken again once it runs out.
-    public var lease: Int64 = 30_000
+    /// How long a claimed job is reserved for its worker. The worker renews it every third of it
+    /// while it works; a crashed worker's job is taken again once it runs out.
+    public var lease: Duration = .seconds(30)
     /// Pause between looks at an empty queue. A push accepted or a schedule fired in this process
     /// wakes the workers at once (`Store.newWork`); this bounds how late they find work queued
     /// elsewhere: another process's pushes, retries coming due, a crashed worker's expired lease.
@@ -21,13 +21,13 @@ public struct DeliveryConfiguration: Sendable {
     /// Tries of one device before its failure is final, when the provider answered (an error,
     /// throttling, refused credentials).
     public var maximumAttempts: Int = 5
-    /// The wait before a device's first retry (ms); each further one doubles, up to 5 minutes.
-    public var firstRetryDelay: Int64 = 1000
+    /// The wait before a device's first retry; each further one doubles, up to 5 minutes.
+    public var firstRetryDelay: Duration = .seconds(1)
     /// How long after a push was accepted a device whose provider could not be reached (no
-    /// connection, no answer) is still tried, with backoff up to 5 minutes (ms). An outage of
-    /// the provider or the network loses nothing shorter than this; the push's own expiry, if
+    /// connection, no answer) is still tried, with backoff up to 5 minutes. An outage of the
+    /// provider or the network loses nothing shorter than this; the push's own expiry, if
     /// sooner, ends it first.
-    public var unreachableRetryWindow: Int64 = 86_400_000
+    public var unreachableRetryWindow: Duration = .seconds(86_400)
     /// Replaces Apple's endpoints (a mock, a proxy).
     public var apnsEndpoint: String?
     /// Replaces Google's FCM endpoint (a mock, a proxy).

@@ -15,9 +15,11 @@ public struct DeliveryService: Service {
     private let logger: Logger
     private let telemetry: DeliveryTelemetry
 
-    /// - Parameter telemetry: where metrics, the apps' activity and the workers' status go.
+    /// - Parameters:
+    ///   - clock: the wall clock the workers read (tests inject one they move by hand).
+    ///   - telemetry: where metrics, the apps' activity and the workers' status go.
     public init(
-        store: Store, configuration: DeliveryConfiguration, now: @escaping @Sendable () -> Int64 = systemMillis, logger: Logger,
+        store: Store, configuration: DeliveryConfiguration, clock: EpochClock = .system, logger: Logger,
         telemetry: DeliveryTelemetry = DeliveryTelemetry()
     ) {
         self.store = store
@@ -27,7 +29,7 @@ public struct DeliveryService: Service {
         self.senders = Senders(
             store: store, configuration: configuration, clock: EpochClock { .milliseconds(now()) }, telemetry: telemetry)
         self.dispatcher = Dispatcher(
-            store: store, configuration: configuration, senders: senders, now: now, logger: logger, telemetry: telemetry)
+            store: store, configuration: configuration, senders: senders, clock: clock, logger: logger, telemetry: telemetry)
     }
 
     public func run() async throws {
@@ -52,7 +54,7 @@ public struct DeliveryService: Service {
             // below ends the wait at once.
             let seen = store.newWork.generation
             do {
-                if let claimed = try await store.pushes.claim(lease: configuration.lease) {
+                if let claimed = try await store.pushes.claim(lease: configuration.lease.milliseconds) {
                     try await holdingLease(of: claimed.job) {
                         try await dispatcher.process(claimed)
                     }
@@ -73,11 +75,11 @@ public struct DeliveryService: Service {
     private func holdingLease(of job: PushJob, _ body: () async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                let interval = Duration.milliseconds(max(10, configuration.lease / 3))
+                let interval = max(.milliseconds(10), configuration.lease / 3)
                 while true {
                     try await Task.sleep(for: interval)
                     do {
-                        try await store.pushes.renew(job, lease: configuration.lease)
+                        try await store.pushes.renew(job, lease: configuration.lease.milliseconds)
                     } catch let error as StoreError where error.reason == .leaseLost {
                         // Another worker has the job; what this one records will be refused.
                         return

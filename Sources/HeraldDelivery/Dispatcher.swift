@@ -24,7 +24,8 @@ struct Dispatcher: Sendable {
     let store: Store
     let configuration: DeliveryConfiguration
     let senders: Senders
-    let now: @Sendable () -> Int64
+    /// The wall clock; the store gets its instants as epoch milliseconds.
+    let clock: EpochClock
     let logger: Logger
     /// Metrics and the apps' activity logs.
     var telemetry = DeliveryTelemetry()
@@ -69,7 +70,7 @@ struct Dispatcher: Sendable {
             job.cursor = page.cursor
             if Task.isShuttingDownGracefully {
                 // The cursor is saved: the next worker (here or in another process) goes on from it.
-                try await store.pushes.release(job, availableAt: now())
+                try await store.pushes.release(job, availableAt: clock.now.epochMilliseconds)
                 return
             }
         }
@@ -80,7 +81,8 @@ struct Dispatcher: Sendable {
     private func send(_ job: PushJob, _ push: Push, _ claimed: ClaimedJob) async throws {
         let stored = claimed.push
         var result = BatchResult()
-        let time = now()
+        let now = clock.now
+        let time = now.epochMilliseconds
         if let expiresAt = push.expiresAt, expiresAt <= time {
             result.expired = job.deviceIDs.count
             try await store.pushes.complete(job, result)
@@ -138,7 +140,8 @@ struct Dispatcher: Sendable {
             case .ready(let sender):
                 try await deliver(
                     rendered, to: devices, with: sender, platformID: platformID, applicationID: stored.applicationID,
-                    attempt: job.attempt, pushAge: time - stored.createdAt, into: &result, providerDelay: &providerDelay)
+                    attempt: job.attempt, pushAge: EpochClock.Instant(epochMilliseconds: stored.createdAt).duration(to: now), into: &result,
+                    providerDelay: &providerDelay)
             }
         }
         if !result.released.isEmpty {
@@ -150,19 +153,19 @@ struct Dispatcher: Sendable {
             // A paused platform's devices wait a minute: its credentials may be fixed meanwhile.
             // Otherwise back off, and at least as long as a provider asked (Retry-After).
             result.retry += held
-            let delay = held.isEmpty ? max(Self.backoff(attempt: job.attempt, first: configuration.firstRetryDelay), providerDelay.milliseconds) : 60_000
-            result.retryAt = time + delay
+            let delay = held.isEmpty ? max(Self.backoff(attempt: job.attempt, first: configuration.firstRetryDelay), providerDelay) : .seconds(60)
+            result.retryAt = now.advanced(by: delay).epochMilliseconds
         }
         try await store.pushes.complete(job, result)
-        telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: now())
+        telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: clock.now.epochMilliseconds)
     }
 
     /// Sends to one platform's devices and folds the outcomes into `result`: devices not sent
     /// because the process is shutting down go to `result.released`. `age` is how long ago the
-    /// push was accepted (ms).
+    /// push was accepted.
     private func deliver(
         _ rendered: RenderedPush, to devices: [DeliveryTarget], with sender: PlatformSender, platformID: UUID, applicationID: UUID,
-        attempt: Int, pushAge age: Int64, into result: inout BatchResult, providerDelay: inout Duration
+        attempt: Int, pushAge age: Duration, into result: inout BatchResult, providerDelay: inout Duration
     ) async throws {
         var outcomes: [(DeliveryTarget, DeliveryOutcome)] = []
         var pending = devices
@@ -198,7 +201,7 @@ struct Dispatcher: Sendable {
             logger.warning("the provider rejected the platform's credentials; its sends are paused", metadata: ["platform": "\(platformID)"])
             telemetry.credentialsProblem(
                 platformID: platformID, type: devices[0].platformType, applicationID: applicationID, devices: refused,
-                message: "the provider refused the platform's credentials: its sends are paused", time: now())
+                message: "the provider refused the platform's credentials: its sends are paused", time: clock.now.epochMilliseconds)
             try await store.platforms.setCredentialsStatus(id: platformID, .failing)
             await senders.reset(platformID)
         }
@@ -219,7 +222,7 @@ struct Dispatcher: Sendable {
                     result.failed[reason, default: 0] += 1
                 } else {
                     result.retry.append(device.id)
-                    if let after { providerDelay = max(providerDelay, after) }
+                    if let after { providerDelay = max(providerDelay, .seconds(after)) }
                 }
             case .credentialsRejected(let reason):
                 if lastAttempt {
@@ -249,9 +252,9 @@ struct Dispatcher: Sendable {
     }
 
     /// Exponential backoff with jitter: about `first`, twice that, four times … at most 5
-    /// minutes (ms).
-    static func backoff(attempt: Int, first: Int64 = 1000) -> Int64 {
-        let base = min(300_000, max(2, first) * (Int64(1) << min(attempt, 20)))
-        return base / 2 + Int64.random(in: 0...(base / 2))
+    /// minutes; whole milliseconds, as the store keeps it.
+    static func backoff(attempt: Int, first: Duration = .seconds(1)) -> Duration {
+        let base = min(300_000, max(2, first.milliseconds) * (Int64(1) << min(attempt, 20)))
+        return .milliseconds(base / 2 + Int64.random(in: 0...(base / 2)))
     }
 }

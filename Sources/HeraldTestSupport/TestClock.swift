@@ -1,7 +1,8 @@
+import HeraldCore
 import Synchronization
 
 /// A clock in epoch milliseconds that tests set and move by hand, for stores and services that
-/// take `now`.
+/// take `now`; `epochClock` is the same time as the `Clock` the delivery workers take.
 public final class TestClock: Sendable {
     private let value: Mutex<Int64>
 
@@ -18,4 +19,7 @@ public final class TestClock: Sendable {
     public func set(_ milliseconds: Int64) {
         value.withLock { $0 = milliseconds }
     }
+
+    /// The clock as an `EpochClock`, reading the same milliseconds.
+    public var epochClock: EpochClock { EpochClock { .milliseconds(self.now) } }
 }

@@ -91,7 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...3600).contains(jobLease) else { throw ValidationError("--job-lease must be between 1 and 3600 seconds") }
         configuration.delivery.workers = workers
         configuration.delivery.batchSize = batchSize
-        configuration.delivery.lease = Int64(jobLease) * 1000
+        configuration.delivery.lease = .seconds(jobLease)
         guard analyticsRetentionDays >= 1 else { throw ValidationError("--analytics-retention-days must be 1 or more") }
         configuration.analytics.retentionDays = analyticsRetentionDays
         guard geofencePushDelay >= 0 else { throw ValidationError("--geofence-push-delay must be 0 or more") }

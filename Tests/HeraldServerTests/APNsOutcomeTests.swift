@@ -125,10 +125,10 @@ import Testing
         for attempt in 0..<30 {
             let base = min(300_000, 1000 * (Int64(1) << min(attempt, 20)))
             for _ in 0..<20 {
-                let wait = Dispatcher.backoff(attempt: attempt)
+                let wait = Dispatcher.backoff(attempt: attempt).milliseconds
                 #expect(wait >= base / 2 && wait <= base, "attempt \(attempt): \(wait) ms")
             }
         }
-        #expect(Dispatcher.backoff(attempt: 40) <= 300_000)
+        #expect(Dispatcher.backoff(attempt: 40) <= .seconds(300))
     }
 }

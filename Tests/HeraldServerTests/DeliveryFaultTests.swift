@@ -14,7 +14,7 @@ import Testing
     /// Workers × batch size: the most requests in flight at once, hence lost with one connection.
     /// Retries start after 50 ms: a device whose requests keep landing on reset connections is
     /// retried until it gets through, and on a loaded machine that may take several rounds.
-    static let options = DeliveryWorld.Options(batchSize: 5, workers: 4, firstRetryDelay: 50)
+    static let options = DeliveryWorld.Options(batchSize: 5, workers: 4, firstRetryDelay: .milliseconds(50))
     static let devices = 60
 
     func broadcast(_ world: DeliveryWorld, _ client: any TestClientProtocol) async throws -> (tokens: [String], status: [String: Any]) {
@@ -81,7 +81,7 @@ import Testing
     /// back — an outage is not a failure.
     @Test(arguments: Backend.available)
     func anUnreachableProviderIsWaitedOutBeyondTheAttemptLimit(_ backend: Backend) async throws {
-        let options = DeliveryWorld.Options(batchSize: 5, workers: 1, maximumAttempts: 2, firstRetryDelay: 20)
+        let options = DeliveryWorld.Options(batchSize: 5, workers: 1, maximumAttempts: 2, firstRetryDelay: .milliseconds(20))
         try await DeliveryWorld.run(backend, options) { world, client in
             let device = try await world.register()
             world.mock.update { $0.dropConnectionAfterRequests = 1 }
@@ -105,7 +105,7 @@ import Testing
     /// Past the window, an unreachable provider's devices are failed as `ProviderUnreachable`.
     @Test(arguments: Backend.available)
     func pastTheWindowAnUnreachableProviderFailsTheDevice(_ backend: Backend) async throws {
-        let options = DeliveryWorld.Options(batchSize: 5, workers: 1, firstRetryDelay: 20, unreachableRetryWindow: 0)
+        let options = DeliveryWorld.Options(batchSize: 5, workers: 1, firstRetryDelay: .milliseconds(20), unreachableRetryWindow: .zero)
         try await DeliveryWorld.run(backend, options) { world, client in
             _ = try await world.register()
             world.mock.update { $0.dropConnectionAfterRequests = 1 }

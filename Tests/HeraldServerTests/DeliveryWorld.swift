@@ -19,8 +19,8 @@ struct DeliveryWorld: Sendable {
         var workers = 4
         var maximumAttempts = 5
         var sendConcurrency = 100
-        var firstRetryDelay: Int64 = 1000
-        var unreachableRetryWindow: Int64 = 86_400_000
+        var firstRetryDelay: Duration = .seconds(1)
+        var unreachableRetryWindow: Duration = .seconds(86_400)
         /// The workers' pause between looks at an empty queue.
         var idlePoll: Duration = .milliseconds(10)
         /// The metrics registry, activity logs and log sensitivity of the workers and the API.
@@ -75,7 +75,7 @@ struct DeliveryWorld: Sendable {
                 configuration.firstRetryDelay = options.firstRetryDelay
                 configuration.unreachableRetryWindow = options.unreachableRetryWindow
                 let service = DeliveryService(
-                    store: db.store, configuration: configuration, now: options.now, logger: options.logger,
+                    store: db.store, configuration: configuration, clock: EpochClock { .milliseconds(options.now()) }, logger: options.logger,
                     telemetry: options.observability.delivery)
                 let world = DeliveryWorld(db: db, mock: mock, fixture: fixture, configuration: configuration)
                 let workers = Task { try await service.run() }

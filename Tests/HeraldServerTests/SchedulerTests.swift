@@ -126,7 +126,7 @@ import Testing
             configuration.idlePoll = .milliseconds(10)
             configuration.apnsEndpoint = "https://127.0.0.1:1"
             configuration.maximumAttempts = 1
-            let workers = DeliveryService(store: world.store, configuration: configuration, now: { world.clock.now }, logger: TestDatabase.logger)
+            let workers = DeliveryService(store: world.store, configuration: configuration, clock: world.clock.epochClock, logger: TestDatabase.logger)
             let running = Task { try await workers.run() }
             do {
                 for row in pushes {

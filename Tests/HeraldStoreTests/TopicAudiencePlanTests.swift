@@ -25,8 +25,7 @@ import Testing
             try await db.database.query("ANALYZE")
 
             let query = PushRepository.subscribersQuery(applicationID: fixture.app.id, topics: ["big", "small"], after: 100, limit: 500)
-            var explain = query
-            explain.text = (backend == .postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN ") + query.text
+            let explain: SQL = "\(unsafeRaw: backend == .postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN ")\(query)"
             let plan = try await db.database.query(explain).map { row in
                 try row.optionalString(backend == .postgres ? "QUERY PLAN" : "detail") ?? ""
             }.joined(separator: "\n")

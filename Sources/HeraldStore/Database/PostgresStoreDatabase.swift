@@ -144,7 +144,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     }
 
     static func postgresQuery(_ sql: SQL) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: sql.text, binds: bindings(sql.binds))
+        PostgresQuery(unsafeSQL: sql.text(for: .postgres), binds: bindings(sql.binds))
     }
 
     static func bindings(_ values: [SQLValue]) -> PostgresBindings {

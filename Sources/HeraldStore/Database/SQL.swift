@@ -3,106 +3,127 @@
 /// ```swift
 /// let sql: SQL = "SELECT name FROM tenants WHERE id = \(id)"
 /// ```
-/// Placeholders are written `$1, $2, …` in order (PostgreSQL's form); the SQLite
-/// backend rewrites them to `?1, ?2, …`.
+/// A statement holds its literal text and, beside it, where each placeholder goes: binds are
+/// positional (the n-th placeholder is the n-th bind). The backend writes the placeholders in
+/// its own form when it runs the statement (`text(for:)`: `$1, $2, …` for PostgreSQL,
+/// `?1, ?2, …` for SQLite), so nothing scans or rewrites statement text, and fragments join
+/// without renumbering.
 public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
-    public var text: String
-    public var binds: [SQLValue]
+    /// The statement's text without its placeholders.
+    private(set) var literal: String
+    /// Where each placeholder goes: an offset in `literal`'s UTF-8, one per bind, ascending.
+    private(set) var placeholders: [Int]
+    /// The bound values, in the order of their placeholders.
+    public private(set) var binds: [SQLValue]
 
-    public init(unsafeText text: String, binds: [SQLValue] = []) {
-        self.text = text
-        self.binds = binds
-    }
-
-    public init(stringLiteral value: String) {
-        self.text = value
+    /// Trusted text without placeholders (schema statements, names chosen by code).
+    public init(unsafeText text: String) {
+        self.literal = text
+        self.placeholders = []
         self.binds = []
     }
 
+    public init(stringLiteral value: String) {
+        self.init(unsafeText: value)
+    }
+
     public init(stringInterpolation: StringInterpolation) {
-        self.text = stringInterpolation.text
+        self.literal = stringInterpolation.literal
+        self.placeholders = stringInterpolation.placeholders
         self.binds = stringInterpolation.binds
     }
 
-    public var description: String { text }
+    /// The statement in PostgreSQL's form.
+    public var description: String { text(for: .postgres) }
 
-    /// Appends another statement fragment, renumbering its placeholders.
+    /// Whether the statement is a query that only reads (a `SELECT`).
+    var isSelect: Bool {
+        var head = literal.utf8.drop(while: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }).prefix(6).makeIterator()
+        for expected in "SELECT".utf8 {
+            guard let byte = head.next(), byte & 0xDF == expected else { return false }
+        }
+        return true
+    }
+
+    /// The statement's text with placeholders as `dialect` writes them.
+    public func text(for dialect: SQLDialect) -> String {
+        if placeholders.isEmpty { return literal }
+        let marker = dialect == .postgres ? UInt8(ascii: "$") : UInt8(ascii: "?")
+        var source = literal
+        return source.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + placeholders.count * 5)
+            var start = 0
+            for (number, offset) in placeholders.enumerated() {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<offset]))
+                out.append(marker)
+                Self.appendDecimal(number + 1, to: &out)
+                start = offset
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        var divisor = 1
+        while divisor * 10 <= value { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// Appends another statement fragment with its binds.
     public mutating func append(_ other: SQL) {
-        // The text and binds move into the interpolation and back, so that appending a fragment
-        // at a time (a batch's rows) grows them in place instead of copying them each time.
-        var interpolation = StringInterpolation(literalCapacity: 0, interpolationCount: 0)
-        swap(&interpolation.text, &text)
-        swap(&interpolation.binds, &binds)
-        interpolation.appendInterpolation(other)
-        swap(&interpolation.text, &text)
-        swap(&interpolation.binds, &binds)
+        let base = literal.utf8.count
+        literal += other.literal
+        for offset in other.placeholders { placeholders.append(base + offset) }
+        binds.append(contentsOf: other.binds)
     }
 
     public struct StringInterpolation: StringInterpolationProtocol {
-        var text = ""
+        var literal = ""
+        var placeholders: [Int] = []
         var binds: [SQLValue] = []
 
         public init(literalCapacity: Int, interpolationCount: Int) {
-            text.reserveCapacity(literalCapacity + interpolationCount * 3)
+            literal.reserveCapacity(literalCapacity)
+            placeholders.reserveCapacity(interpolationCount)
             binds.reserveCapacity(interpolationCount)
         }
 
         public mutating func appendLiteral(_ literal: String) {
-            text += literal
+            self.literal += literal
         }
 
         /// Binds a value.
         public mutating func appendInterpolation(_ value: some SQLBindable) {
+            placeholders.append(literal.utf8.count)
             binds.append(value.sqlValue)
-            text += "$\(binds.count)"
         }
 
         /// Binds each value, comma-separated: `IN (\(list: ids))`.
         public mutating func appendInterpolation(list values: [some SQLBindable]) {
             for (index, value) in values.enumerated() {
-                if index > 0 { text += ", " }
+                if index > 0 { literal += ", " }
                 appendInterpolation(value)
             }
         }
 
-        /// Inserts a fragment with its own binds, renumbered.
+        /// Inserts a fragment with its own binds.
         public mutating func appendInterpolation(_ fragment: SQL) {
-            let offset = binds.count
-            guard offset > 0, !fragment.binds.isEmpty else {
-                text += fragment.text
-                binds.append(contentsOf: fragment.binds)
-                return
-            }
-            let source = Array(fragment.text.utf8)
-            var out: [UInt8] = []
-            out.reserveCapacity(source.count + fragment.binds.count * 2)
-            var index = 0
-            while index < source.count {
-                let byte = source[index]
-                if byte == UInt8(ascii: "$") {
-                    var end = index + 1
-                    var number = 0
-                    while end < source.count, source[end] >= UInt8(ascii: "0"), source[end] <= UInt8(ascii: "9") {
-                        number = number * 10 + Int(source[end] - UInt8(ascii: "0"))
-                        end += 1
-                    }
-                    if end > index + 1 {
-                        out.append(UInt8(ascii: "$"))
-                        out.append(contentsOf: String(number + offset).utf8)
-                        index = end
-                        continue
-                    }
-                }
-                out.append(byte)
-                index += 1
-            }
-            text += String(decoding: out, as: UTF8.self)
+            let base = literal.utf8.count
+            literal += fragment.literal
+            for offset in fragment.placeholders { placeholders.append(base + offset) }
             binds.append(contentsOf: fragment.binds)
         }
 
         /// Inserts trusted text as is (identifiers, keywords chosen by code, never user input).
         public mutating func appendInterpolation(unsafeRaw raw: String) {
-            text += raw
+            literal += raw
         }
     }
 }

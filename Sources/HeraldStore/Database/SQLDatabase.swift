@@ -23,4 +23,15 @@ public protocol SQLDatabase: SQLExecutor {
 
     /// Closes connections; the database is unusable afterwards.
     func shutdown() async
+
+    /// Writes a batch of registrations in one statement (one round trip, an implicit
+    /// transaction) where the backend has such a statement, and returns the upserted device rows.
+    /// Nil, having written nothing, when it has none (SQLite: its group commit already makes a
+    /// transaction cheap) or when the batch must take the transactional path (a tag names an
+    /// expired topic, whose old subscriptions must go first).
+    func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]?
+}
+
+extension SQLDatabase {
+    public func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]? { nil }
 }

@@ -74,7 +74,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
 
     @discardableResult
     public func query(_ sql: SQL) async throws -> [SQLRow] {
-        if Self.isReadOnly(sql.text) {
+        if sql.isSelect {
             let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
             return try await Self.run(sql, on: readers[abs(index) % readers.count])
         }
@@ -191,17 +191,12 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         }
     }
 
-    static func isReadOnly(_ text: String) -> Bool {
-        let head = text.drop(while: { $0 == " " || $0 == "\n" }).prefix(6).uppercased()
-        return head == "SELECT"
-    }
-
     @discardableResult
     static func run(_ sql: SQL, on connection: SQLiteConnection) async throws -> [SQLRow] {
         let binds = sql.binds.map(Self.sqliteData)
         let rows: [SQLiteRow]
         do {
-            rows = try await connection.query(Self.placeholders(sql.text), binds)
+            rows = try await connection.query(sql.text(for: .sqlite), binds)
         } catch let error as SQLiteError {
             throw Self.storeError(error)
         }
@@ -210,17 +205,6 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         return rows.map { row in
             SQLRow(columns: names, values: row.columns.map { Self.value($0.data) })
         }
-    }
-
-    /// `$1` → `?1`: SQLite's numbered parameters.
-    static func placeholders(_ text: String) -> String {
-        var bytes = Array(text.utf8)
-        var changed = false
-        for index in bytes.indices where bytes[index] == UInt8(ascii: "$") {
-            bytes[index] = UInt8(ascii: "?")
-            changed = true
-        }
-        return changed ? String(decoding: bytes, as: UTF8.self) : text
     }
 
     static func sqliteData(_ value: SQLValue) -> SQLiteData {

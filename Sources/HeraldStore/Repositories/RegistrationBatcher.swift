@@ -96,7 +96,7 @@ final class RegistrationBatcher: Sendable {
             if batch.isEmpty { return }
             do {
                 let devices: [Device]
-                if let postgres = database as? PostgresStoreDatabase, let written = try await Self.writeInOneStatement(batch, on: postgres) {
+                if let written = try await Self.writeInOneStatement(batch, on: database) {
                     devices = written
                 } else {
                     devices = try await database.transaction { connection in

@@ -1,28 +1,26 @@
-import HeraldCore
 import NIOCore
 import PostgresNIO
 
-extension RegistrationBatcher {
+extension PostgresStoreDatabase {
     /// PostgreSQL: writes the batch in a single statement, hence a single round trip and an
     /// implicit transaction (no BEGIN, no COMMIT to wait for). Data-modifying CTEs upsert the
     /// devices, create the topics that are new, drop the tags re-registered devices no longer
     /// have and insert the batch's tags.
     ///
     /// The batch travels column by column, as arrays (`PreparedBatch`), so that the statement's
-    /// text never changes (it is prepared once per connection) and PostgreSQL binds sixteen values
-    /// whatever the batch's size, in its binary form: nothing to parse (it was JSON before, which
-    /// cost both sides more).
+    /// text never changes (it is prepared once per connection) and PostgreSQL binds seventeen
+    /// values whatever the batch's size, in its binary form: nothing to parse (it was JSON before,
+    /// which cost both sides more).
     ///
     /// Returns nil, having written nothing, when a tag names an expired topic: its old
     /// subscriptions must go first, which the transactional path does.
-    static func writeInOneStatement(_ batch: [Request], on database: PostgresStoreDatabase) async throws -> [Device]? {
-        let rows = try await database.execute(prepared: PreparedBatch(batch))
-        if rows.isEmpty { return nil }
-        return try devices(for: batch, from: rows)
+    public func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]? {
+        let rows = try await execute(prepared: PreparedBatch(batch: batch))
+        return rows.isEmpty ? nil : rows
     }
 }
 
-/// `RegistrationBatcher`'s statement, prepared once per connection, and a batch's values for it.
+/// The registration batch's statement, prepared once per connection, and a batch's values for it.
 private struct PreparedBatch: PostgresPreparedStatement {
     static let name = "herald_registration_batch"
     /// `$1…$14` are the devices' columns, `$15` and `$16` the subscriptions (position in the
@@ -74,68 +72,27 @@ private struct PreparedBatch: PostgresPreparedStatement {
         """
     typealias Row = PostgresRow
 
-    private var position: [Int64] = []
-    private var uuid: [String] = []
-    private var applicationID: [String] = []
-    private var platformID: [String] = []
-    private var platformType: [String] = []
-    private var token: [String] = []
-    private var os: [String] = []
-    private var osVersion = NullableTextArray()
-    private var deviceAlias = NullableTextArray()
-    private var deviceModel = NullableTextArray()
-    private var deviceManufacturer = NullableTextArray()
-    private var customUserID = NullableTextArray()
-    private var timeZone = NullableTextArray()
-    private var time: [Int64] = []
-    private var tagPosition: [Int64] = []
-    private var tag: [String] = []
-    private var batchTime: Int64 = 0
-
-    init(_ batch: [RegistrationBatcher.Request]) {
-        for (index, request) in batch.enumerated() {
-            let registration = request.registration
-            position.append(Int64(index))
-            uuid.append(request.candidate.lowercasedString)
-            applicationID.append(request.platform.applicationID.lowercasedString)
-            platformID.append(request.platform.id.lowercasedString)
-            platformType.append(request.platform.type.rawValue)
-            token.append(request.token)
-            os.append(registration.os ?? DeviceRepository.defaultOS(request.platform.type))
-            osVersion.values.append(registration.osVersion.applied(to: nil))
-            deviceAlias.values.append(registration.deviceAlias.applied(to: nil))
-            deviceModel.values.append(registration.deviceModel.applied(to: nil))
-            deviceManufacturer.values.append(registration.deviceManufacturer.applied(to: nil))
-            customUserID.values.append(registration.customUserID.applied(to: nil))
-            timeZone.values.append(registration.timeZone.applied(to: nil))
-            time.append(request.time)
-            for name in request.tags {
-                tagPosition.append(Int64(index))
-                tag.append(name)
-            }
-            batchTime = max(batchTime, request.time)
-        }
-    }
+    let batch: RegistrationBatch
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 17)
-        try bindings.append(position)
-        try bindings.append(uuid)
-        try bindings.append(applicationID)
-        try bindings.append(platformID)
-        try bindings.append(platformType)
-        try bindings.append(token)
-        try bindings.append(os)
-        bindings.append(osVersion)
-        bindings.append(deviceAlias)
-        bindings.append(deviceModel)
-        bindings.append(deviceManufacturer)
-        bindings.append(customUserID)
-        bindings.append(timeZone)
-        try bindings.append(time)
-        try bindings.append(tagPosition)
-        try bindings.append(tag)
-        bindings.append(batchTime)
+        try bindings.append(batch.position)
+        try bindings.append(batch.uuid)
+        try bindings.append(batch.applicationID)
+        try bindings.append(batch.platformID)
+        try bindings.append(batch.platformType)
+        try bindings.append(batch.token)
+        try bindings.append(batch.os)
+        bindings.append(NullableTextArray(values: batch.osVersion))
+        bindings.append(NullableTextArray(values: batch.deviceAlias))
+        bindings.append(NullableTextArray(values: batch.deviceModel))
+        bindings.append(NullableTextArray(values: batch.deviceManufacturer))
+        bindings.append(NullableTextArray(values: batch.customUserID))
+        bindings.append(NullableTextArray(values: batch.timeZone))
+        try bindings.append(batch.time)
+        try bindings.append(batch.tagPosition)
+        try bindings.append(batch.tag)
+        bindings.append(batch.batchTime)
         return bindings
     }
 

@@ -1,0 +1,24 @@
+/// New registrations to write together, column by column: what `SQLDatabase.writeInOneStatement`
+/// takes. Row `i` of the device columns is the batch's `i`-th registration; each subscription
+/// names its registration by that position.
+public struct RegistrationBatch: Sendable {
+    var position: [Int64] = []
+    var uuid: [String] = []
+    var applicationID: [String] = []
+    var platformID: [String] = []
+    var platformType: [String] = []
+    var token: [String] = []
+    var os: [String] = []
+    var osVersion: [String?] = []
+    var deviceAlias: [String?] = []
+    var deviceModel: [String?] = []
+    var deviceManufacturer: [String?] = []
+    var customUserID: [String?] = []
+    var timeZone: [String?] = []
+    /// Each registration's time, epoch milliseconds.
+    var time: [Int64] = []
+    var tagPosition: [Int64] = []
+    var tag: [String] = []
+    /// The latest registration's time, epoch milliseconds: topics expired by then block the batch.
+    var batchTime: Int64 = 0
+}
