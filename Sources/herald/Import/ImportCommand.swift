@@ -68,7 +68,7 @@ struct PivotalImportCommand: AsyncParsableCommand {
         let spool = NSTemporaryDirectory() + "herald-import-\(appUUID)-\(ProcessInfo.processInfo.processIdentifier).ndjson"
         let work = PivotalImport(
             source: PivotalSource(
-                http: http, base: Self.trimmed(from), appCredentials: "\(appUUID):\(appParts[1])", timeout: timeout * 4),
+                http: http, base: Self.trimmed(from), appCredentials: "\(appUUID):\(appParts[1])", timeout: timeout),
             target: HeraldTarget(
                 http: http, base: Self.trimmed(client.url), adminToken: try client.resolvedToken(),
                 appCredentials: "\(appUUID):\(appParts[1])", timeout: .minutes(10)),

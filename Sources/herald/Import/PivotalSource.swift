@@ -12,7 +12,8 @@ struct PivotalSource: Sendable {
     let base: String
     /// The application's `uuid:api_key`.
     let appCredentials: String
-    /// The longest one request may take, answer and body included.
+    /// The longest the source may stay silent (`--source-timeout`); a whole request, answer and
+    /// body, may take four times this.
     let timeout: TimeAmount
 
     /// `GET path` with the application's credentials; the answer as JSON.
@@ -45,7 +46,7 @@ struct PivotalSource: Sendable {
         request.headers.add(name: "Accept", value: "application/json")
         do {
             // The read timeout of `http` bounds a stall between bytes; this deadline bounds the whole.
-            let deadline = NIODeadline.now() + timeout
+            let deadline = NIODeadline.now() + timeout * 4
             let response = try await http.execute(request, deadline: deadline)
             let body = try await response.body.collect(upTo: 64 << 20)
             return (response.status, Data(body.readableBytesView))
