@@ -42,7 +42,7 @@ import Testing
     func theCommandsKeepIdentitiesAndMoveDevices(_ backend: Backend) async throws {
         try await ServerHarness.run(backend, setup: .live) { harness, client in
             let port = try #require(client.port)
-            // `--token=…`: a generated token may start with "-".
+            // `--token=…` here; `--token VALUE` with a value starting with "-" is tested below.
             let server = ["--url", "http://127.0.0.1:\(port)", "--token=\(harness.adminToken)"]
             let appUUID = DeviceTransferTests.appUUID
             let (created, createdOut, _) = try await Self.herald(
