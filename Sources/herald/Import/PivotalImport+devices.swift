@@ -138,16 +138,14 @@ extension PivotalImport {
     func writeSchedules(_ snapshot: Snapshot, _ summary: inout ImportSummary) async throws {
         let answer = try await target.app(.GET, "/v1/schedules")
         guard answer.ok, case .array(let list) = answer.json else { throw TargetError(path: "GET /v1/schedules", answer: answer) }
-        var free: [String: Int] = [:]
+        var free = Unclaimed()
         for case .object(let schedule) in list {
-            free[Self.scheduleKey(schedule), default: 0] += 1
+            free.add(Self.scheduleKey(schedule))
         }
         var created = 0
         for schedule in snapshot.schedules {
             let id = schedule["schedule_id"]?.stringValue ?? "?"
-            let key = Self.scheduleKey(schedule)
-            if let count = free[key], count > 0 {
-                free[key] = count - 1
+            if free.take(Self.scheduleKey(schedule)) {
                 summary.unchanged(.schedules)
                 continue
             }

@@ -311,10 +311,9 @@ struct PivotalImport: Sendable {
     }
 
     private func writeGroups(_ snapshot: Snapshot, locationIDs: [Int64: Int64], _ summary: inout ImportSummary) async throws {
-        var free: [String: Int] = [:]
+        var free = Unclaimed()
         try await targetPages("/v1/location_groups", key: "location_groups") { group in
-            let ids = Self.locationIDs(group["locations"], map: nil) ?? []
-            free[Self.groupKey(group, ids), default: 0] += 1
+            free.add(Self.groupKey(group, Self.locationIDs(group["locations"], map: nil) ?? []))
         }
         for group in snapshot.groups {
             let id = group["id"]?.jsonText ?? "?"
@@ -322,9 +321,7 @@ struct PivotalImport: Sendable {
                 summary.notBrought("location group \(id) '\(group["name"]?.stringValue ?? "")': one of its locations was not brought")
                 continue
             }
-            let key = Self.groupKey(group, ids)
-            if let count = free[key], count > 0 {
-                free[key] = count - 1
+            if free.take(Self.groupKey(group, ids)) {
                 summary.unchanged(.locationGroups)
                 continue
             }
@@ -361,9 +358,9 @@ struct PivotalImport: Sendable {
     }
 
     private func writeGeofences(_ snapshot: Snapshot, locationIDs: [Int64: Int64], _ summary: inout ImportSummary) async throws {
-        var free: [String: Int] = [:]
+        var free = Unclaimed()
         try await targetPages("/v1/geofence", key: "geofences") { geofence in
-            free[Self.geofenceKey(geofence, Self.locationIDs(geofence["locations"], map: nil) ?? []), default: 0] += 1
+            free.add(Self.geofenceKey(geofence, Self.locationIDs(geofence["locations"], map: nil) ?? []))
         }
         for geofence in snapshot.geofences {
             let id = geofence["id"]?.jsonText ?? "?"
@@ -371,9 +368,7 @@ struct PivotalImport: Sendable {
                 summary.notBrought("geofence \(id): one of its locations was not brought")
                 continue
             }
-            let key = Self.geofenceKey(geofence, ids)
-            if let count = free[key], count > 0 {
-                free[key] = count - 1
+            if free.take(Self.geofenceKey(geofence, ids)) {
                 summary.unchanged(.geofences)
                 continue
             }
@@ -410,6 +405,23 @@ struct PivotalImport: Sendable {
             guard page < pages, !items.isEmpty else { return }
             page += 1
         }
+    }
+}
+
+/// What the target has, counted by content (groups, geofences, schedules: their ids are the
+/// server's): each item of the source that matches takes one.
+struct Unclaimed {
+    private var counts: [String: Int] = [:]
+
+    mutating func add(_ key: String) {
+        counts[key, default: 0] += 1
+    }
+
+    /// Whether one with this content was left, which is now taken.
+    mutating func take(_ key: String) -> Bool {
+        guard let count = counts[key], count > 0 else { return false }
+        counts[key] = count - 1
+        return true
     }
 }
 
