@@ -9,7 +9,8 @@ struct AdminClientOptions: ParsableArguments {
     @Option(help: "The server's base URL.")
     var url: String = "http://127.0.0.1:8080"
 
-    @Option(help: "Admin token (env: HERALD_ADMIN_TOKEN; default: the one in <data-dir>/admin-token).")
+    /// `.unconditional`: a token may start with `-` (tokens made before generation avoided it).
+    @Option(parsing: .unconditional, help: "Admin token (env: HERALD_ADMIN_TOKEN; default: the one in <data-dir>/admin-token).")
     var token: String?
 
     @Option(name: .customLong("data-dir"), help: "Where to find the admin token the server generated.")

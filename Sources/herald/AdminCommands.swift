@@ -58,7 +58,7 @@ struct AppCommand: AsyncParsableCommand {
         var verifyCustomUserID: Bool?
         @Option(help: "Keep the uuid the application has elsewhere (e.g. on Pivotal): the backends' credentials go on working.")
         var uuid: String?
-        @Option(name: .customLong("api-key"), help: "Keep its api key (16-128 letters, digits, '-', '_', '.', '~'; stored hashed).")
+        @Option(name: .customLong("api-key"), parsing: .unconditional, help: "Keep its api key (16-128 letters, digits, '-', '_', '.', '~'; stored hashed).")
         var apiKey: String?
 
         func run() async throws {
@@ -140,7 +140,7 @@ struct PlatformCommand: AsyncParsableCommand {
         @Option(help: "iOS: this platform's APNs endpoint instead of Apple's (https://host[:port]).") var endpoint: String?
         @Option(name: .customLong("extra-ca"), help: "iOS: a PEM CA file to trust for --endpoint.") var extraCA: String?
         @Option(help: "Keep the uuid the platform has elsewhere (e.g. on Pivotal): shipped apps carry it.") var uuid: String?
-        @Option(help: "Keep its secret (16-128 letters, digits, '-', '_', '.', '~'; stored hashed).") var secret: String?
+        @Option(parsing: .unconditional, help: "Keep its secret (16-128 letters, digits, '-', '_', '.', '~'; stored hashed).") var secret: String?
 
         func run() async throws {
             var credentials: [String: Any] = [:]

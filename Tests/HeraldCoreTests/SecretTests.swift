@@ -3,6 +3,13 @@ import struct Foundation.UUID
 import Testing
 
 @Suite struct SecretTests {
+    /// One in 64 base64url strings starts with `-`; of 2,000 draws, some would.
+    @Test func generatedSecretsNeverStartWithADash() {
+        let secrets = (0..<2_000).map { _ in Secret.generate() }
+        #expect(secrets.allSatisfy { $0.first != "-" })
+        #expect(secrets.contains { $0.contains("-") })
+    }
+
     @Test func generatedSecretsAreLongRandomAndURLSafe() {
         let secrets = (0..<100).map { _ in Secret.generate() }
         #expect(Set(secrets).count == 100)

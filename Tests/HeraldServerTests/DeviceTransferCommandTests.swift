@@ -42,7 +42,7 @@ import Testing
     func theCommandsKeepIdentitiesAndMoveDevices(_ backend: Backend) async throws {
         try await ServerHarness.run(backend, setup: .live) { harness, client in
             let port = try #require(client.port)
-            // `--token=…`: a generated token may start with "-".
+            // `--token=…` here; `--token VALUE` with a value starting with "-" is tested below.
             let server = ["--url", "http://127.0.0.1:\(port)", "--token=\(harness.adminToken)"]
             let appUUID = DeviceTransferTests.appUUID
             let (created, createdOut, _) = try await Self.herald(
@@ -89,6 +89,31 @@ import Testing
             #expect(againReport.contains("\"updated\" : 50"))
             let (_, stdout, _) = try await Self.herald(["devices", "export", "--app", appUUID] + server)
             #expect(stdout == written)
+        }
+    }
+
+    /// Tokens, api keys and secrets made before generation avoided a leading `-` still work as
+    /// the next argument (`--token VALUE`), not taken for an option.
+    @Test(arguments: Backend.available)
+    func valuesStartingWithADashAreTakenAsValues(_ backend: Backend) async throws {
+        try await ServerHarness.run(backend, setup: .live) { harness, client in
+            let port = try #require(client.port)
+            let dashed = "-" + Secret.generate().dropFirst()
+            _ = try await harness.store.adminTokens.create(tenantID: nil, name: "dashed", token: dashed)
+            let server = ["--url", "http://127.0.0.1:\(port)", "--token", dashed]
+            let (listed, listedOut, listedErr) = try await Self.herald(["tenant", "list"] + server)
+            #expect(listed == 0, "\(listedOut)\(listedErr)")
+            #expect(listedOut.contains("\"name\" : \"default\""))
+            let (created, createdOut, createdErr) = try await Self.herald(
+                ["app", "create", "Dashed", "--uuid", DeviceTransferTests.appUUID, "--api-key", "-kept-api-key-0123456789"] + server)
+            #expect(created == 0, "\(createdOut)\(createdErr)")
+            let (added, addedOut, addedErr) = try await Self.herald(
+                ["platform", "add", "android", "--app", DeviceTransferTests.appUUID, "--secret", "-kept-platform-secret-0123"] + server)
+            #expect(added == 0, "\(addedOut)\(addedErr)")
+            let platform = try #require(addedOut.split(separator: "\"").drop { $0 != "uuid" }.dropFirst(2).first)
+            let count = try await client.execute(
+                uri: "/v1/registration/count", method: .get, headers: basic(String(platform), "-kept-platform-secret-0123"))
+            #expect(count.status == .ok)
         }
     }
 }

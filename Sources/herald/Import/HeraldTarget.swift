@@ -1,0 +1,101 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldCore
+import NIOCore
+import NIOHTTP1
+
+/// The Herald an import writes to: its admin API (bearer token) for the application, platforms
+/// and devices, and its Pivotal API with the imported application's own credentials for the rest,
+/// so everything brought passes the rules it would meet if sent by hand.
+struct HeraldTarget: Sendable {
+    let http: HTTPClient
+    /// The base URL, without a trailing `/`.
+    let base: String
+    let adminToken: String
+    /// The imported application's `uuid:api_key`.
+    let appCredentials: String
+    let timeout: TimeAmount
+
+    /// An answer: its status and JSON body (`.null` when there is none).
+    struct Answer {
+        var status: HTTPResponseStatus
+        var json: JSONValue
+        var ok: Bool { (200..<300).contains(status.code) }
+
+        /// The `error.message` of an error answer, or the status.
+        var errorMessage: String {
+            if let error = json.objectValue?["error"]?.objectValue {
+                var text = error["message"]?.stringValue ?? "\(status.code)"
+                if let field = error["field"]?.stringValue { text += " (field \(field))" }
+                return text
+            }
+            return "HTTP \(status.code)"
+        }
+    }
+
+    /// An admin API call.
+    func admin(_ method: HTTPMethod, _ path: String, body: JSONValue? = nil) async throws -> Answer {
+        try await send(method, path, authorization: "Bearer \(adminToken)", body: body.map { ByteBuffer(string: $0.jsonText) })
+    }
+
+    /// A Pivotal API call with the application's credentials.
+    func app(_ method: HTTPMethod, _ path: String, body: JSONValue? = nil) async throws -> Answer {
+        try await send(
+            method, path, authorization: "Basic " + Data(appCredentials.utf8).base64EncodedString(),
+            body: body.map { ByteBuffer(string: $0.jsonText) })
+    }
+
+    /// `POST /admin/v1/apps/:app/devices/import` with NDJSON lines: the import report.
+    func importDevices(app: String, ndjson: ByteBuffer) async throws -> Answer {
+        try await send(
+            .POST, "/admin/v1/apps/\(app)/devices/import", authorization: "Bearer \(adminToken)", body: ndjson,
+            contentType: "application/x-ndjson")
+    }
+
+    /// Every line of `GET /admin/v1/apps/:app/devices/export`, as they arrive.
+    func exportDevices(app: String, each: (Substring) throws -> Void) async throws {
+        var request = HTTPClientRequest(url: base + "/admin/v1/apps/\(app)/devices/export")
+        request.headers.add(name: "Authorization", value: "Bearer \(adminToken)")
+        let response = try await http.execute(request, timeout: DevicesCommand.deadline)
+        guard response.status == .ok else {
+            let body = try await response.body.collect(upTo: 1 << 20)
+            let json = (try? JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView))) ?? .null
+            throw TargetError(path: "/admin/v1/apps/\(app)/devices/export", answer: Answer(status: response.status, json: json))
+        }
+        var pending = ""
+        for try await buffer in response.body {
+            pending += String(buffer: buffer)
+            guard let last = pending.lastIndex(of: "\n") else { continue }
+            for line in pending[..<last].split(separator: "\n", omittingEmptySubsequences: true) { try each(line) }
+            pending = String(pending[pending.index(after: last)...])
+        }
+        if !pending.isEmpty { try each(pending[...]) }
+    }
+
+    private func send(
+        _ method: HTTPMethod, _ path: String, authorization: String, body: ByteBuffer?, contentType: String = "application/json"
+    ) async throws -> Answer {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: authorization)
+        if let body {
+            request.headers.add(name: "Content-Type", value: contentType)
+            request.body = .bytes(body)
+        }
+        let response = try await http.execute(request, timeout: timeout)
+        let bytes = try await response.body.collect(upTo: 16 << 20)
+        let json = bytes.readableBytes == 0 ? .null : (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes.readableBytesView))) ?? .null
+        return Answer(status: response.status, json: json)
+    }
+}
+
+/// The target refused what it must accept for the import to go on (its admin token, the
+/// application's api key): the path and the target's own message.
+struct TargetError: Error, CustomStringConvertible {
+    let path: String
+    let answer: HeraldTarget.Answer
+
+    var description: String {
+        "the target answered \(answer.status.code) to \(path): \(answer.errorMessage)"
+    }
+}

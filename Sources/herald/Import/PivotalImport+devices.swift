@@ -1,0 +1,180 @@
+import Foundation
+import HeraldCore
+import NIOCore
+
+extension PivotalImport {
+    // MARK: Devices
+
+    /// The fields that make a device what it is, compared between the source and the target.
+    private static let deviceFields = [
+        "platform_uuid", "os", "os_version", "device_model", "device_manufacturer", "device_alias", "registration_token",
+        "custom_user_id", "active",
+    ]
+
+    /// Sends the import endpoint the devices the target lacks or has otherwise, in batches, and
+    /// counts those it has already as they are.
+    func writeDevices(_ snapshot: Snapshot, platforms: Set<String>, _ summary: inout ImportSummary) async throws {
+        var known: [String: String] = [:]
+        try await target.exportDevices(app: appUUID) { line in
+            guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)).objectValue,
+                let uuid = object["device_uuid"]?.stringValue
+            else { return }
+            known[uuid.lowercased()] = Self.fingerprint(object)
+        }
+        guard let file = FileHandle(forReadingAtPath: spool) else { throw ImportError("cannot read the device spool \(spool)") }
+        defer { try? file.close() }
+
+        let toSend = snapshot.devicesPerPlatform.filter { platforms.contains($0.key) }.values.reduce(0, +)
+        var progress = TransferProgress(verb: "imported", total: Int64(toSend), quiet: quiet)
+        var batch = ByteBuffer()
+        var batchUUIDs: [String] = []
+        var seen = 0
+        var pending = Data()
+        var createdOrUpdated = false
+        func flush(_ summary: inout ImportSummary) async throws {
+            guard !batchUUIDs.isEmpty else { return }
+            let answer = try await target.importDevices(app: appUUID, ndjson: batch)
+            guard answer.ok, let report = answer.json.objectValue else {
+                throw TargetError(path: "POST /admin/v1/apps/\(appUUID)/devices/import", answer: answer)
+            }
+            let imported = Int(report["imported"]?.lenientInt ?? 0)
+            let updated = Int(report["updated"]?.lenientInt ?? 0)
+            summary.created(.devices, imported)
+            summary.updated(.devices, updated)
+            createdOrUpdated = createdOrUpdated || imported + updated > 0
+            if case .array(let rejections)? = report["rejections"] {
+                for case .object(let rejection) in rejections {
+                    let line = Int(rejection["line"]?.lenientInt ?? 0)
+                    let uuid = (1...batchUUIDs.count).contains(line) ? batchUUIDs[line - 1] : "?"
+                    var reason = rejection["message"]?.stringValue ?? "rejected"
+                    if let field = rejection["field"]?.stringValue { reason += " (field \(field))" }
+                    summary.notBrought("device \(uuid): the target rejected it: \(reason)")
+                }
+            }
+            let rejected = Int(report["rejected"]?.lenientInt ?? 0)
+            let listed = (report["rejections"].flatMap { if case .array(let list) = $0 { list.count } else { nil } }) ?? 0
+            if rejected > listed { summary.notBrought("\(rejected - listed) more devices rejected by the target (not listed)") }
+            progress.advance(bytes: batchUUIDs.count, lines: batchUUIDs.count)
+            batch.clear()
+            batchUUIDs.removeAll(keepingCapacity: true)
+        }
+
+        while true {
+            let chunk = try file.read(upToCount: 1 << 20) ?? Data()
+            pending.append(chunk)
+            var lines = pending.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+            if !chunk.isEmpty, pending.last != UInt8(ascii: "\n"), let last = lines.popLast() {
+                pending = Data(last)
+            } else {
+                pending = Data()
+            }
+            for line in lines {
+                guard let device = try? JSONDecoder().decode(JSONValue.self, from: Data(line)).objectValue,
+                    let uuid = device["device_uuid"]?.stringValue?.lowercased(),
+                    let platform = device["platform_uuid"]?.stringValue, platforms.contains(platform)
+                else { continue }
+                seen += 1
+                let importLine = Self.importLine(device, tags: snapshot.tagsShown ? nil : snapshot.tagsByDevice[uuid] ?? [])
+                if known.removeValue(forKey: uuid) == Self.fingerprint(importLine) {
+                    summary.unchanged(.devices)
+                    progress.advance(bytes: 1, lines: 1)
+                    continue
+                }
+                batch.writeString(JSONValue.object(importLine).jsonText)
+                batch.writeString("\n")
+                batchUUIDs.append(uuid)
+                if batchUUIDs.count >= Self.devicesPerImport { try await flush(&summary) }
+            }
+            if chunk.isEmpty { break }
+        }
+        try await flush(&summary)
+        progress.finish()
+
+        if !known.isEmpty {
+            summary.note("the target has \(known.count) devices of this application that the source does not show; they were left as they are")
+        }
+        if !snapshot.customUserIDsShown && !snapshot.customUserIDs.isEmpty {
+            summary.notBrought(
+                "custom user ids: the source's registrations do not show whose they are (\(snapshot.customUserIDs.count) listed by /v2/custom_user_ids); each comes back when its device registers again")
+        }
+        if createdOrUpdated {
+            summary.notBrought(
+                "device time zones: /v2/registrations does not show them; each comes back with its device's next registration (pushes at a local time reach a device once it has)")
+        }
+    }
+
+    /// A registration as an import line: its fields, tags as a list of strings.
+    /// - Parameter tags: the device's tags when the registration does not show them.
+    static func importLine(_ device: [String: JSONValue], tags: [String]?) -> [String: JSONValue] {
+        var line = device.filter { deviceFields.contains($0.key) || $0.key == "device_uuid" }
+        if case .string(let active)? = line["active"] { line["active"] = .bool(active.lowercased() != "false") }
+        if let tags {
+            line["tags"] = .array(tags.map { .string($0) })
+        } else if case .array(let shown)? = device["tags"] {
+            line["tags"] = .array(shown.compactMap { $0.stringValue ?? $0.objectValue?["text"]?.stringValue }.map { .string($0) })
+        }
+        return line
+    }
+
+    /// The device's fields and sorted tags as one string, to tell whether two devices are the same.
+    static func fingerprint(_ device: [String: JSONValue]) -> String {
+        var parts = deviceFields.map { field -> String in
+            switch device[field] {
+            case nil, .null?: return "null"
+            case let value?: return value.jsonText
+            }
+        }
+        var tags: [String] = []
+        if case .array(let list)? = device["tags"] {
+            tags = list.compactMap { ($0.stringValue ?? $0.objectValue?["text"]?.stringValue)?.lowercased() }.sorted()
+        }
+        parts.append(JSONValue.array(tags.map { .string($0) }).jsonText)
+        return parts.joined(separator: "\u{1F}")
+    }
+
+    // MARK: Schedules
+
+    /// Schedules the pushes the target lacks, through its own `POST /v1/push`.
+    func writeSchedules(_ snapshot: Snapshot, _ summary: inout ImportSummary) async throws {
+        let answer = try await target.app(.GET, "/v1/schedules")
+        guard answer.ok, case .array(let list) = answer.json else { throw TargetError(path: "GET /v1/schedules", answer: answer) }
+        var free = Unclaimed()
+        for case .object(let schedule) in list {
+            free.add(Self.scheduleKey(schedule))
+        }
+        var created = 0
+        for schedule in snapshot.schedules {
+            let id = schedule["schedule_id"]?.stringValue ?? "?"
+            if free.take(Self.scheduleKey(schedule)) {
+                summary.unchanged(.schedules)
+                continue
+            }
+            guard let push = schedule["push"]?.objectValue else {
+                summary.notBrought("schedule \(id): the source shows no push")
+                continue
+            }
+            if let due = schedule["scheduled_for"]?.lenientInt, due <= now() + 60_000 {
+                summary.notBrought("schedule \(id): due within a minute; left to the source, which sends it")
+                continue
+            }
+            let sent = try await target.app(.POST, "/v1/push", body: .object(push))
+            if sent.ok, sent.json.objectValue?["schedule_id"] != nil {
+                summary.created(.schedules)
+                created += 1
+            } else {
+                summary.notBrought("schedule \(id): the target refused it: \(sent.errorMessage)")
+            }
+        }
+        if created > 0 {
+            summary.note("cancel the \(created) schedules brought on the source (or stop it) before they fall due, or each is sent twice")
+        }
+    }
+
+    /// A schedule's time and push, with what a server adds or drops on storing it taken out.
+    private static func scheduleKey(_ schedule: [String: JSONValue]) -> String {
+        var push = schedule["push"]?.objectValue ?? [:]
+        push["scheduleIn"] = nil
+        push = push.filter { $0.value != .null }
+        return (schedule["scheduled_for"]?.jsonText ?? "") + "\u{1F}" + JSONValue.object(push).jsonText
+    }
+}
