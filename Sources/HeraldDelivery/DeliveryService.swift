@@ -27,7 +27,7 @@ public struct DeliveryService: Service {
         self.logger = logger
         self.telemetry = telemetry
         self.senders = Senders(
-            store: store, configuration: configuration, clock: EpochClock { .milliseconds(now()) }, telemetry: telemetry)
+            store: store, configuration: configuration, clock: clock, telemetry: telemetry)
         self.dispatcher = Dispatcher(
             store: store, configuration: configuration, senders: senders, clock: clock, logger: logger, telemetry: telemetry)
     }

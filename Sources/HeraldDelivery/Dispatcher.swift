@@ -222,7 +222,7 @@ struct Dispatcher: Sendable {
                     result.failed[reason, default: 0] += 1
                 } else {
                     result.retry.append(device.id)
-                    if let after { providerDelay = max(providerDelay, .seconds(after)) }
+                    if let after { providerDelay = max(providerDelay, after) }
                 }
             case .credentialsRejected(let reason):
                 if lastAttempt {

@@ -14,10 +14,3 @@ extension Duration {
     }
 }
 
-extension Duration {
-    /// Whole milliseconds, as the store keeps times (truncating).
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}
