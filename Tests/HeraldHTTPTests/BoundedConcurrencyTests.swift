@@ -1,0 +1,35 @@
+import Synchronization
+import Testing
+
+@testable import HeraldHTTP
+
+@Suite struct BoundedConcurrencyTests {
+    /// Results come in the elements' order, and never more than `limit` steps run at once.
+    @Test func keepsOrderAndLimit() async {
+        let running = Mutex((now: 0, most: 0))
+        let results = await BoundedConcurrency.map(Array(0..<50), limit: 4, notStarted: -1, stopStarting: { false }) { element in
+            running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            await Task.yield()
+            running.withLock { $0.now -= 1 }
+            return element * 2
+        }
+        #expect(results == (0..<50).map { $0 * 2 })
+        #expect(running.withLock { $0.most } <= 4)
+        #expect(running.withLock { $0.most } >= 1)
+    }
+
+    /// Once told to stop starting, the elements not started get `notStarted`; the started ones finish.
+    @Test func stopsStartingWhenTold() async {
+        let started = Mutex(0)
+        let results = await BoundedConcurrency.map(
+            Array(0..<10), limit: 2, notStarted: "not started", stopStarting: { started.withLock { $0 } >= 3 }
+        ) { element in
+            started.withLock { $0 += 1 }
+            return "sent \(element)"
+        }
+        let sent = results.filter { $0.hasPrefix("sent") }
+        #expect(sent.count >= 3 && sent.count < 10)
+        #expect(results.prefix(sent.count) == sent[...])
+        #expect(results.dropFirst(sent.count).allSatisfy { $0 == "not started" })
+    }
+}
