@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
     var metricsPublic = false
     @Option(
         name: .customLong("dashboard-assets"),
-        help: "Where the dashboard's third-party browser libraries are (Debian's libjs-chart.js: chart.js/chart.min.js).")
+        help: "Where the dashboard's third-party browser libraries are (Debian's libjs-chart.js: chart.js/chart.min.js; libjs-leaflet: leaflet/leaflet.min.js and leaflet.css).")
     var dashboardAssets: String = "/usr/share/javascript"
 
     @Option(
