@@ -141,6 +141,19 @@ extension DashboardTests {
             #expect(try await post("/dashboard/apps/\(app)/schedules/\(places.schedule)/cancel", [:]).status == .seeOther)
             #expect(try await harness.store.schedules.find(id: places.schedule, applicationID: id) == nil)
 
+            // The composer's local time (each device's wall-clock time): one that is none is refused at the schedule.
+            let morning = ["message": "Good morning", "platform_ios": "on", "schedule": "local", "action": "send"]
+            var notATime = morning
+            notATime["schedule_local"] = "tomorrow"
+            let refusedLocal = try await post("/dashboard/apps/\(app)/compose", notATime)
+            #expect(refusedLocal.status == .badRequest)
+            #expect(html(refusedLocal).range(of: #"id="schedule_local"[^>]*>\s*<p class="field-error">"#, options: .regularExpression) != nil)
+            var atEight = morning
+            atEight["schedule_local"] = "2039-06-01T08:15"
+            #expect(try await post("/dashboard/apps/\(app)/compose", atEight).status == .seeOther)
+            let localList = try await client.execute(uri: "/dashboard/apps/\(app)/schedules", method: .get, headers: Dashboard.cookie(session))
+            #expect(html(localList).contains("local time 2039-06-01T08:15"))
+
             // Topics: a name too long is refused at the name; a new one is listed with its subscribers; delete.
             let longName = try await post("/dashboard/apps/\(app)/topics", ["name": String(repeating: "t", count: 300)])
             #expect(longName.status == .badRequest)

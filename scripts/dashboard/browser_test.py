@@ -15,13 +15,13 @@ import json
 import os
 import sys
 import time
+import traceback
 import urllib.error
 import urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 XSS = '<img src=x onerror="window.__xss=1">"\'&'
@@ -46,6 +46,19 @@ def retrying(action, seconds=10):
             if not lost_by_inspector(error) or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+
+
+def replaced(element):
+    """Whether `element` belongs to a page that has been replaced. Selenium's `staleness_of` waits
+    for a stale-element error only; Chromium's driver may instead answer that the node "does not
+    belong to the document" (the page it belonged to is gone), which means the same."""
+    try:
+        element.is_enabled()
+        return False
+    except WebDriverException as error:
+        if lost_by_inspector(error):
+            return True
+        raise
 
 
 class Found:
@@ -128,7 +141,7 @@ class Suite:
             self.browser.switch_to.alert.accept()
         except NoAlertPresentException:
             pass
-        self.wait.until(expected_conditions.staleness_of(page))
+        self.wait.until(lambda browser: replaced(page))
         self.wait.until(lambda browser: browser.execute_script("return document.readyState") == "complete")
 
     def text(self):
@@ -407,6 +420,17 @@ class Suite:
         self.check("2040-01-01T10:00:00Z" in self.text(), "changing a schedule's time moves it")
         self.submit(f"#{schedule} button.danger")
         self.check(len(self.browser.find_elements(By.CSS_SELECTOR, "#no-schedules")) == 1, "cancelling a schedule removes it")
+        # A push for a local time: each device gets it at that wall-clock time in its own zone.
+        self.open(f"/dashboard/apps/{app_uuid}/compose")
+        self.fill("#message", "Good morning")
+        self.find("#platform_ios").click()
+        self.find("input[name=schedule][value=local]").click()
+        self.fill("#schedule_local", "2039-06-01T08:15")
+        self.submit("#send-push")
+        self.open(f"/dashboard/apps/{app_uuid}/schedules")
+        self.check("local time 2039-06-01T08:15" in self.text(), "a push composed for a local time is listed with its wall-clock time")
+        self.submit("section.schedule button.danger")
+        self.check(len(self.browser.find_elements(By.CSS_SELECTOR, "#no-schedules")) == 1, "the local-time schedule is cancelled")
 
         # Topics: the devices' topic with its subscribers; one created (HTML in its name) and deleted.
         self.open(f"/dashboard/apps/{app_uuid}/topics")
@@ -520,6 +544,7 @@ def main():
         suite.run()
     except Exception as error:  # a failed check or a browser error: report it and fail the run
         print(f"FAILED after {suite.passed} checks: {error}")
+        traceback.print_exc()
         print("0 passed, 1 failed")
         sys.exit(1)
     finally:

@@ -65,6 +65,7 @@ extension DashboardController {
             "triggerExit": form["trigger_type"] == "exit", "hasTargetLocations": !locations.isEmpty, "hasTargetGroups": !groups.isEmpty,
             "platforms": Self.composerPlatforms.map { ["value": $0, "checked": form["platform_\($0)"] == "on"] as [String: Any] },
             "scheduleNow": (form["schedule"] ?? "now") == "now", "scheduleAt": form["schedule"] == "at", "scheduleIn": form["schedule"] == "in",
+            "scheduleLocal": form["schedule"] == "local",
             "interactiveOnly": form["interactive_only"] == "on",
         ]
         if let previews {
@@ -113,6 +114,12 @@ extension DashboardController {
                 throw APIError.badRequest("send in: a number of seconds", field: "scheduleIn")
             }
             push["scheduleIn"] = seconds
+        case "local":
+            // A wall-clock time without a zone: each device gets it at that time in its own zone
+            // (`scheduleLocal`, checked by the API's own rule).
+            var local = (form["schedule_local"] ?? "").trimmingASCIIWhitespace()
+            if local.count == 16 { local += ":00" }
+            push["scheduleLocal"] = local
         default: break
         }
         if let expiry = form["expiry"], !expiry.isEmpty { push["expiryTime"] = try time(expiry, field: "expiryTime") }
@@ -143,7 +150,7 @@ extension DashboardController {
             else if field.hasPrefix("target.topics") { "topics" }
             else if field.hasPrefix("target.custom_user_ids") { "custom_user_ids" }
             else if field.hasPrefix("target") { "platforms" }
-            else if field == "scheduleAt" || field == "scheduleIn" { "schedule" }
+            else if field == "scheduleAt" || field == "scheduleIn" || field == "scheduleLocal" { "schedule" }
             else if field == "expiryTime" || field == "expiry_time" { "expiry" }
             else if field == "trigger_type" { "trigger_type" }
             else if field.hasPrefix("tags") { "topics" }
