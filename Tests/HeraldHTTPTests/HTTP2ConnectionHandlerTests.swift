@@ -86,6 +86,25 @@ import Testing
         #expect(connection.channel.isActive)
     }
 
+    /// RFC 9113 §6.5.2: a server whose first SETTINGS does not name a stream limit has none, so
+    /// the handler's ceiling applies; a later SETTINGS without it keeps the limit it had.
+    @Test func aFirstSettingsWithoutALimitMeansTheCeiling() throws {
+        let connection = try Connection()
+        _ = connection.send(5)
+        #expect(try connection.opened() == [1])
+        try connection.receive(0, .settings(.settings([HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20)])))
+        #expect(try connection.opened() == [3, 5, 7, 9])
+        #expect(connection.handler.openStreams == 5)
+        try connection.settings(maxConcurrentStreams: 2)
+        try connection.receive(0, .settings(.settings([HTTP2Setting(parameter: .initialWindowSize, value: 1 << 21)])))
+        _ = connection.send(1)
+        #expect(try connection.opened() == [], "five open, the limit still 2")
+        for stream in [1, 3, 5, 7] { try connection.answer(stream) }
+        // Still limited to 2: with one left open, only one more starts.
+        #expect(try connection.opened() == [11])
+        #expect(connection.handler.openStreams == 2)
+    }
+
     @Test func aLoweredLimitHoldsNewStreamsUntilEnoughClose() throws {
         let connection = try Connection()
         try connection.settings(maxConcurrentStreams: 3)

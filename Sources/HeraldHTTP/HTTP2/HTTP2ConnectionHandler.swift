@@ -244,15 +244,14 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             finish(frame.streamID, code == .refusedStream ? .notSent : .failed("stream reset: \(code)"))
             startStreams()
         case .settings(.settings(let settings)):
-            for setting in settings where setting.parameter == .maxConcurrentStreams {
-                switch streams.maximumConcurrentStreams(setting.value) {
-                case .openMore:
-                    // The server holds to its old limit until it has our acknowledgement, which the
-                    // HTTP/2 handler writes after passing the frame on: open the new streams after it.
-                    context.eventLoop.assumeIsolated().execute { self.startStreams() }
-                case .none, .closeConnection:
-                    break
-                }
+            let limit = settings.last { $0.parameter == .maxConcurrentStreams }?.value
+            switch streams.serverSettings(maximumConcurrentStreams: limit) {
+            case .openMore:
+                // The server holds to its old limit until it has our acknowledgement, which the
+                // HTTP/2 handler writes after passing the frame on: open the new streams after it.
+                context.eventLoop.assumeIsolated().execute { self.startStreams() }
+            case .none, .closeConnection:
+                break
             }
         case .goAway(let lastStreamID, _, _):
             // Streams above the last one the server processed were not processed: send them again.

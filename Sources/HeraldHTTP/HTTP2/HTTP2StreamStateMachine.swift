@@ -24,6 +24,8 @@ struct HTTP2StreamStateMachine {
     private(set) var openStreams = 0
     /// Until the server's first SETTINGS arrives, one stream: APNs may allow only one.
     private(set) var maximumStreams = 1
+    /// Whether the server's first SETTINGS frame has arrived.
+    private var heardSettings = false
     private var nextStreamID: Int32
 
     init(firstStreamID: Int32 = 1) {
@@ -100,10 +102,15 @@ struct HTTP2StreamStateMachine {
         }
     }
 
-    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS, raised or lowered. True when more streams
-    /// may be opened (after the settings are acknowledged).
-    mutating func maximumConcurrentStreams(_ value: Int) -> CloseAction {
-        maximumStreams = min(value, Self.streamCeiling)
+    /// A SETTINGS frame from the server, with its SETTINGS_MAX_CONCURRENT_STREAMS if it names one.
+    /// A first frame without it means no limit (RFC 9113 §6.5.2: the initial value is
+    /// unlimited), so the ceiling applies; a later frame without it changes nothing. `.openMore`
+    /// when more streams may be opened (after the settings are acknowledged).
+    mutating func serverSettings(maximumConcurrentStreams value: Int?) -> CloseAction {
+        let first = !heardSettings
+        heardSettings = true
+        guard let limit = value ?? (first ? Self.streamCeiling : nil) else { return .none }
+        maximumStreams = min(limit, Self.streamCeiling)
         switch state {
         case .active: return .openMore
         case .draining, .closed: return .none
