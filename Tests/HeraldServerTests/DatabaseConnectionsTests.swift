@@ -12,8 +12,11 @@ import Testing
         return Int(try rows[0].int("n"))
     }
 
+    /// Polls until `expected` connections are open, a minute at most: the deadline only bounds a
+    /// failure. When the whole suite runs at once on two cores, the pool's connection attempts
+    /// queue behind hundreds of others and back off; 20 s was seen to run out in a full run.
     private func poll(_ db: TestDatabase, until expected: Int) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         var count = try await connections(db)
         while count != expected && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
