@@ -137,10 +137,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 targets.append(
                     SeedTarget(
                         type: .ios, count: devices,
-                        credentials: try CredentialsInput(
-                            p8: signingKey.pemRepresentation, keyID: Self.apnsKeyID, teamID: "BENCHTEAM1", topic: Self.apnsTopic
-                        ).validate(for: .ios),
-                        deviceToken: { _ in Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) }) }))
+                        credentials: try ProviderMock.apnsCredentials(key: signingKey, keyID: Self.apnsKeyID, topic: Self.apnsTopic),
+                        deviceToken: { _ in ProviderMock.randomAPNsToken() }))
             }
 
             // MARK: The store, seeded directly
@@ -376,7 +374,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         }
         let payloadPath = directory + "/payload.json"
         try Data(notification.payload).write(to: URL(fileURLWithPath: payloadPath))
-        let deviceToken = Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let deviceToken = ProviderMock.randomAPNsToken()
         let process = try ChildProcess(
             name: "h2load", executable: h2load,
             arguments: [

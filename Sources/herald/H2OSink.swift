@@ -12,7 +12,6 @@ struct H2OSink {
     let url: String
     /// The throw-away CA its certificate chains to (for HERALD_EXTRA_CA_FILE and for reading `/count`).
     let caPEM: String
-    let caPath: String
     private let directory: String
     private let client: HTTPClient
 
@@ -31,12 +30,11 @@ struct H2OSink {
         // run-sink leaves h2o running detached, and h2o inherits the script's descriptors, which
         // keeps Foundation's Process reporting the script as running: wait for its ready line.
         _ = try await runner.waitForLine(containing: "h2o sink on", timeout: .seconds(30))
-        let caPath = directory + "/ca.pem"
-        let caPEM = try String(contentsOfFile: caPath, encoding: .utf8)
+        let caPEM = try String(contentsOfFile: directory + "/ca.pem", encoding: .utf8)
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(caPEM.utf8)))]
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
-        return H2OSink(url: "https://127.0.0.1:\(port)", caPEM: caPEM, caPath: caPath, directory: directory, client: client)
+        return H2OSink(url: "https://127.0.0.1:\(port)", caPEM: caPEM, directory: directory, client: client)
     }
 
     /// The requests the sink has accepted so far (exact: it runs one thread).

@@ -99,7 +99,7 @@ struct ProviderMock {
     func credentials(apnsKey: P256.Signing.PrivateKey, apnsKeyID: String, topic: String) throws -> PlatformCredentials {
         switch type {
         case .ios:
-            return try CredentialsInput(p8: apnsKey.pemRepresentation, keyID: apnsKeyID, teamID: "BENCHTEAM1", topic: topic).validate(for: .ios)
+            return try Self.apnsCredentials(key: apnsKey, keyID: apnsKeyID, topic: topic)
         case .android:
             return try CredentialsInput(serviceAccount: JSONText(serviceAccountJSON ?? "")).validate(for: .android)
         case .web:
@@ -109,11 +109,21 @@ struct ProviderMock {
         }
     }
 
+    /// iOS token-auth credentials signed with `key` (what the mock APNs and the h2o sink take).
+    static func apnsCredentials(key: P256.Signing.PrivateKey, keyID: String, topic: String) throws -> PlatformCredentials {
+        try CredentialsInput(p8: key.pemRepresentation, keyID: keyID, teamID: "BENCHTEAM1", topic: topic).validate(for: .ios)
+    }
+
+    /// A random 32-byte APNs device token, hex.
+    static func randomAPNsToken() -> String {
+        Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
+    }
+
     /// The registration token of device `index`, in the platform's form.
     func deviceToken(_ index: Int) -> String {
         switch type {
         case .ios:
-            return Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
+            return Self.randomAPNsToken()
         case .android:
             return "bench" + Base64URL.encode((0..<105).map { _ in UInt8.random(in: 0...255) })
         case .web:
