@@ -30,7 +30,7 @@ extension AudienceExpression {
         guard case .object(let members) = json, members.count == 1, let (key, value) = members.first else {
             throw ValidationError(
                 code: "invalid_audience",
-                message: "an audience node is an object with one member: and, or, not, topic, platform, custom_user_id, device, time_zone or os",
+                message: "an audience node is an object with one member: \(AudienceLeaf.members)",
                 field: path)
         }
         let here = path + "." + key
@@ -92,7 +92,7 @@ extension AudienceLeaf {
     /// of the object holding it.
     init(key: String, value: JSONValue, field: String, node: String) throws(ValidationError) {
         guard case .string(let text) = value else {
-            if ["topic", "platform", "custom_user_id", "device", "time_zone", "os"].contains(key) {
+            if Self.keys.contains(key) {
                 throw ValidationError(code: "invalid_audience", message: "'\(key)' takes a string", field: field)
             }
             throw Self.unknown(key, node: node)
@@ -107,10 +107,7 @@ extension AudienceLeaf {
                 self = .platformType(try PlatformType.parse(text, field: field))
             }
         case "custom_user_id":
-            try text.requireStorable(field: field)
-            guard !text.isEmpty, text.unicodeScalars.count <= Limits.customUserIDLength else {
-                throw ValidationError(message: "a custom user id has 1 to \(Limits.customUserIDLength) characters", field: field)
-            }
+            try PushInput.checkCustomUserID(text, field: field)
             self = .customUserID(text)
         case "device":
             guard let id = UUID(text: text) else { throw ValidationError(message: "'\(text)' is not a device uuid", field: field) }
@@ -131,10 +128,12 @@ extension AudienceLeaf {
         }
     }
 
+    /// The member names of leaves.
+    static let keys = ["topic", "platform", "custom_user_id", "device", "time_zone", "os"]
+    /// Every member an audience node may have, for messages.
+    static let members = "and, or, not, topic, platform, custom_user_id, device, time_zone or os"
+
     private static func unknown(_ key: String, node: String) -> ValidationError {
-        ValidationError(
-            code: "invalid_audience",
-            message: "unknown audience member '\(key)': use and, or, not, topic, platform, custom_user_id, device, time_zone or os",
-            field: node + "." + key)
+        ValidationError(code: "invalid_audience", message: "unknown audience member '\(key)': use \(members)", field: node + "." + key)
     }
 }

@@ -96,6 +96,14 @@ extension PushInput {
             validateOnly: validateOnly ?? false, localTime: extras.localTime, ratePerSecond: extras.ratePerSecond)
     }
 
+    /// A custom user id a push targets: storable, 1 to `Limits.customUserIDLength` characters.
+    static func checkCustomUserID(_ id: String, field: String) throws(ValidationError) {
+        try id.requireStorable(field: field)
+        guard !id.isEmpty, id.unicodeScalars.count <= Limits.customUserIDLength else {
+            throw ValidationError(message: "a custom user id has 1 to \(Limits.customUserIDLength) characters", field: field)
+        }
+    }
+
     /// Every field given is checked, even those a device list overrides, so that nothing
     /// refused elsewhere passes unnoticed here.
     static func audience(_ target: Target) throws(ValidationError) -> Audience {
@@ -126,8 +134,8 @@ extension PushInput {
         for (index, id) in customUserIDs.enumerated() {
             try id.requireStorable(field: "target.custom_user_ids[\(index)]")
         }
-        for (index, id) in customUserIDs.enumerated() where id.isEmpty || id.unicodeScalars.count > Limits.customUserIDLength {
-            throw ValidationError(message: "a custom user id has 1 to \(Limits.customUserIDLength) characters", field: "target.custom_user_ids[\(index)]")
+        for (index, id) in customUserIDs.enumerated() {
+            try checkCustomUserID(id, field: "target.custom_user_ids[\(index)]")
         }
         if let devices = target.devices, !devices.isEmpty {
             guard devices.count <= Limits.pushDevices else {
