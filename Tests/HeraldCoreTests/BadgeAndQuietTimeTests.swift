@@ -15,8 +15,6 @@ import Testing
         #expect(BadgeChange.add(-3).applied(to: 2) == 0)
         #expect(BadgeChange.add(1).applied(to: 4) == 5)
         #expect(BadgeChange.set(7).applied(to: 4) == 7)
-        #expect(BadgeChange.add(1).isPerDevice)
-        #expect(!BadgeChange.set(1).isPerDevice)
     }
 
     @Test func anythingElseIsRefusedNamingTheField() {

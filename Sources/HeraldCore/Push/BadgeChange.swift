@@ -39,12 +39,6 @@ public enum BadgeChange: Sendable, Hashable {
         }
     }
 
-    /// Whether the result depends on the device (the push must be rendered per device).
-    public var isPerDevice: Bool {
-        if case .add = self { return true }
-        return false
-    }
-
     private static func refusal(_ field: String) -> ValidationError {
         ValidationError(
             code: "invalid_type", message: "must be a whole number from 0 to \(limit), \"+N\", \"-N\" or \"auto\"", field: field)

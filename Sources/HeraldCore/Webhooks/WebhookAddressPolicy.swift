@@ -21,31 +21,24 @@ public struct WebhookAddressPolicy: Sendable, Hashable {
     /// Whether a connection to `address` (textual IPv4 or IPv6) is allowed; anything that is not
     /// an IP address is refused.
     public func allows(_ address: String) -> Bool {
-        guard let category = Self.category(of: address) else { return false }
-        return category == .public || allowsPrivate
+        guard let isPublic = Self.isPublic(address) else { return false }
+        return isPublic || allowsPrivate
     }
 
-    /// What kind of address it is; nil when `address` is not an IP address.
-    public static func category(of address: String) -> Category? {
+    /// Whether `address` is a public unicast address — not loopback, unspecified, private, shared
+    /// (CGNAT), link-local, multicast, reserved, documentation or benchmarking; nil when it is no
+    /// IP address.
+    public static func isPublic(_ address: String) -> Bool? {
         var v4 = in_addr()
         if inet_pton(AF_INET, address, &v4) == 1 {
-            return category(ipv4: UInt32(bigEndian: v4.s_addr))
+            return isPublic(ipv4: UInt32(bigEndian: v4.s_addr))
         }
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, address, &v6) == 1 else { return nil }
-        let bytes = withUnsafeBytes(of: v6) { Array($0) }
-        return category(ipv6: bytes)
+        return isPublic(ipv6: withUnsafeBytes(of: v6) { Array($0) })
     }
 
-    /// The kinds of address the policy tells apart.
-    public enum Category: Sendable, Hashable {
-        case `public`
-        /// Loopback, unspecified, private, shared (CGNAT), link-local, multicast, reserved,
-        /// documentation and benchmarking ranges.
-        case nonPublic
-    }
-
-    private static func category(ipv4 value: UInt32) -> Category {
+    private static func isPublic(ipv4 value: UInt32) -> Bool {
         func inRange(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, _ prefix: UInt32) -> Bool {
             let base = a << 24 | b << 16 | c << 8 | d
             let mask: UInt32 = prefix == 0 ? 0 : ~0 << (32 - prefix)
@@ -56,21 +49,21 @@ public struct WebhookAddressPolicy: Sendable, Hashable {
             || inRange(169, 254, 0, 0, 16) || inRange(172, 16, 0, 0, 12) || inRange(192, 0, 0, 0, 24) || inRange(192, 0, 2, 0, 24)
             || inRange(192, 88, 99, 0, 24) || inRange(192, 168, 0, 0, 16) || inRange(198, 18, 0, 0, 15)
             || inRange(198, 51, 100, 0, 24) || inRange(203, 0, 113, 0, 24) || inRange(224, 0, 0, 0, 4) || inRange(240, 0, 0, 0, 4)
-        return nonPublic ? .nonPublic : .public
+        return !nonPublic
     }
 
-    private static func category(ipv6 bytes: [UInt8]) -> Category {
+    private static func isPublic(ipv6 bytes: [UInt8]) -> Bool {
         // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d)
         // addresses reach an IPv4 address: judge that one.
         let embedded = UInt32(bytes[12]) << 24 | UInt32(bytes[13]) << 16 | UInt32(bytes[14]) << 8 | UInt32(bytes[15])
         if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
-            return category(ipv4: embedded)
+            return isPublic(ipv4: embedded)
         }
         if bytes[0..<12].allSatisfy({ $0 == 0 }) {
-            return .nonPublic  // ::, ::1 and the deprecated IPv4-compatible form
+            return false  // ::, ::1 and the deprecated IPv4-compatible form
         }
         if bytes[0] == 0x00 && bytes[1] == 0x64 && bytes[2] == 0xff && bytes[3] == 0x9b && bytes[4..<12].allSatisfy({ $0 == 0 }) {
-            return category(ipv4: embedded)
+            return isPublic(ipv4: embedded)
         }
         let nonPublic =
             bytes[0] & 0xfe == 0xfc  // unique local fc00::/7
@@ -79,6 +72,6 @@ public struct WebhookAddressPolicy: Sendable, Hashable {
             || bytes[0] == 0xff  // multicast
             || (bytes[0] == 0x20 && bytes[1] == 0x01 && bytes[2] == 0x0d && bytes[3] == 0xb8)  // documentation 2001:db8::/32
             || (bytes[0] == 0x01 && bytes[1] == 0x00 && bytes[2..<8].allSatisfy { $0 == 0 })  // discard-only 100::/64
-        return nonPublic ? .nonPublic : .public
+        return !nonPublic
     }
 }
