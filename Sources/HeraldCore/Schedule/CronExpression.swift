@@ -80,6 +80,9 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
             let (year, month, dayOfMonth) = LocalDateTime.civil(fromDaysSinceEpoch: day)
             guard months & (1 << month) != 0, matches(day: day, dayOfMonth: dayOfMonth) else { continue }
             for hour in 0..<24 where hours & (1 << hour) != 0 {
+                // An hour whose wall-clock times all lie before `after` in any zone (offsets stay
+                // within ±26 h) needs no conversion.
+                guard (Int64(day) * 86_400 + Int64(hour + 1) * 3600 + 26 * 3600) * 1000 > after else { continue }
                 for minute in 0..<60 where minutes & (1 << minute) != 0 {
                     guard let local = LocalDateTime(year: year, month: month, day: dayOfMonth, hour: hour, minute: minute) else { continue }
                     let instant = local.instant(in: zone)
