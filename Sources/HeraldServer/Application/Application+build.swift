@@ -82,7 +82,7 @@ public func buildRouter(
     let pushes = PushController<HeraldRequestContext>(
         store: store, auth: auth, now: now, telemetry: observability.delivery, scheduling: pushScheduling)
     pushes.addRoutes(to: router)
-    SchedulesController(store: store, auth: auth, scheduling: pushScheduling, now: now).addRoutes(to: router)
+    SchedulesController(auth: auth, scheduling: pushScheduling, now: now).addRoutes(to: router)
     DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
     TopicsController(store: store, auth: auth, now: now).addRoutes(to: router)
     CustomUserIDsController(store: store, auth: auth).addRoutes(to: router)

@@ -10,7 +10,6 @@ import class Foundation.JSONEncoder
 /// the app's pushes still to be sent. Another app's schedule, or one that has fired or been
 /// cancelled, is not found.
 struct SchedulesController<Context: RequestContext>: Sendable {
-    let store: Store
     let auth: Authenticator
     let scheduling: PushScheduling
     let now: @Sendable () -> Int64

@@ -8,7 +8,7 @@ extension PostgresStoreDatabase {
     /// have and insert the batch's tags.
     ///
     /// The batch travels column by column, as arrays (`PreparedBatch`), so that the statement's
-    /// text never changes (it is prepared once per connection) and PostgreSQL binds seventeen
+    /// text never changes (it is prepared once per connection) and PostgreSQL binds sixteen
     /// values whatever the batch's size, in its binary form: nothing to parse (it was JSON before,
     /// which cost both sides more).
     ///
@@ -23,21 +23,21 @@ extension PostgresStoreDatabase {
 /// The registration batch's statement, prepared once per connection, and a batch's values for it.
 private struct PreparedBatch: PostgresPreparedStatement {
     static let name = "herald_registration_batch"
-    /// `$1…$14` are the devices' columns, `$15` and `$16` the subscriptions (position in the
-    /// batch, tag), `$17` the batch's time. `blocked` (a tag names an expired topic) makes every
-    /// writing part write nothing.
+    /// `$1…$13` are the devices' columns (a device's `position` is its row's ordinality, from 1),
+    /// `$14` and `$15` the subscriptions (position, tag), `$16` the batch's time. `blocked` (a
+    /// tag names an expired topic) makes every writing part write nothing.
     static let sql = """
         WITH input AS (
-            SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::bigint[])
-                AS x(position, uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
-                    device_manufacturer, custom_user_id, time_zone, time)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[]) WITH ORDINALITY
+                AS x(uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
+                    device_manufacturer, custom_user_id, time_zone, time, position)
         ), subscriptions AS (
-            SELECT * FROM unnest($15::bigint[], $16::text[]) AS s(position, tag)
+            SELECT * FROM unnest($14::bigint[], $15::text[]) AS s(position, tag)
         ), blocked AS (
             SELECT 1 FROM subscriptions s JOIN input i ON i.position = s.position
             JOIN topics t ON t.app_id = i.app_id AND t.name = s.tag
-            WHERE t.expires_at IS NOT NULL AND t.expires_at <= $17 LIMIT 1
+            WHERE t.expires_at IS NOT NULL AND t.expires_at <= $16 LIMIT 1
         ), up AS (
             INSERT INTO devices (uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
                 device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at)
@@ -55,7 +55,7 @@ private struct PreparedBatch: PostgresPreparedStatement {
             FROM up JOIN input i ON i.platform_id = up.platform_id AND i.token = up.token
         ), new_topics AS (
             INSERT INTO topics (app_id, name, created_at)
-            SELECT DISTINCT i.app_id, s.tag, $17::bigint FROM subscriptions s JOIN input i ON i.position = s.position
+            SELECT DISTINCT i.app_id, s.tag, $16::bigint FROM subscriptions s JOIN input i ON i.position = s.position
             WHERE NOT EXISTS (SELECT 1 FROM blocked)
             ORDER BY 1, 2
             ON CONFLICT (app_id, name) DO NOTHING
@@ -75,8 +75,7 @@ private struct PreparedBatch: PostgresPreparedStatement {
     let batch: RegistrationBatch
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 17)
-        try bindings.append(batch.position)
+        var bindings = PostgresBindings(capacity: 16)
         try bindings.append(batch.uuid)
         try bindings.append(batch.applicationID)
         try bindings.append(batch.platformID)

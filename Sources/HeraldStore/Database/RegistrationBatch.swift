@@ -1,8 +1,7 @@
 /// New registrations to write together, column by column: what `SQLDatabase.writeInOneStatement`
 /// takes. Row `i` of the device columns is the batch's `i`-th registration; each subscription
-/// names its registration by that position.
+/// names its registration by that row's position, counted from 1.
 public struct RegistrationBatch: Sendable {
-    var position: [Int64] = []
     var uuid: [String] = []
     var applicationID: [String] = []
     var platformID: [String] = []
@@ -17,6 +16,7 @@ public struct RegistrationBatch: Sendable {
     var timeZone: [String?] = []
     /// Each registration's time, epoch milliseconds.
     var time: [Int64] = []
+    /// Each subscription's registration: its row in the device columns, counted from 1.
     var tagPosition: [Int64] = []
     var tag: [String] = []
     /// The latest registration's time, epoch milliseconds: topics expired by then block the batch.

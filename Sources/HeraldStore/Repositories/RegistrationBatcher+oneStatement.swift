@@ -14,7 +14,6 @@ extension RegistrationBatch {
     init(_ batch: [RegistrationBatcher.Request]) {
         for (index, request) in batch.enumerated() {
             let registration = request.registration
-            position.append(Int64(index))
             uuid.append(request.candidate.lowercasedString)
             applicationID.append(request.platform.applicationID.lowercasedString)
             platformID.append(request.platform.id.lowercasedString)
@@ -29,7 +28,7 @@ extension RegistrationBatch {
             timeZone.append(registration.timeZone.applied(to: nil))
             time.append(request.time)
             for name in request.tags {
-                tagPosition.append(Int64(index))
+                tagPosition.append(Int64(index + 1))
                 tag.append(name)
             }
             batchTime = max(batchTime, request.time)

@@ -21,13 +21,12 @@ struct GeofencePlacesController<Places: GeofencePlaces, Context: RequestContext>
         group.delete(RouterPath(":" + parameter), use: delete)
     }
 
-    @Sendable func list(_ request: Request, context: Context) async throws -> GeofencePlacePage<Places.View> {
+    @Sendable func list(_ request: Request, context: Context) async throws -> GeofencePlacePage<Places> {
         let app = try await auth.application(request)
         let query = try GeofencePageQuery(request.uri.queryParameters)
         let (places, total) = try await places.list(applicationID: app.id, query: query)
         return GeofencePlacePage(
-            listKey: Places.listKey, totalKey: Places.totalKey, size: query.size, places: places.map(Places.view), total: total,
-            totalPages: query.totalPages(total), page: query.page)
+            size: query.size, places: places.map(Places.view), total: total, totalPages: query.totalPages(total), page: query.page)
     }
 
     @Sendable func create(_ request: Request, context: Context) async throws -> EditedResponse<Places.View> {
@@ -61,31 +60,21 @@ struct GeofencePlacesController<Places: GeofencePlaces, Context: RequestContext>
     }
 }
 
-/// A page of places as the Pivotal API lists them: `size`, the places under `listKey`, their
-/// total under `totalKey`, `totalPages`, `page`.
-struct GeofencePlacePage<View: Encodable & Sendable>: ResponseEncodable {
-    var listKey: String
-    var totalKey: String
+/// A page of places as the Pivotal API lists them: `size`, the places under their kind's
+/// `listKey`, their total under its `totalKey`, `totalPages`, `page`.
+struct GeofencePlacePage<Places: GeofencePlaces>: ResponseEncodable {
     var size: Int
-    var places: [View]
+    var places: [Places.View]
     var total: Int
     var totalPages: Int
     var page: Int
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(size, forKey: Key("size"))
-        try container.encode(places, forKey: Key(listKey))
-        try container.encode(total, forKey: Key(totalKey))
-        try container.encode(totalPages, forKey: Key("totalPages"))
-        try container.encode(page, forKey: Key("page"))
+        var container = encoder.container(keyedBy: AnyCodingKey.self)
+        try container.encode(size, forKey: AnyCodingKey("size"))
+        try container.encode(places, forKey: AnyCodingKey(Places.listKey))
+        try container.encode(total, forKey: AnyCodingKey(Places.totalKey))
+        try container.encode(totalPages, forKey: AnyCodingKey("totalPages"))
+        try container.encode(page, forKey: AnyCodingKey("page"))
     }
 }
