@@ -97,12 +97,11 @@ extension DashboardController {
     }
 
     func application(
-        _ signed: SignedIn, _ app: App, form: [String: String], errors: [String: String], platformErrors: [String: String] = [:],
-        status: HTTPResponse.Status = .ok
+        _ signed: SignedIn, _ app: App, form: [String: String], errors: [String: String], status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let platforms = try await signed.scope.platforms(of: app.id)
         let view: [String: Any] = [
-            "csrf": signed.session.csrf, "form": form, "errors": errors.merging(platformErrors) { $1 },
+            "csrf": signed.session.csrf, "form": form, "errors": errors,
             "app": [
                 "uuid": app.id.lowercasedString, "name": app.name, "description": app.description,
                 "include_receipt_id": app.includesReceiptID, "verify_custom_user_id": app.verifiesCustomUserID,
@@ -113,7 +112,7 @@ extension DashboardController {
             },
         ]
         return pages.page(
-            "app", view, layout: try await layout(signed, title: app.name, app: app).merging(errorMessage(errors.merging(platformErrors) { $1 })) { $1 },
+            "app", view, layout: try await layout(signed, title: app.name, app: app).merging(errorMessage(errors)) { $1 },
             status: status)
     }
 

@@ -28,7 +28,7 @@ extension DashboardController {
                 guard let error = Self.formRefusal(error) else { throw error }
                 return try await application(
                     signed, app, form: ["name": app.name, "description": app.description, "platform_name": form["name"] ?? ""],
-                    errors: [:], platformErrors: Self.errors(error), status: error.status)
+                    errors: Self.errors(error), status: error.status)
             }
         }
     }
