@@ -2,7 +2,7 @@ import HeraldCore
 import HeraldStore
 import Hummingbird
 import struct Foundation.Data
-import class Foundation.ISO8601DateFormatter
+import struct Foundation.TimeZone
 import class Foundation.JSONDecoder
 import class Foundation.JSONSerialization
 
@@ -128,15 +128,13 @@ extension DashboardController {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// A `datetime-local` field's value, read as UTC, in epoch milliseconds.
+    /// A `datetime-local` field's value (`YYYY-MM-DDTHH:MM[:SS]`, as `scheduleLocal` reads it),
+    /// read as UTC, in epoch milliseconds.
     static func time(_ text: String, field: String) throws -> Int64 {
-        let formatter = ISO8601DateFormatter()
-        var value = text.trimmingASCIIWhitespace()
-        if value.count == 16 { value += ":00" }
-        guard let date = formatter.date(from: value + "Z") else {
+        guard let local = LocalDateTime(text.trimmingASCIIWhitespace()) else {
             throw APIError.badRequest("a date and time (UTC) is expected", field: field)
         }
-        return Int64(date.timeIntervalSince1970 * 1000)
+        return local.instant(in: .gmt)
     }
 
     /// The composer's field for an API error's field.
