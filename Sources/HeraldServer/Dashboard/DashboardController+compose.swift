@@ -82,7 +82,7 @@ extension DashboardController {
     /// The `POST /v1/push` body the form describes.
     static func pushBody(_ form: [String: String], validateOnly: Bool, now: Int64) throws -> String {
         func list(_ name: String) -> [String]? {
-            let items = (form[name] ?? "").split(separator: ",").map { String($0).trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
+            let items = commaList(form[name])
             return items.isEmpty ? nil : items
         }
         var message: [String: Any] = ["body": form["message"] ?? ""]
@@ -135,6 +135,11 @@ extension DashboardController {
             throw APIError.badRequest("a date and time (UTC) is expected", field: field)
         }
         return local.instant(in: .gmt)
+    }
+
+    /// A comma-separated field's items (topics, custom user ids), trimmed, the empty ones left out.
+    static func commaList(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { String($0).trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
     }
 
     /// The composer's field for an API error's field.
