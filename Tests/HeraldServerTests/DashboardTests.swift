@@ -112,7 +112,10 @@ import Testing
             #expect(created.status == .ok)
             let app = try #require(try await harness.store.applications.list(tenantID: nil).first)
             #expect(app.name == "Real")
-            #expect(String(buffer: created.body).contains("Application created"))
+            let createdHTML = String(buffer: created.body)
+            #expect(createdHTML.contains("Application created"))
+            let apiKey = try #require(
+                createdHTML.firstMatch(of: /id="shown-secret">([^<]+)</).map { String($0.1) }, "the new API key is shown")
 
             // Deleting and regenerating without the token do nothing either.
             let delete = try await client.execute(
@@ -120,6 +123,11 @@ import Testing
                 body: Dashboard.form(["csrf": "forged"]))
             #expect(delete.status == .forbidden)
             #expect(try await harness.store.applications.find(id: app.id, tenantID: nil) != nil)
+            let regenerate = try await client.execute(
+                uri: "/dashboard/apps/\(app.id.lowercasedString)/api_key", method: .post, headers: Dashboard.formHeaders(session),
+                body: Dashboard.form(["csrf": "forged"]))
+            #expect(regenerate.status == .forbidden)
+            #expect(try await harness.store.applications.authenticate(id: app.id, apiKey: apiKey) != nil, "the API key still works")
             // Another session's token is not this session's.
             let other = try await Dashboard.signIn(client, harness.adminToken)
             let otherCSRF = try await Dashboard.csrf(client, other)

@@ -333,7 +333,8 @@ class Suite:
         self.open(f"/dashboard/apps/{app_uuid}/pushes/{receipt}")
         self.check("1 received, 1 opened" in self.find("#push-reported").text, "a push's page shows what devices reported of it")
         self.wait.until(lambda browser: self.find("#analytics-chart").get_attribute("data-drawn") == "true")
-        self.check("1 received, 1 opened" in self.text(), "a push's page charts its own received and opened events")
+        self.check("Totals: 1 received, 1 opened" in self.find("#push-analytics-heading ~ figure figcaption").text,
+                   "a push's page charts its own received and opened events")
         self.shot("11b-push-analytics")
 
         self.schedules_topics_and_locations(app_uuid)
@@ -487,7 +488,7 @@ class Suite:
         self.shot("21-location")
         self.fill("#rad", "200")
         self.submit("#edit-location button[type=submit]")
-        self.check("200" in self.find(f"#location-{location_id}").text, "editing a location saves it")
+        self.check(self.find(f"#location-{location_id} td:nth-child(4)").text == "200", "editing a location saves its radius")
         group = self.row_id("#location-groups", ".group-name", "Quay")
         self.open(f"/dashboard/apps/{app_uuid}/location_groups/{group.split('-')[1]}")
         self.check(self.find(f"#group_location_{location_id}").is_selected(), "a group's page shows its locations checked")

@@ -84,19 +84,19 @@ struct AdminController<Context: RequestContext>: Sendable {
         var request = request
         let scope = try await scope(request)
         let tenant = try await scope.tenant(try id(context, "tenant"))
-        let (record, token) = try await scope.createToken(in: tenant.id, try await request.decodeJSON(NameInput.self))
+        let (record, token) = try await scope.createToken(in: tenant, try await request.decodeJSON(NameInput.self))
         return EditedResponse(status: .created, response: AdminTokenView(record, token: token))
     }
 
     @Sendable func listTokens(_ request: Request, context: Context) async throws -> ListView<AdminTokenView> {
         let scope = try await scope(request)
-        return ListView(items: try await scope.tokens(of: try id(context, "tenant")).map { AdminTokenView($0) })
+        return ListView(items: try await scope.tokens(of: try await scope.tenant(try id(context, "tenant"))).map { AdminTokenView($0) })
     }
 
     @Sendable func deleteToken(_ request: Request, context: Context) async throws -> Response {
         let scope = try await scope(request)
         let tenant = try await scope.tenant(try id(context, "tenant"))
-        try await scope.deleteToken(try id(context, "token"), of: tenant.id)
+        try await scope.deleteToken(try id(context, "token"), of: tenant)
         return Response(status: .noContent)
     }
 
@@ -122,29 +122,27 @@ struct AdminController<Context: RequestContext>: Sendable {
     @Sendable func updateApplication(_ request: Request, context: Context) async throws -> ApplicationView {
         var request = request
         let scope = try await scope(request)
-        let id = try id(context, "app")
-        _ = try await scope.application(id)
-        return ApplicationView(try await scope.updateApplication(id, try await request.decodeJSON(ApplicationInput.self)))
+        let app = try await scope.application(try id(context, "app"))
+        return ApplicationView(try await scope.updateApplication(app, try await request.decodeJSON(ApplicationInput.self)))
     }
 
     @Sendable func deleteApplication(_ request: Request, context: Context) async throws -> Response {
         let scope = try await scope(request)
-        try await scope.deleteApplication(try id(context, "app"))
+        try await scope.deleteApplication(try await scope.application(try id(context, "app")))
         return Response(status: .noContent)
     }
 
     @Sendable func regenerateAPIKey(_ request: Request, context: Context) async throws -> ApplicationView {
         let scope = try await scope(request)
-        let (app, apiKey) = try await scope.regenerateAPIKey(try id(context, "app"))
+        let (app, apiKey) = try await scope.regenerateAPIKey(try await scope.application(try id(context, "app")))
         return ApplicationView(app, apiKey: apiKey)
     }
 
     @Sendable func listDevices(_ request: Request, context: Context) async throws -> DevicePageView {
         let scope = try await scope(request)
-        let id = try id(context, "app")
-        _ = try await scope.application(id)
+        let app = try await scope.application(try id(context, "app"))
         let query = try DeviceQuery(request.uri.queryParameters)
-        let (devices, total) = try await scope.devices(of: id, query)
+        let (devices, total) = try await scope.devices(of: app, query)
         return DevicePageView(
             devices: devices.map(RegistrationResponse.init(device:)), total: total, page: query.page, size: query.size)
     }
@@ -154,15 +152,14 @@ struct AdminController<Context: RequestContext>: Sendable {
     @Sendable func createPlatform(_ request: Request, context: Context) async throws -> EditedResponse<PlatformView> {
         var request = request
         let scope = try await scope(request)
-        let id = try id(context, "app")
-        _ = try await scope.application(id)
-        let (platform, secret) = try await scope.createPlatform(in: id, try await request.decodeJSON(PlatformInput.self))
+        let app = try await scope.application(try id(context, "app"))
+        let (platform, secret) = try await scope.createPlatform(in: app, try await request.decodeJSON(PlatformInput.self))
         return EditedResponse(status: .created, response: PlatformView(platform, secret: secret))
     }
 
     @Sendable func listPlatforms(_ request: Request, context: Context) async throws -> ListView<PlatformView> {
         let scope = try await scope(request)
-        return ListView(items: try await scope.platforms(of: try id(context, "app")).map { PlatformView($0) })
+        return ListView(items: try await scope.platforms(of: try await scope.application(try id(context, "app"))).map { PlatformView($0) })
     }
 
     @Sendable func getPlatform(_ request: Request, context: Context) async throws -> PlatformView {
@@ -173,20 +170,19 @@ struct AdminController<Context: RequestContext>: Sendable {
     @Sendable func updatePlatform(_ request: Request, context: Context) async throws -> PlatformView {
         var request = request
         let scope = try await scope(request)
-        let id = try id(context, "platform")
-        _ = try await scope.platform(id)
-        return PlatformView(try await scope.updatePlatform(id, try await request.decodeJSON(PlatformInput.self)))
+        let platform = try await scope.platform(try id(context, "platform"))
+        return PlatformView(try await scope.updatePlatform(platform, try await request.decodeJSON(PlatformInput.self)))
     }
 
     @Sendable func deletePlatform(_ request: Request, context: Context) async throws -> Response {
         let scope = try await scope(request)
-        try await scope.deletePlatform(try id(context, "platform"))
+        try await scope.deletePlatform(try await scope.platform(try id(context, "platform")))
         return Response(status: .noContent)
     }
 
     @Sendable func regenerateSecret(_ request: Request, context: Context) async throws -> PlatformView {
         let scope = try await scope(request)
-        let (platform, secret) = try await scope.regenerateSecret(try id(context, "platform"))
+        let (platform, secret) = try await scope.regenerateSecret(try await scope.platform(try id(context, "platform")))
         return PlatformView(platform, secret: secret)
     }
 

@@ -3,7 +3,8 @@ import HeraldStore
 import struct Foundation.UUID
 
 /// What an admin token does to applications: the admin API (`AdminController`) and the
-/// dashboard both call these, so the token's scope is checked in one place.
+/// dashboard both call these. The token's reach is checked by the lookups (`application(_:)`,
+/// `platform(_:)`), once per request; the operations take what a lookup returned.
 extension AdminScope {
     // MARK: Applications
 
@@ -36,8 +37,7 @@ extension AdminScope {
     }
 
     /// Changes what `input` sets; the uuid and the tenant never change.
-    func updateApplication(_ id: UUID, _ input: ApplicationInput) async throws -> App {
-        let app = try await application(id)
+    func updateApplication(_ app: App, _ input: ApplicationInput) async throws -> App {
         if input.tenantID != nil {
             throw APIError.badRequest("an application cannot move to another tenant", field: "tenant_id")
         }
@@ -55,8 +55,7 @@ extension AdminScope {
     }
 
     /// Deletes an application that has no platforms left.
-    func deleteApplication(_ id: UUID) async throws {
-        let app = try await application(id)
+    func deleteApplication(_ app: App) async throws {
         switch try await store.applications.delete(id: app.id) {
         case .deleted: return
         case .notFound: throw APIError.notFound("application")
@@ -65,8 +64,7 @@ extension AdminScope {
     }
 
     /// A new api key (shown once); the old one stops working at once.
-    func regenerateAPIKey(_ id: UUID) async throws -> (App, apiKey: String) {
-        let app = try await application(id)
+    func regenerateAPIKey(_ app: App) async throws -> (App, apiKey: String) {
         guard let apiKey = try await store.applications.regenerateAPIKey(id: app.id) else {
             throw APIError.notFound("application")
         }
@@ -74,22 +72,19 @@ extension AdminScope {
     }
 
     /// One page of an application's devices and how many match.
-    func devices(of id: UUID, _ query: DeviceQuery) async throws -> (devices: [Device], total: Int) {
-        let app = try await application(id)
-        return try await store.devices.search(applicationID: app.id, filter: query.filter, page: query.page, size: query.size)
+    func devices(of app: App, _ query: DeviceQuery) async throws -> (devices: [Device], total: Int) {
+        try await store.devices.search(applicationID: app.id, filter: query.filter, page: query.page, size: query.size)
     }
 
     // MARK: Platforms
 
-    /// The platforms of an application the token may see.
-    func platforms(of id: UUID) async throws -> [Platform] {
-        let app = try await application(id)
-        return try await store.platforms.list(applicationID: app.id)
+    /// The application's platforms.
+    func platforms(of app: App) async throws -> [Platform] {
+        try await store.platforms.list(applicationID: app.id)
     }
 
     /// A new platform and its secret (shown once).
-    func createPlatform(in id: UUID, _ input: PlatformInput) async throws -> (Platform, secret: String) {
-        let app = try await application(id)
+    func createPlatform(in app: App, _ input: PlatformInput) async throws -> (Platform, secret: String) {
         guard let rawType = input.type else {
             throw APIError.badRequest("type is required (ios, android, web or windows)", field: "type", code: "missing_field")
         }
@@ -106,8 +101,7 @@ extension AdminScope {
     }
 
     /// Changes the name or the credentials; the type is fixed.
-    func updatePlatform(_ id: UUID, _ input: PlatformInput) async throws -> Platform {
-        let platform = try await platform(id)
+    func updatePlatform(_ platform: Platform, _ input: PlatformInput) async throws -> Platform {
         if let rawType = input.type, (try? PlatformType.parse(rawType, field: "type")) != platform.type {
             throw APIError.badRequest(
                 "a platform's type is fixed once set (this one is '\(platform.type.rawValue)'); create another platform instead",
@@ -127,8 +121,7 @@ extension AdminScope {
     }
 
     /// Deletes a platform that has no devices left.
-    func deletePlatform(_ id: UUID) async throws {
-        let platform = try await platform(id)
+    func deletePlatform(_ platform: Platform) async throws {
         switch try await store.platforms.delete(id: platform.id) {
         case .deleted: return
         case .notFound: throw APIError.notFound("platform")
@@ -137,8 +130,7 @@ extension AdminScope {
     }
 
     /// A new secret (shown once); the old one stops working at once.
-    func regenerateSecret(_ id: UUID) async throws -> (Platform, secret: String) {
-        let platform = try await platform(id)
+    func regenerateSecret(_ platform: Platform) async throws -> (Platform, secret: String) {
         guard let secret = try await store.platforms.regenerateSecret(id: platform.id) else {
             throw APIError.notFound("platform")
         }

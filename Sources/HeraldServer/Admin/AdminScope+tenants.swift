@@ -3,7 +3,7 @@ import HeraldStore
 import struct Foundation.UUID
 
 /// What an admin token does to tenants and their tokens; the admin API and the dashboard both
-/// call these.
+/// call these, with a tenant that `tenant(_:)` returned.
 extension AdminScope {
     /// Every tenant for a root token; a tenant token's own.
     func tenants() async throws -> [Tenant] {
@@ -22,22 +22,19 @@ extension AdminScope {
     }
 
     /// A new admin token limited to the tenant, and its clear value (shown once).
-    func createToken(in tenantID: UUID, _ input: NameInput) async throws -> (AdminToken, token: String) {
-        let tenant = try await tenant(tenantID)
+    func createToken(in tenant: Tenant, _ input: NameInput) async throws -> (AdminToken, token: String) {
         let name = try input.validated()
         let (record, token) = try await store.adminTokens.create(tenantID: tenant.id, name: name)
         return (record, token)
     }
 
     /// The tenant's admin tokens (without their values).
-    func tokens(of tenantID: UUID) async throws -> [AdminToken] {
-        let tenant = try await tenant(tenantID)
-        return try await store.adminTokens.list(tenantID: tenant.id)
+    func tokens(of tenant: Tenant) async throws -> [AdminToken] {
+        try await store.adminTokens.list(tenantID: tenant.id)
     }
 
     /// Deletes one of the tenant's tokens; it stops working at once.
-    func deleteToken(_ tokenID: UUID, of tenantID: UUID) async throws {
-        let tenant = try await tenant(tenantID)
+    func deleteToken(_ tokenID: UUID, of tenant: Tenant) async throws {
         guard try await store.adminTokens.delete(id: tokenID, tenantID: tenant.id) else { throw APIError.notFound("token") }
     }
 }

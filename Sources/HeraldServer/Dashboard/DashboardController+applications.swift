@@ -49,7 +49,7 @@ extension DashboardController {
                 input.verifyCustomUserID = form["verify_custom_user_id"] == "true"
             }
             do {
-                let updated = try await signed.scope.updateApplication(app.id, input)
+                let updated = try await signed.scope.updateApplication(app, input)
                 return Self.redirect("/dashboard/apps/\(updated.id.lowercasedString)")
             } catch {
                 guard let error = Self.formRefusal(error) else { throw error }
@@ -60,14 +60,14 @@ extension DashboardController {
 
     @Sendable func deleteApplication(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, _ in
-            try await signed.scope.deleteApplication(try Self.id(context, "app", "application"))
+            try await signed.scope.deleteApplication(try await signed.scope.application(try Self.id(context, "app", "application")))
             return Self.redirect("/dashboard/apps")
         }
     }
 
     @Sendable func regenerateAPIKey(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, _ in
-            let (app, apiKey) = try await signed.scope.regenerateAPIKey(try Self.id(context, "app", "application"))
+            let (app, apiKey) = try await signed.scope.regenerateAPIKey(try await signed.scope.application(try Self.id(context, "app", "application")))
             return try await secretPage(
                 signed, title: "New API key", app: app,
                 explanation: "The previous API key of “\(app.name)” no longer works; pushes must use this one.",
@@ -97,12 +97,11 @@ extension DashboardController {
     }
 
     func application(
-        _ signed: SignedIn, _ app: App, form: [String: String], errors: [String: String], platformErrors: [String: String] = [:],
-        status: HTTPResponse.Status = .ok
+        _ signed: SignedIn, _ app: App, form: [String: String], errors: [String: String], status: HTTPResponse.Status = .ok
     ) async throws -> Response {
-        let platforms = try await signed.scope.platforms(of: app.id)
+        let platforms = try await signed.scope.platforms(of: app)
         let view: [String: Any] = [
-            "csrf": signed.session.csrf, "form": form, "errors": errors.merging(platformErrors) { $1 },
+            "csrf": signed.session.csrf, "form": form, "errors": errors,
             "app": [
                 "uuid": app.id.lowercasedString, "name": app.name, "description": app.description,
                 "include_receipt_id": app.includesReceiptID, "verify_custom_user_id": app.verifiesCustomUserID,
@@ -113,7 +112,7 @@ extension DashboardController {
             },
         ]
         return pages.page(
-            "app", view, layout: try await layout(signed, title: app.name, app: app).merging(errorMessage(errors.merging(platformErrors) { $1 })) { $1 },
+            "app", view, layout: try await layout(signed, title: app.name, app: app).merging(errorMessage(errors)) { $1 },
             status: status)
     }
 

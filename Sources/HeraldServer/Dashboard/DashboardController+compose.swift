@@ -2,7 +2,7 @@ import HeraldCore
 import HeraldStore
 import Hummingbird
 import struct Foundation.Data
-import class Foundation.ISO8601DateFormatter
+import struct Foundation.TimeZone
 import class Foundation.JSONDecoder
 import class Foundation.JSONSerialization
 
@@ -82,7 +82,7 @@ extension DashboardController {
     /// The `POST /v1/push` body the form describes.
     static func pushBody(_ form: [String: String], validateOnly: Bool, now: Int64) throws -> String {
         func list(_ name: String) -> [String]? {
-            let items = (form[name] ?? "").split(separator: ",").map { String($0).trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
+            let items = commaList(form[name])
             return items.isEmpty ? nil : items
         }
         var message: [String: Any] = ["body": form["message"] ?? ""]
@@ -128,15 +128,18 @@ extension DashboardController {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// A `datetime-local` field's value, read as UTC, in epoch milliseconds.
+    /// A `datetime-local` field's value (`YYYY-MM-DDTHH:MM[:SS]`, as `scheduleLocal` reads it),
+    /// read as UTC, in epoch milliseconds.
     static func time(_ text: String, field: String) throws -> Int64 {
-        let formatter = ISO8601DateFormatter()
-        var value = text.trimmingASCIIWhitespace()
-        if value.count == 16 { value += ":00" }
-        guard let date = formatter.date(from: value + "Z") else {
+        guard let local = LocalDateTime(text.trimmingASCIIWhitespace()) else {
             throw APIError.badRequest("a date and time (UTC) is expected", field: field)
         }
-        return Int64(date.timeIntervalSince1970 * 1000)
+        return local.instant(in: .gmt)
+    }
+
+    /// A comma-separated field's items (topics, custom user ids), trimmed, the empty ones left out.
+    static func commaList(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { String($0).trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
     }
 
     /// The composer's field for an API error's field.

@@ -16,7 +16,7 @@ extension DashboardController {
             let parameters = request.uri.queryParameters
             var shown: [String: String] = [:]
             for name in ["q", "platform", "platformUuid", "topic", "size", "page"] { shown[name] = parameters.get(name) ?? "" }
-            let platforms = try await signed.scope.platforms(of: app.id)
+            let platforms = try await signed.scope.platforms(of: app)
             var view: [String: Any] = [
                 "app": ["uuid": app.id.lowercasedString],
                 "platformTypes": PlatformType.allCases.map { ["value": $0.rawValue, "selected": shown["platform"] == $0.rawValue] as [String: Any] },
@@ -27,7 +27,7 @@ extension DashboardController {
             let status: HTTPResponse.Status
             do {
                 let query = try DeviceQuery(parameters)
-                let (devices, total) = try await signed.scope.devices(of: app.id, query)
+                let (devices, total) = try await signed.scope.devices(of: app, query)
                 shown["page"] = String(query.page)
                 shown["size"] = String(query.size)
                 view["total"] = total
@@ -100,7 +100,7 @@ extension DashboardController {
         var query = try DeviceQuery(Parameters())
         query.filter.query = id.lowercasedString
         query.size = 2
-        guard let device = try await signed.scope.devices(of: app.id, query).devices.first(where: { $0.uuid == id }) else {
+        guard let device = try await signed.scope.devices(of: app, query).devices.first(where: { $0.uuid == id }) else {
             throw APIError.notFound("device")
         }
         return (app, device)

@@ -55,7 +55,7 @@ extension DashboardController {
             start = now() + seconds * 1000
         default: break
         }
-        let topics = (form["topics"] ?? "").split(separator: ",").map { String($0).trimmingASCIIWhitespace() }.filter { !$0.isEmpty }
+        let topics = Self.commaList(form["topics"])
         var ios: [String: JSONValue] = ["alertBody": .string(message)]
         if let category = form["ios_category"]?.trimmingASCIIWhitespace(), !category.isEmpty { ios["category"] = .string(category) }
         return GeofenceInput(

@@ -16,7 +16,7 @@ extension DashboardController {
                 input.type = form["type"] ?? ""
                 input.name = form["name"].flatMap { $0.trimmingASCIIWhitespace().isEmpty ? nil : $0 }
                 input.credentials = try Self.credentials(form)
-                let (platform, secret) = try await signed.scope.createPlatform(in: app.id, input)
+                let (platform, secret) = try await signed.scope.createPlatform(in: app, input)
                 var identifiers = [("Platform uuid", platform.id.lowercasedString)]
                 if let publicKey = platform.credentialsSummary?.fields["public_key"] { identifiers.append(("VAPID public key", publicKey)) }
                 return try await secretPage(
@@ -28,7 +28,7 @@ extension DashboardController {
                 guard let error = Self.formRefusal(error) else { throw error }
                 return try await application(
                     signed, app, form: ["name": app.name, "description": app.description, "platform_name": form["name"] ?? ""],
-                    errors: [:], platformErrors: Self.errors(error), status: error.status)
+                    errors: Self.errors(error), status: error.status)
             }
         }
     }
@@ -47,7 +47,7 @@ extension DashboardController {
                 var input = PlatformInput()
                 input.name = form["name"] ?? ""
                 input.credentials = try Self.credentials(form)
-                let updated = try await signed.scope.updatePlatform(platform.id, input)
+                let updated = try await signed.scope.updatePlatform(platform, input)
                 return Self.redirect("/dashboard/platforms/\(updated.id.lowercasedString)")
             } catch {
                 guard let error = Self.formRefusal(error) else { throw error }
@@ -59,14 +59,14 @@ extension DashboardController {
     @Sendable func deletePlatform(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, _ in
             let platform = try await signed.scope.platform(try Self.id(context, "platform", "platform"))
-            try await signed.scope.deletePlatform(platform.id)
+            try await signed.scope.deletePlatform(platform)
             return Self.redirect("/dashboard/apps/\(platform.applicationID.lowercasedString)")
         }
     }
 
     @Sendable func regenerateSecret(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, _ in
-            let (platform, secret) = try await signed.scope.regenerateSecret(try Self.id(context, "platform", "platform"))
+            let (platform, secret) = try await signed.scope.regenerateSecret(try await signed.scope.platform(try Self.id(context, "platform", "platform")))
             let app = try await signed.scope.application(platform.applicationID)
             return try await secretPage(
                 signed, title: "New platform secret", app: app,

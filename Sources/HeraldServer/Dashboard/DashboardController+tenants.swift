@@ -37,7 +37,7 @@ extension DashboardController {
             try signed.scope.requireRoot()
             let tenant = try await signed.scope.tenant(try Self.id(context, "tenant", "tenant"))
             do {
-                let (record, token) = try await signed.scope.createToken(in: tenant.id, NameInput(name: form["name"] ?? ""))
+                let (record, token) = try await signed.scope.createToken(in: tenant, NameInput(name: form["name"] ?? ""))
                 return try await secretPage(
                     signed, title: "Admin token created", app: nil,
                     explanation: "The token “\(record.name)” signs in to the dashboard and calls the admin API for the tenant “\(tenant.name)” only.",
@@ -53,9 +53,9 @@ extension DashboardController {
     @Sendable func deleteToken(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, _ in
             try signed.scope.requireRoot()
-            let tenantID = try Self.id(context, "tenant", "tenant")
-            try await signed.scope.deleteToken(try Self.id(context, "token", "token"), of: tenantID)
-            return Self.redirect("/dashboard/tenants/\(tenantID.lowercasedString)")
+            let tenant = try await signed.scope.tenant(try Self.id(context, "tenant", "tenant"))
+            try await signed.scope.deleteToken(try Self.id(context, "token", "token"), of: tenant)
+            return Self.redirect("/dashboard/tenants/\(tenant.id.lowercasedString)")
         }
     }
 
@@ -74,7 +74,7 @@ extension DashboardController {
     func tenantView(
         _ signed: SignedIn, _ tenant: Tenant, form: [String: String], errors: [String: String], status: HTTPResponse.Status = .ok
     ) async throws -> Response {
-        let tokens = try await signed.scope.tokens(of: tenant.id)
+        let tokens = try await signed.scope.tokens(of: tenant)
         let view: [String: Any] = [
             "csrf": signed.session.csrf, "form": form, "errors": errors,
             "tenant": ["id": tenant.id.lowercasedString, "name": tenant.name],

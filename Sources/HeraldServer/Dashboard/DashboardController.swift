@@ -5,7 +5,6 @@ import Hummingbird
 import NIOCore
 import struct Foundation.Date
 import struct Foundation.UUID
-import class Foundation.ISO8601DateFormatter
 
 /// `/dashboard`: the operator's web console, server-rendered HTML (docs/DASHBOARD.md).
 ///
@@ -223,8 +222,10 @@ struct DashboardController<Context: RequestContext>: Sendable {
         [(error.field ?? "any").replacing(".", with: "_"): error.message]
     }
 
-    /// Epoch milliseconds as an ISO 8601 time.
+    /// Epoch milliseconds as an ISO 8601 time (`2040-01-01T10:00:00Z`). A format style, a cheap
+    /// value, rather than an `ISO8601DateFormatter`, which is costly to make: a page calls this
+    /// once per row (50 pushes, 48 analytics buckets).
     static func time(_ millis: Int64) -> String {
-        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+        Date(timeIntervalSince1970: Double(millis) / 1000).formatted(Date.ISO8601FormatStyle())
     }
 }

@@ -5,11 +5,13 @@ import Hummingbird
 /// everything else only from this host (so an injected tag could not load or run anything),
 /// no framing, no MIME sniffing, no referrer to other sites.
 struct DashboardHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// Where map tiles come from, when the operator configured a tile server (`DashboardMapTiles.origin`).
-    var imageOrigin: String? = nil
+    /// The Content-Security-Policy, written once: images may also come from `imageOrigin`, where
+    /// map tiles come from when the operator configured a tile server (`DashboardMapTiles.origin`).
+    let contentSecurityPolicy: String
 
-    var contentSecurityPolicy: String {
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:\(imageOrigin.map { " " + $0 } ?? ""); connect-src 'self'; "
+    init(imageOrigin: String? = nil) {
+        contentSecurityPolicy =
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:\(imageOrigin.map { " " + $0 } ?? ""); connect-src 'self'; "
             + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
     }
 

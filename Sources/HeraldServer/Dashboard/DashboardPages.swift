@@ -13,18 +13,19 @@ struct DashboardPages: Sendable {
     /// Static files by name: bytes and content type.
     let files: [String: (bytes: ByteBuffer, contentType: String)]
 
-    /// Parses the compiled-in templates; one that does not parse is a defect of the build
-    /// (every dashboard test renders them), so it stops the program with the parser's message.
     /// Third-party browser libraries, read once from Debian's packages (or a copy of them) under
     /// `vendorDirectory`: `libjs-chart.js`'s `chart.js/chart.min.js` is served as
-    /// `/dashboard/vendor/chart.js`, `libjs-leaflet`'s as `vendor/leaflet.js` and `vendor/leaflet.css`. A missing file is left out, and the pages that would use
-    /// it show their data as tables only. Nothing is fetched from another host.
+    /// `/dashboard/vendor/chart.js`, `libjs-leaflet`'s as `vendor/leaflet.js` and `vendor/leaflet.css`.
+    /// A missing file is left out, and the pages that would use it show their data as tables
+    /// only. Nothing is fetched from another host.
     static let vendorFiles: [(name: String, path: String, contentType: String)] = [
         ("chart.js", "chart.js/chart.min.js", "text/javascript; charset=utf-8"),
         ("leaflet.js", "leaflet/leaflet.min.js", "text/javascript; charset=utf-8"),
         ("leaflet.css", "leaflet/leaflet.css", "text/css; charset=utf-8"),
     ]
 
+    /// Parses the compiled-in templates, once; one that does not parse is a defect of the build
+    /// (every dashboard test renders them), so it stops the program with the parser's message.
     init(vendorDirectory: String? = "/usr/share/javascript") {
         let templates: [(String, [UInt8])] = [
             ("layout", PackageResources.layout_mustache), ("signin", PackageResources.signin_mustache),
