@@ -212,8 +212,8 @@ struct Dispatcher: Sendable {
             case .delivered:
                 delivered += 1
             case .gone(let since):
-                let milliseconds: Int64? = since.map { $0.sinceEpoch.milliseconds }
-                result.gone[device.id] = .some(milliseconds)
+                // `.some`: the device is gone even when the provider gave no time (a nil value).
+                result.gone[device.id] = .some(since?.epochMilliseconds)
                 logger.debug(
                     "the provider says the device token is gone; the device is deactivated",
                     metadata: ["platform": "\(platformID)", "token": "\(telemetry.logSensitivity.loggable(device.token))"])
