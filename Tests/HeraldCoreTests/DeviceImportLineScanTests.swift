@@ -75,11 +75,57 @@ import Testing
         #"{"os":"ios"} x"#,
         #"[{"os":"ios"}]"#,
         #"{"os":"ios""#,
+        #"{"os":1}"#,  // a string key with another type
+        #"{"device_uuid":true}"#,
+        #"{"os_version":14}"#,  // a text field with another type
+        #"{"time_zone":["Europe/Paris"]}"#,
+        #"{"os" "ios"}"#,  // no colon
+        #"{"os":"ios" "os_version":"1"}"#,  // no comma between members
+        #"{"tags":["a" "b"]}"#,  // no comma between tags
+        #"{"tags":nul}"#,
+        #"{"active":tru}"#,
+        #"{"created_at":-}"#,  // a sign without digits
+        #"{1:2}"#,  // a key that is not a string
         "{\"os\":\"a\tb\"}",  // a control character
         "",
     ])
     func otherLinesAreLeftToTheDecoder(_ line: String) {
         #expect(Self.scanned(line) == nil, "\(line)")
+    }
+
+    /// Every line one edit away from an exported one (a byte dropped, inserted, or replaced by a
+    /// byte JSON gives a meaning to): whatever the scanner reads, the decoder reads the same, and
+    /// nothing the decoder refuses is read.
+    @Test func whatTheScannerReadsOfAnyNearLineTheDecoderReadsTheSame() throws {
+        let line = Array(Self.exported.utf8)
+        let bytes = Array(#"{}[],:"\ -0123456789.eEntfu"#.utf8) + [0x09, 0x0a, 0x00, 0xc3, 0xff]
+        var variants: [[UInt8]] = []
+        for index in line.indices {
+            var dropped = line
+            dropped.remove(at: index)
+            variants.append(dropped)
+            for byte in bytes {
+                var inserted = line
+                inserted.insert(byte, at: index)
+                variants.append(inserted)
+                if byte != line[index] {
+                    var replaced = line
+                    replaced[index] = byte
+                    variants.append(replaced)
+                }
+            }
+        }
+        var read = 0
+        for variant in variants {
+            guard let scanned = variant.withUnsafeBytes({ DeviceImportLine.scan($0) }) else { continue }
+            read += 1
+            let text = String(decoding: variant, as: UTF8.self)
+            let decoded = try #require(
+                try? JSONDecoder().decode(DeviceImportLine.self, from: Data(variant)), "the scanner read what the decoder refuses: \(text)")
+            Self.expectSame(scanned, decoded, text)
+        }
+        // Most edits inside a string value leave a line both read: the comparison above is not empty.
+        #expect(read > variants.count / 4, "\(read) of \(variants.count)")
     }
 
     @Test func invalidUTF8IsLeftToTheDecoder() {

@@ -5,7 +5,6 @@ import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import Synchronization
 import Testing
 
 /// `herald import pivotal`, the real executable: a live Herald seeded with an application (the
@@ -324,30 +323,5 @@ extension PivotalImportCommandTests {
                 }
             }
         }
-    }
-}
-
-/// Requests that wait until the test opens it (a source that stalls, without sleeping).
-final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let resume = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiting.append(continuation)
-                return false
-            }
-            if resume { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiting = state.withLock { state in
-            state.open = true
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume() }
     }
 }

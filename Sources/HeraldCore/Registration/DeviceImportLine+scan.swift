@@ -6,10 +6,11 @@ extension DeviceImportLine {
     /// bytes; nil for anything else, which the caller then decodes with `JSONDecoder`. The two
     /// agree on every line this accepts (`DeviceImportLineScanTests` compares them).
     ///
-    /// Written by hand because the import's speed target (a million devices in under 30 s) is
-    /// spent mostly on reading: Foundation's `JSONDecoder`, through its generic `Decoder`
-    /// containers, was measured at about a fifth of the import's time (see BENCHMARKS.md);
-    /// this reads the same lines several times faster. It gives up (nil) rather than guess: on a
+    /// Written by hand for the import's speed target (a million devices in under 30 s):
+    /// Foundation's `JSONDecoder`, through its generic `Decoder` containers, was 22 % of the
+    /// import's CPU in a profile, the largest part after SQLite's own work (docs/benchmarks-history.md,
+    /// "Where the import's time went"; the scanner's own cost was not measured apart from the
+    /// other changes of that section). It gives up (nil) rather than guess: on a
     /// backslash (any escape), a control character, invalid UTF-8, an unknown or repeated key, a
     /// number that is not a plain integer, or a value of another type than the key's; the
     /// decoder then answers exactly as before, with the field-named error where there is one.

@@ -35,7 +35,7 @@ struct HeraldTarget: Sendable {
 
     /// An admin API call.
     func admin(_ method: HTTPMethod, _ path: String, body: JSONValue? = nil) async throws -> Answer {
-        try await send(method, path, authorization: "Bearer \(adminToken)", body: body.map { ByteBuffer(string: $0.jsonText) })
+        try await send(method, path, authorization: bearer, body: body.map { ByteBuffer(string: $0.jsonText) })
     }
 
     /// A Pivotal API call with the application's credentials.
@@ -48,19 +48,16 @@ struct HeraldTarget: Sendable {
     /// `POST /admin/v1/apps/:app/devices/import` with NDJSON lines: the import report.
     func importDevices(app: String, ndjson: ByteBuffer) async throws -> Answer {
         try await send(
-            .POST, "/admin/v1/apps/\(app)/devices/import", authorization: "Bearer \(adminToken)", body: ndjson,
+            .POST, "/admin/v1/apps/\(app)/devices/import", authorization: bearer, body: ndjson,
             contentType: "application/x-ndjson")
     }
 
     /// Every line of `GET /admin/v1/apps/:app/devices/export`, as they arrive.
     func exportDevices(app: String, each: (Substring) throws -> Void) async throws {
-        var request = HTTPClientRequest(url: base + "/admin/v1/apps/\(app)/devices/export")
-        request.headers.add(name: "Authorization", value: "Bearer \(adminToken)")
-        let response = try await http.execute(request, timeout: DevicesCommand.deadline)
+        let path = "/admin/v1/apps/\(app)/devices/export"
+        let response = try await http.execute(request(.GET, path, authorization: bearer), timeout: DevicesCommand.deadline)
         guard response.status == .ok else {
-            let body = try await response.body.collect(upTo: 1 << 20)
-            let json = (try? JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView))) ?? .null
-            throw TargetError(path: "/admin/v1/apps/\(app)/devices/export", answer: Answer(status: response.status, json: json))
+            throw TargetError(path: path, answer: Self.answer(response.status, try await response.body.collect(upTo: 1 << 20)))
         }
         var pending = ""
         for try await buffer in response.body {
@@ -75,17 +72,28 @@ struct HeraldTarget: Sendable {
     private func send(
         _ method: HTTPMethod, _ path: String, authorization: String, body: ByteBuffer?, contentType: String = "application/json"
     ) async throws -> Answer {
-        var request = HTTPClientRequest(url: base + path)
-        request.method = method
-        request.headers.add(name: "Authorization", value: authorization)
+        var request = request(method, path, authorization: authorization)
         if let body {
             request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(body)
         }
         let response = try await http.execute(request, timeout: timeout)
-        let bytes = try await response.body.collect(upTo: 16 << 20)
-        let json = bytes.readableBytes == 0 ? .null : (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes.readableBytesView))) ?? .null
-        return Answer(status: response.status, json: json)
+        return Self.answer(response.status, try await response.body.collect(upTo: 16 << 20))
+    }
+
+    private var bearer: String { "Bearer \(adminToken)" }
+
+    /// A request to `path` on the target, with `authorization`.
+    private func request(_ method: HTTPMethod, _ path: String, authorization: String) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: authorization)
+        return request
+    }
+
+    /// An answer with its body read as JSON (`.null` when it is empty or not JSON).
+    private static func answer(_ status: HTTPResponseStatus, _ body: ByteBuffer) -> Answer {
+        Answer(status: status, json: (try? JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView))) ?? .null)
     }
 }
 

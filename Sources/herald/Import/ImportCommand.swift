@@ -73,7 +73,7 @@ struct PivotalImportCommand: AsyncParsableCommand {
                 http: http, base: Self.trimmed(client.url), adminToken: try client.resolvedToken(),
                 appCredentials: "\(appUUID):\(appParts[1])", timeout: .minutes(10)),
             appUUID: appUUID, apiKey: appParts[1], platforms: given, tenant: tenant, name: name, spool: spool, quiet: false,
-            now: { Int64(Date().timeIntervalSince1970 * 1000) })
+            clock: .system)
         var summary = ImportSummary()
         var failure: String?
         do {

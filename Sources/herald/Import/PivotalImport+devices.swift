@@ -14,9 +14,10 @@ extension PivotalImport {
     /// Sends the import endpoint the devices the target lacks or has otherwise, in batches, and
     /// counts those it has already as they are.
     func writeDevices(_ snapshot: Snapshot, platforms: Set<String>, _ summary: inout ImportSummary) async throws {
+        let decoder = JSONDecoder()
         var known: [String: String] = [:]
         try await target.exportDevices(app: appUUID) { line in
-            guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8)).objectValue,
+            guard let object = try? decoder.decode(JSONValue.self, from: Data(line.utf8)).objectValue,
                 let uuid = object["device_uuid"]?.stringValue
             else { return }
             known[uuid.lowercased()] = Self.fingerprint(object)
@@ -69,7 +70,7 @@ extension PivotalImport {
                 pending = Data()
             }
             for line in lines {
-                guard let device = try? JSONDecoder().decode(JSONValue.self, from: Data(line)).objectValue,
+                guard let device = try? decoder.decode(JSONValue.self, from: Data(line)).objectValue,
                     let uuid = device["device_uuid"]?.stringValue?.lowercased(),
                     let platform = device["platform_uuid"]?.stringValue, platforms.contains(platform)
                 else { continue }
@@ -153,7 +154,7 @@ extension PivotalImport {
                 summary.notBrought("schedule \(id): the source shows no push")
                 continue
             }
-            if let due = schedule["scheduled_for"]?.lenientInt, due <= now() + 60_000 {
+            if let due = schedule["scheduled_for"]?.lenientInt, due <= clock.now.advanced(by: .seconds(60)).epochMilliseconds {
                 summary.notBrought("schedule \(id): due within a minute; left to the source, which sends it")
                 continue
             }

@@ -23,8 +23,8 @@ struct PivotalImport: Sendable {
     /// Where the devices read are kept between the read and the write (NDJSON).
     let spool: String
     let quiet: Bool
-    /// Epoch milliseconds now.
-    let now: @Sendable () -> Int64
+    /// The wall clock (a schedule due within a minute is left to the source).
+    let clock: EpochClock
 
     /// Devices a request to the import endpoint carries.
     static let devicesPerImport = 5_000
