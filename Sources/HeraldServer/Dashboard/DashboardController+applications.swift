@@ -93,7 +93,7 @@ extension DashboardController {
             view["tenants"] = tenants.map { ["id": $0.id.lowercasedString, "name": $0.name] }
         }
         return pages.page(
-            "apps", view, layout: try await layout(signed, title: "Applications", app: nil).merging(errorMessage(errors)) { $1 }, status: status)
+            "apps", view, layout: try await layout(signed, title: "Applications", apps: apps).merging(errorMessage(errors)) { $1 }, status: status)
     }
 
     func application(

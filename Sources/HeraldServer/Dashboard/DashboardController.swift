@@ -165,8 +165,9 @@ struct DashboardController<Context: RequestContext>: Sendable {
     // MARK: Layout
 
     /// The layout's values: the application picker (with `app` selected), the CSRF token, who is signed in.
-    func layout(_ signed: SignedIn, title: String, app: App? = nil) async throws -> [String: Any] {
-        let apps = try await signed.scope.applications()
+    /// `apps`: the token's applications when the page has read them already.
+    func layout(_ signed: SignedIn, title: String, app: App? = nil, apps: [App]? = nil) async throws -> [String: Any] {
+        let apps = if let apps { apps } else { try await signed.scope.applications() }
         var layout: [String: Any] = [
             "title": title, "signedIn": true, "csrf": signed.session.csrf,
             "who": signed.scope.isRoot ? "root token" : "tenant token “\(signed.scope.token.name)”", "isRoot": signed.scope.isRoot,
