@@ -311,29 +311,10 @@ struct PivotalImport: Sendable {
     }
 
     private func writeGroups(_ snapshot: Snapshot, locationIDs: [Int64: Int64], _ summary: inout ImportSummary) async throws {
-        var free = Unclaimed()
-        try await targetPages("/v1/location_groups", key: "location_groups") { group in
-            free.add(Self.groupKey(group, Self.locationIDs(group["locations"], map: nil) ?? []))
-        }
-        for group in snapshot.groups {
-            let id = group["id"]?.jsonText ?? "?"
-            guard let ids = Self.locationIDs(group["locations"], map: locationIDs) else {
-                summary.notBrought("location group \(id) '\(group["name"]?.stringValue ?? "")': one of its locations was not brought")
-                continue
-            }
-            if free.take(Self.groupKey(group, ids)) {
-                summary.unchanged(.locationGroups)
-                continue
-            }
-            var body = group.filter { ["name", "description"].contains($0.key) }
-            body["location_ids"] = .array(ids.map { .int($0) })
-            let created = try await target.app(.POST, "/v1/location_groups", body: .object(body))
-            if created.ok {
-                summary.created(.locationGroups)
-            } else {
-                summary.notBrought("location group \(id) '\(group["name"]?.stringValue ?? "")': the target refused it: \(created.errorMessage)")
-            }
-        }
+        try await writeByContent(
+            snapshot.groups, listing: ("/v1/location_groups", "location_groups"), kind: .locationGroups,
+            name: { "location group \($0["id"]?.jsonText ?? "?") '\($0["name"]?.stringValue ?? "")'" },
+            content: Self.groupKey, fields: ["name", "description"], locationsField: "location_ids", locationIDs: locationIDs, &summary)
     }
 
     private static func groupKey(_ group: [String: JSONValue], _ ids: [Int64]) -> String {
@@ -358,27 +339,45 @@ struct PivotalImport: Sendable {
     }
 
     private func writeGeofences(_ snapshot: Snapshot, locationIDs: [Int64: Int64], _ summary: inout ImportSummary) async throws {
+        try await writeByContent(
+            snapshot.geofences, listing: ("/v1/geofence", "geofences"), kind: .geofences, name: { "geofence \($0["id"]?.jsonText ?? "?")" },
+            content: Self.geofenceKey, fields: ["platform", "trigger_type", "start_time", "expiry_time", "tags", "data"],
+            locationsField: "locations", locationIDs: locationIDs, &summary)
+    }
+
+    /// Creates the items of the source (groups, geofences: things made of locations, whose ids
+    /// are the server's) that the target lacks, matched by content with their locations mapped
+    /// to the target's; an item with a location that was not brought is not either.
+    /// - Parameters:
+    ///   - listing: the target's listing of such items, and the member holding them.
+    ///   - name: how the summary names an item.
+    ///   - content: an item's content with the given location ids, as one string.
+    ///   - fields: the item's fields the creation sends, besides its locations in `locationsField`.
+    private func writeByContent(
+        _ items: [[String: JSONValue]], listing: (path: String, key: String), kind: ImportSummary.Kind,
+        name: ([String: JSONValue]) -> String, content: ([String: JSONValue], [Int64]) -> String, fields: [String],
+        locationsField: String, locationIDs: [Int64: Int64], _ summary: inout ImportSummary
+    ) async throws {
         var free = Unclaimed()
-        try await targetPages("/v1/geofence", key: "geofences") { geofence in
-            free.add(Self.geofenceKey(geofence, Self.locationIDs(geofence["locations"], map: nil) ?? []))
+        try await targetPages(listing.path, key: listing.key) { item in
+            free.add(content(item, Self.locationIDs(item["locations"], map: nil) ?? []))
         }
-        for geofence in snapshot.geofences {
-            let id = geofence["id"]?.jsonText ?? "?"
-            guard let ids = Self.locationIDs(geofence["locations"], map: locationIDs) else {
-                summary.notBrought("geofence \(id): one of its locations was not brought")
+        for item in items {
+            guard let ids = Self.locationIDs(item["locations"], map: locationIDs) else {
+                summary.notBrought("\(name(item)): one of its locations was not brought")
                 continue
             }
-            if free.take(Self.geofenceKey(geofence, ids)) {
-                summary.unchanged(.geofences)
+            if free.take(content(item, ids)) {
+                summary.unchanged(kind)
                 continue
             }
-            var body = geofence.filter { ["platform", "trigger_type", "start_time", "expiry_time", "tags", "data"].contains($0.key) }
-            body["locations"] = .array(ids.map { .int($0) })
-            let created = try await target.app(.POST, "/v1/geofence", body: .object(body))
+            var body = item.filter { fields.contains($0.key) }
+            body[locationsField] = .array(ids.map { .int($0) })
+            let created = try await target.app(.POST, listing.path, body: .object(body))
             if created.ok {
-                summary.created(.geofences)
+                summary.created(kind)
             } else {
-                summary.notBrought("geofence \(id): the target refused it: \(created.errorMessage)")
+                summary.notBrought("\(name(item)): the target refused it: \(created.errorMessage)")
             }
         }
     }
