@@ -254,7 +254,7 @@ let package = Package(
         .testTarget(
             name: "HeraldWebPushTests",
             dependencies: [
-                "HeraldWebPush", "HeraldCore", "HeraldMocks",
+                "HeraldWebPush", "HeraldCore", "HeraldMocks", "HeraldTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -17,23 +17,23 @@ import _CryptoExtras
         return credentials
     }
 
-    func provider(_ endpoint: FakeTokenEndpoint, clock: ManualClock) throws -> FCMAccessTokenProvider {
+    func provider(_ endpoint: FakeTokenEndpoint, clock: TestClock) throws -> FCMAccessTokenProvider {
         try FCMAccessTokenProvider(credentials: credentials(), clock: clock.epochClock) { try await endpoint.exchange($0) }
     }
 
     @Test func renewsFiveMinutesBeforeExpiryWhileTheOldTokenKeepsServing() async throws {
         let endpoint = FakeTokenEndpoint()
-        let clock = ManualClock()
-        let start = clock.now
+        let clock = TestClock()
+        let start = clock.epochSeconds
         let tokens = try provider(endpoint, clock: clock)
         #expect(try await tokens.token() == "a1")
-        clock.advance(by: 3599 - 301)
+        clock.advance(by: .seconds(3599 - 301))
         #expect(try await tokens.token() == "a1")
         #expect(endpoint.assertions.count == 1)
 
         // At five minutes before expiry one caller starts the renewal; held at the endpoint,
         // it keeps the others on the old token rather than waiting or starting their own.
-        clock.advance(by: 1)
+        clock.advance(by: .seconds(1))
         let gate = Gate()
         endpoint.hold(gate)
         let renewing = Task { try await tokens.token() }
@@ -52,7 +52,7 @@ import _CryptoExtras
 
     @Test func aRefusedServiceAccountStaysRefusedWithoutAskingAgain() async throws {
         let endpoint = FakeTokenEndpoint()
-        let tokens = try provider(endpoint, clock: ManualClock())
+        let tokens = try provider(endpoint, clock: TestClock())
         let refused = FCMTokenError(reason: .refused("invalid_grant"), status: 400, message: "Invalid JWT Signature.")
         endpoint.fail(with: refused)
         await #expect(throws: refused) { try await tokens.token() }

@@ -13,7 +13,7 @@ import Testing
     struct Setup {
         let server: MockFCMServer
         let client: FCMClient
-        let clock: ManualClock
+        let clock: TestClock
         let port: Int
         let tls: MockTLS
     }
@@ -24,9 +24,9 @@ import Testing
         _ body: (Setup) async throws -> Void
     ) async throws {
         let tls = try MockTLS()
-        let clock = ManualClock()
+        let clock = TestClock()
         var behavior = MockFCMServer.Behavior()
-        behavior.now = clock.function
+        behavior.now = clock.secondsClosure
         let server = MockFCMServer(tls: tls, behavior: behavior)
         let port = try await server.start(protocols: protocols)
         let client: FCMClient
@@ -146,17 +146,17 @@ import Testing
             let message = try message()
             _ = try await setup.client.send(message, token: randomFCMToken())
             #expect(setup.server.tokenRequests == 1)
-            setup.clock.advance(by: 3599 - 301)
+            setup.clock.advance(by: .seconds(3599 - 301))
             _ = try await setup.client.send(message, token: randomFCMToken())
             #expect(setup.server.tokenRequests == 1)
-            setup.clock.advance(by: 1)
+            setup.clock.advance(by: .seconds(1))
             let outcome = try await setup.client.send(message, token: randomFCMToken())
             guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
             #expect(setup.server.tokenRequests == 2)
             let used = setup.server.received.map(\.accessToken)
             #expect(used[0] == used[1] && used[1] != used[2])
             // Well past the first token's life, the second one is still good at the mock.
-            setup.clock.advance(by: 3000)
+            setup.clock.advance(by: .seconds(3000))
             guard case .delivered = try await setup.client.send(message, token: randomFCMToken()) else {
                 Issue.record("not delivered after renewal"); return
             }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct AccessTokenProviderTests {
     @Test func concurrentCallersShareOneRequest() async throws {
         let endpoint = FakeTokenEndpoint()
-        let tokens = endpoint.provider(clock: ManualClock())
+        let tokens = endpoint.provider(clock: TestClock())
         let got = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<50 { group.addTask { try await tokens.token() } }
             return try await group.reduce(into: [String]()) { $0.append($1) }
@@ -20,7 +20,7 @@ import Testing
 
     @Test func callersArrivingDuringTheFirstRequestWaitForIt() async throws {
         let endpoint = FakeTokenEndpoint()
-        let tokens = endpoint.provider(clock: ManualClock())
+        let tokens = endpoint.provider(clock: TestClock())
         let gate = Gate()
         endpoint.hold(gate)
         var started = endpoint.started.makeAsyncIterator()
@@ -36,17 +36,17 @@ import Testing
     @Test(arguments: [3599, 86_400] as [Int64])
     func renewsFiveMinutesBeforeExpiryWhileTheOldTokenKeepsServing(lifetime: Int64) async throws {
         let endpoint = FakeTokenEndpoint(lifetime: .seconds(lifetime))
-        let clock = ManualClock()
-        let start = clock.now
+        let clock = TestClock()
+        let start = clock.epochSeconds
         let tokens = endpoint.provider(clock: clock)
         #expect(try await tokens.token() == "t1")
-        clock.advance(by: lifetime - 301)
+        clock.advance(by: .seconds(lifetime - 301))
         #expect(try await tokens.token() == "t1")
         #expect(endpoint.requests == 1)
 
         // At five minutes before expiry one caller starts the renewal; held at the endpoint, it
         // keeps the others on the old token rather than waiting or starting their own.
-        clock.advance(by: 1)
+        clock.advance(by: .seconds(1))
         let gate = Gate()
         endpoint.hold(gate)
         var started = endpoint.started.makeAsyncIterator()
@@ -65,7 +65,7 @@ import Testing
 
     @Test func aTransientFailureIsThrownAndTriedAgainNextTime() async throws {
         let endpoint = FakeTokenEndpoint()
-        let tokens = endpoint.provider(clock: ManualClock())
+        let tokens = endpoint.provider(clock: TestClock())
         let unavailable = TestTokenError(reason: .unavailable, status: 503, message: "down", retryAfter: 10)
         endpoint.fail(with: unavailable)
         await #expect(throws: unavailable) { try await tokens.token() }
@@ -74,7 +74,7 @@ import Testing
 
     @Test func refusedCredentialsStayRefusedWithoutAskingAgain() async throws {
         let endpoint = FakeTokenEndpoint()
-        let tokens = endpoint.provider(clock: ManualClock())
+        let tokens = endpoint.provider(clock: TestClock())
         let refused = TestTokenError(reason: .refused("invalid_client"), status: 400, message: "the client secret is wrong")
         endpoint.fail(with: refused)
         await #expect(throws: refused) { try await tokens.token() }
@@ -84,7 +84,7 @@ import Testing
 
     @Test func a401FetchesOneFreshTokenThenGivesUp() async throws {
         let endpoint = FakeTokenEndpoint()
-        let tokens = endpoint.provider(clock: ManualClock())
+        let tokens = endpoint.provider(clock: TestClock())
         #expect(try await tokens.token() == "t1")
         #expect(await tokens.rejected("t1", status: 401, message: "revoked") == .retryWithNewToken)
         #expect(try await tokens.token() == "t2")
@@ -123,7 +123,7 @@ import Testing
 
     @Test func refusedRequestsAreSentOnceMoreWithAFreshToken() async throws {
         let endpoint = FakeTokenEndpoint()
-        let tokens = endpoint.provider(clock: ManualClock())
+        let tokens = endpoint.provider(clock: TestClock())
         let provider = Provider(refusing: ["t1"])
         let outcomes = await send(tokens, to: provider, count: 4)
         #expect(outcomes == ["0: sent with t2", "1: sent with t2", "2: no answer", "3: sent with t2"])
@@ -136,7 +136,7 @@ import Testing
 
     @Test func aFreshTokenRefusedTooFailsTheRequestsAndTheCredentials() async throws {
         let endpoint = FakeTokenEndpoint()
-        let tokens = endpoint.provider(clock: ManualClock())
+        let tokens = endpoint.provider(clock: TestClock())
         let provider = Provider(refusing: ["t1", "t2"])
         #expect(await send(tokens, to: provider, count: 2) == ["0: rejected", "1: rejected"])
         #expect(endpoint.requests == 2)
@@ -147,7 +147,7 @@ import Testing
 
     @Test func noTokenMeansNoSend() async throws {
         let endpoint = FakeTokenEndpoint()
-        let tokens = endpoint.provider(clock: ManualClock())
+        let tokens = endpoint.provider(clock: TestClock())
         endpoint.fail(with: TestTokenError(reason: .unavailable, status: 503, message: "down"))
         let provider = Provider(refusing: [])
         #expect(await send(tokens, to: provider, count: 2) == [

@@ -57,7 +57,7 @@ final class FakeTokenEndpoint: Sendable {
     }
 
     /// A provider that asks this endpoint.
-    func provider(clock: ManualClock) -> TestTokenProvider {
+    func provider(clock: TestClock) -> TestTokenProvider {
         TestTokenProvider(clock: clock.epochClock) { try await self.exchange(issuedAt: $0) }
     }
 }

@@ -14,16 +14,16 @@ import HeraldTestSupport
     struct Setup {
         let server: MockWNSServer
         let client: WNSClient
-        let clock: ManualClock
+        let clock: TestClock
         let tls: MockTLS
     }
 
     /// A mock that knows `credentials`, and a client allowed to send to it as its test host.
     func withMock(_ body: (Setup) async throws -> Void) async throws {
         let tls = try MockTLS()
-        let clock = ManualClock()
+        let clock = TestClock()
         var behavior = MockWNSServer.Behavior()
-        behavior.now = clock.function
+        behavior.now = clock.secondsClosure
         behavior.clients[Self.credentials.clientID] = Self.credentials.clientSecret
         let server = MockWNSServer(tls: tls, behavior: behavior)
         _ = try await server.start()
@@ -65,7 +65,7 @@ import HeraldTestSupport
 
     @Test func aToastArrivesAsRenderedWithItsHeaders() async throws {
         try await withMock { setup in
-            let now = setup.clock.now * 1000
+            let now = setup.clock.epochSeconds * 1000
             let toast = try notification(#"""
                 {"message":{"body":"Town <Hall> & more","custom":{"windows8":{"options":{"tag":"townhall","group":"news",
                  "suppress_popup":true,"cache_policy":"no-cache"}}}},"target":{"platforms":["windows"]},"expiryTime":\#(now + 3_600_000)}
@@ -135,10 +135,10 @@ import HeraldTestSupport
         try await withMock { setup in
             let toast = try notification()
             _ = try await setup.client.send(toast, channelURI: setup.server.channelURI())
-            setup.clock.advance(by: 86_400 - 301)
+            setup.clock.advance(by: .seconds(86_400 - 301))
             _ = try await setup.client.send(toast, channelURI: setup.server.channelURI())
             #expect(setup.server.tokenRequests == 1)
-            setup.clock.advance(by: 1)
+            setup.clock.advance(by: .seconds(1))
             let outcome = try await setup.client.send(toast, channelURI: setup.server.channelURI())
             guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
             #expect(setup.server.tokenRequests == 2)

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldMocks
+import HeraldTestSupport
 import HeraldWebPush
 import NIOCore
 import NIOSSL
@@ -26,7 +27,7 @@ import Testing
         let tls = try MockTLS()
         let clock = TestClock()
         var behavior = MockWebPushServer.Behavior()
-        behavior.now = clock.closure
+        behavior.now = clock.secondsClosure
         let server = MockWebPushServer(tls: tls, behavior: behavior)
         _ = try await server.start()
         var configuration = HTTPClient.Configuration()
@@ -36,7 +37,7 @@ import Testing
         let subscriber = server.subscribe()
         let subscription = try WebPushSubscription(json: subscriber.subscriptionJSON(origin: server.origin))
         let body = try WebPushEncryption.encrypt(Array("hello".utf8), for: subscription)
-        let now = clock.now
+        let now = clock.epochSeconds
         let good: [String: JSONValue] = ["aud": .string(server.origin), "exp": .int(now + 3600), "sub": .string("mailto:a@example.com")]
 
         func post(_ headers: [(String, String)], body bytes: [UInt8]? = nil) async throws -> (Int, String) {

@@ -1,27 +1,9 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldWebPush
-import Synchronization
 import Testing
-
-/// A clock the test moves by hand (epoch seconds).
-final class TestClock: Sendable {
-    private let time: Mutex<Int64>
-
-    init(_ start: Int64 = 1_800_000_000) {
-        time = Mutex(start)
-    }
-
-    var now: Int64 { time.withLock { $0 } }
-
-    func advance(by seconds: Int64) {
-        time.withLock { $0 += seconds }
-    }
-
-    /// The clock as the closure the clients take.
-    var closure: @Sendable () -> Int64 { { self.now } }
-}
 
 func vapidCredentials(_ key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), subject: String = "mailto:ops@example.com")
     -> VAPIDCredentials
@@ -163,22 +145,22 @@ struct VAPIDHeader {
     @Test func reusesTheSignedHeaderPerOriginAndRenewsItOnTheInjectedClock() throws {
         let clock = TestClock()
         let key = P256.Signing.PrivateKey()
-        let signer = try VAPIDSigner(credentials: vapidCredentials(key), now: clock.closure)
+        let signer = try VAPIDSigner(credentials: vapidCredentials(key), now: clock.secondsClosure)
         let first = try signer.authorization(audience: "https://push.example.net")
-        clock.advance(by: 3600)
+        clock.advance(by: .seconds(3600))
         #expect(try signer.authorization(audience: "https://push.example.net") == first)
         let other = try signer.authorization(audience: "https://other.example.net")
         #expect(other != first)
         #expect(try VAPIDHeader(other).claims["aud"] as? String == "https://other.example.net")
 
-        clock.advance(by: 10 * 3600)
+        clock.advance(by: .seconds(10 * 3600))
         let renewed = try signer.authorization(audience: "https://push.example.net")
         #expect(renewed != first)
         let claims = try VAPIDHeader(renewed).claims
-        #expect((claims["exp"] as? NSNumber)?.int64Value == clock.now + 12 * 3600)
+        #expect((claims["exp"] as? NSNumber)?.int64Value == clock.epochSeconds + 12 * 3600)
 
         signer.rejected(audience: "https://push.example.net")
-        clock.advance(by: 1)
+        clock.advance(by: .seconds(1))
         #expect(try signer.authorization(audience: "https://push.example.net") != renewed)
     }
 }

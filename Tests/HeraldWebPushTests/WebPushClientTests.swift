@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldMocks
+import HeraldTestSupport
 import HeraldWebPush
 import Testing
 
@@ -18,13 +19,13 @@ import Testing
 
     func withMock(protocols: [String] = ["h2", "http/1.1"], _ body: (Setup) async throws -> Void) async throws {
         let tls = try MockTLS()
-        let clock = TestClock(Int64(Date().timeIntervalSince1970))
+        let clock = TestClock(epochSeconds: Int64(Date().timeIntervalSince1970))
         var behavior = MockWebPushServer.Behavior()
-        behavior.now = clock.closure
+        behavior.now = clock.secondsClosure
         let server = MockWebPushServer(tls: tls, behavior: behavior, protocols: protocols)
         _ = try await server.start()
-        let client = try WebPushClient(extraTrustedCAPEM: tls.caCertificatePEM, now: clock.closure)
-        let signer = try VAPIDSigner(credentials: vapidCredentials(), now: clock.closure)
+        let client = try WebPushClient(extraTrustedCAPEM: tls.caCertificatePEM, now: clock.secondsClosure)
+        let signer = try VAPIDSigner(credentials: vapidCredentials(), now: clock.secondsClosure)
         do {
             try await body(Setup(server: server, client: client, signer: signer, clock: clock, tls: tls))
         } catch {
@@ -136,7 +137,7 @@ import Testing
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-            let date = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(setup.clock.now + 120)))
+            let date = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(setup.clock.epochSeconds + 120)))
             setup.server.update {
                 $0.serviceUnavailable = 2
                 $0.retryAfter = date
@@ -198,7 +199,7 @@ import Testing
             let firstAuthorization = try #require(setup.server.received.last?.headers["authorization"])
             let clock = setup.clock
             setup.server.update { behavior in
-                let ahead = clock.now + 13 * 3600
+                let ahead = clock.epochSeconds + 13 * 3600
                 behavior.now = { ahead }
             }
             guard case .credentialsRejected(.forbidden, let expired) = try await setup.client.send(message, to: target, vapid: setup.signer)
@@ -207,7 +208,7 @@ import Testing
                 return
             }
             #expect(expired.contains("expired"))
-            setup.clock.advance(by: 13 * 3600)
+            setup.clock.advance(by: .seconds(13 * 3600))
             guard case .delivered = try await setup.client.send(message, to: target, vapid: setup.signer) else {
                 Issue.record("not delivered with a new token")
                 return
@@ -243,10 +244,10 @@ import Testing
             let message = try notification(#"{"message":{"body":"hi"},"target":{"platforms":["web"]}}"#)
             for _ in 0..<3 {
                 _ = try await setup.client.send(message, to: target, vapid: setup.signer)
-                setup.clock.advance(by: 3 * 3600)
+                setup.clock.advance(by: .seconds(3 * 3600))
             }
             // Sent at 0, 3 and 6 hours: one token. At 11 hours a new one.
-            setup.clock.advance(by: 2 * 3600)
+            setup.clock.advance(by: .seconds(2 * 3600))
             _ = try await setup.client.send(message, to: target, vapid: setup.signer)
             let authorizations = setup.server.received.map { $0.headers["authorization"] ?? "" }
             #expect(authorizations.count == 4)
@@ -254,7 +255,7 @@ import Testing
             #expect(authorizations[3] != authorizations[0])
             let renewed = try VAPIDHeader(authorizations[3])
             #expect(renewed.claims["aud"] as? String == setup.server.origin)
-            #expect((renewed.claims["exp"] as? NSNumber)?.int64Value == setup.clock.now + 12 * 3600)
+            #expect((renewed.claims["exp"] as? NSNumber)?.int64Value == setup.clock.epochSeconds + 12 * 3600)
         }
     }
 
@@ -262,7 +263,7 @@ import Testing
         try await withMock { setup in
             let subscriber = setup.server.subscribe()
             let client = try WebPushClient(
-                endpointOverride: setup.server.origin, extraTrustedCAPEM: setup.tls.caCertificatePEM, now: setup.clock.closure)
+                endpointOverride: setup.server.origin, extraTrustedCAPEM: setup.tls.caCertificatePEM, now: setup.clock.secondsClosure)
             let message = try notification(#"{"message":{"body":"redirected"},"target":{"platforms":["web"]}}"#)
             let outcome = try await client.send(
                 message, to: try WebPushSubscription(json: subscriber.subscriptionJSON(origin: "https://fcm.googleapis.com")),

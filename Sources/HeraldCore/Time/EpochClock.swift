@@ -9,7 +9,7 @@ import Darwin
 /// must write wall time down (a JWT's `iat`, an HTTP date).
 ///
 /// Production code takes `EpochClock.system`; tests inject one that reads a time they move by
-/// hand (`ManualClock.epochClock` in HeraldTestSupport).
+/// hand (`TestClock.epochClock` in HeraldTestSupport).
 public struct EpochClock: Clock, Sendable {
     /// A point in wall time: how long after 1970-01-01T00:00:00Z.
     public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
