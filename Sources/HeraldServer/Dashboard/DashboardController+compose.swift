@@ -116,10 +116,8 @@ extension DashboardController {
             push["scheduleIn"] = seconds
         case "local":
             // A wall-clock time without a zone: each device gets it at that time in its own zone
-            // (`scheduleLocal`, checked by the API's own rule).
-            var local = (form["schedule_local"] ?? "").trimmingASCIIWhitespace()
-            if local.count == 16 { local += ":00" }
-            push["scheduleLocal"] = local
+            // (`scheduleLocal`, checked by the API's own rule, which reads the field's HH:MM as it is).
+            push["scheduleLocal"] = (form["schedule_local"] ?? "").trimmingASCIIWhitespace()
         default: break
         }
         if let expiry = form["expiry"], !expiry.isEmpty { push["expiryTime"] = try time(expiry, field: "expiryTime") }
