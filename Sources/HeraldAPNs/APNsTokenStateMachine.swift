@@ -154,3 +154,8 @@ public struct APNsTokenStateMachine: Sendable {
         state = .noToken
     }
 }
+
+extension APNsTokenStateMachine.Lease: RedactingDescription {
+    /// Without the token: it is a bearer credential for the key's team.
+    public var description: String { "Lease(token: <redacted>, round: \(round))" }
+}
