@@ -56,8 +56,8 @@ import Testing
         /// Polls the pushes until they are done, moving the clock a little each time so that
         /// retries come due; fails past a deadline.
         func finish(_ receipts: [(String, any TestClientProtocol)]) async throws {
-            try await DeliveryWorld.poll("the pushes are done") {
-                clock.advance(by: .milliseconds(500))
+            try await DeliveryWorld.poll("the pushes are done", within: .seconds(120)) {
+                clock.advance(by: .milliseconds(200))
                 for (receipt, client) in receipts {
                     let status = try await client.execute(uri: "/v1/push/\(receipt)", method: .get, headers: appAuth(fixture)).json()
                     if status["status"] as? String != "done" { return false }
@@ -106,13 +106,18 @@ import Testing
                 configuration.delivery.workers = 2
                 configuration.delivery.batchSize = 1
                 configuration.delivery.idlePoll = .milliseconds(20)
+                // Retries come due as `finish` moves the clock; a lease, judged by the same clock,
+                // outlasts any batch of a loaded machine.
+                configuration.delivery.firstRetryDelay = .milliseconds(100)
+                configuration.delivery.lease = .seconds(600)
                 configuration.observability.metricsPublic = true
                 var applications: [ServerApplication] = []
                 for _ in 0..<servers {
-                    // Each server its own connections to the database, as a process would have.
+                    // Each server its own connections to the database, as a process would have (few:
+                    // the whole suite shares one PostgreSQL).
                     let database: any SQLDatabase =
                         if let url = db.databaseURL {
-                            try PostgresStoreDatabase(url: url, maximumConnections: 4, logger: TestDatabase.logger)
+                            try PostgresStoreDatabase(url: url, maximumConnections: 3, logger: TestDatabase.logger)
                         } else {
                             try await SQLiteStoreDatabase.open(path: db.directory + "/herald.sqlite", readerCount: 2, logger: TestDatabase.logger)
                         }
