@@ -4,6 +4,9 @@ import HeraldHTTP
 /// APNs for one platform: its connections (`APNsClient`), its topic and, with token-based
 /// auth, its provider tokens. The delivery engine's `ProviderClient`.
 ///
+/// The provider token comes from `APNsProviderTokens`, shared with the platform's other
+/// processes through its store; a store that cannot be read makes the batch `retry`.
+///
 /// A refused provider token is dealt with here: the refused notifications come back as `retry`
 /// while `APNsTokenStateMachine` grants one more try, and as `credentialsRejected` (pause the
 /// platform) once it does not. A refused certificate is `credentialsRejected` at once: it will
@@ -27,12 +30,15 @@ public struct APNsPlatformClient: ProviderClient {
         }
         let lease: APNsTokenStateMachine.Lease
         do {
-            guard let leased = try tokens.lease() else {
+            guard let leased = try await tokens.lease() else {
                 return deviceTokens.map { _ in .credentialsRejected(APNsErrorReason("InvalidProviderToken")) }
             }
             lease = leased
-        } catch {
+        } catch where error.meansCredentialsUnusable {
             return deviceTokens.map { _ in .credentialsRejected(APNsErrorReason("ProviderTokenNotSigned")) }
+        } catch {
+            // The shared token's store failed (the database): the batch waits its turn again.
+            return deviceTokens.map { _ in .retry(APNsErrorReason("ProviderTokenUnavailable"), after: nil) }
         }
         var outcomes = await client.send(notification, deviceTokens: deviceTokens, topic: topic, bearer: lease.token)
             .map(\.providerOutcome)

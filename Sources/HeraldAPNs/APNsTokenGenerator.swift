@@ -8,12 +8,21 @@ import struct Foundation.Data
 public struct APNsTokenGenerator: Sendable {
     public let keyID: String
     public let teamID: String
+    /// Names the key, team and key id the tokens are signed for, without revealing the key:
+    /// SHA-256 (hex) of the key id, the team id and the public key. A token stored under another
+    /// fingerprint was signed with credentials since replaced.
+    public let fingerprint: String
     private let signer: JWTSigner
 
     public init(credentials: APNsTokenCredentials) throws {
         self.keyID = credentials.keyID
         self.teamID = credentials.teamID
-        self.signer = JWTSigner(.es256(try P256.Signing.PrivateKey(pemRepresentation: credentials.privateKeyPEM)))
+        let key = try P256.Signing.PrivateKey(pemRepresentation: credentials.privateKeyPEM)
+        var hash = SHA256()
+        hash.update(data: Array("\(credentials.keyID)\n\(credentials.teamID)\n".utf8))
+        hash.update(data: key.publicKey.x963Representation)
+        self.fingerprint = Hex.encode(Array(hash.finalize()))
+        self.signer = JWTSigner(.es256(key))
     }
 
     /// A token issued at `issuedAt` (epoch seconds).

@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// When to sign a new APNs provider token, and what a refused one means.
 ///
 /// Apple refuses tokens older than an hour and answers `TooManyProviderTokenUpdates` to a
@@ -8,6 +10,11 @@
 /// (Apple allows no new one yet, and a token refused that young is refused for its key, team or
 /// clock, which a new signature would not change; the same token again cures a refusal APNs gave
 /// by mistake). A refusal of that second try means the credentials are failing.
+///
+/// The token may come from another process: every process sending for a platform shares one
+/// (`APNsProviderTokenStore`), so `sign` asks for a token to replace the current one, which may
+/// turn out to be one another process signed meanwhile (`reuses(_:replacing:now:)`), and
+/// `signed(_:issuedAt:)` records it with its own issue time.
 ///
 /// Refusals are counted per try, not per answer: the fan-out has many batches in flight with
 /// the same token, and their refusals of a token already dealt with (sent before the first
@@ -22,8 +29,10 @@ public struct APNsTokenStateMachine: Sendable {
     private enum State: Sendable {
         case noToken
         case valid(token: String, issuedAt: Int64)
-        /// APNs refused the token; the one more try is under way (with this token).
-        case rejectedOnce(token: String, issuedAt: Int64)
+        /// APNs refused the token; the one more try is under way (with this token). `replaced`:
+        /// the token is the refused one's replacement (signed here or by another process), not
+        /// the refused one tried again.
+        case rejectedOnce(token: String, issuedAt: Int64, replaced: Bool)
         /// Refused again on the second try: the credentials are wrong.
         case failing
     }
@@ -32,7 +41,8 @@ public struct APNsTokenStateMachine: Sendable {
     public enum Action: Sendable, Equatable {
         /// Use this token.
         case use(String)
-        /// Sign a new token issued at this time and report it with `signed(_:issuedAt:)`.
+        /// Get a new token issued at this time, or another process's newer one
+        /// (`reuses(_:replacing:now:)`), and report it with `signed(_:issuedAt:)`.
         case sign(issuedAt: Int64)
         /// Don't send: the platform's credentials are failing.
         case fail
@@ -59,6 +69,21 @@ public struct APNsTokenStateMachine: Sendable {
 
     public init() {}
 
+    /// The token in use, which a new one would replace; nil before the first and once failing.
+    public var token: String? {
+        switch state {
+        case .noToken, .failing: nil
+        case .valid(let token, _), .rejectedOnce(let token, _, _): token
+        }
+    }
+
+    /// Whether `stored`, the token the platform's processes share, is taken instead of signing
+    /// a new one at `now` when this process replaces `replacing` (due or refused; nil: it has
+    /// none): yes unless it is that very token or is itself due.
+    public static func reuses(_ stored: APNsSharedProviderToken, replacing: String?, now: Int64) -> Bool {
+        stored.token != replacing && now - stored.issuedAt < refreshAfter
+    }
+
     /// The token to put in the next request at `now` (epoch seconds).
     public mutating func nextToken(now: Int64) -> Action {
         switch state {
@@ -66,20 +91,23 @@ public struct APNsTokenStateMachine: Sendable {
             return .sign(issuedAt: now)
         case .valid(let token, let issuedAt):
             return now - issuedAt >= Self.refreshAfter ? .sign(issuedAt: now) : .use(token)
-        case .rejectedOnce(let token, let issuedAt):
-            return now - issuedAt >= Self.minimumInterval ? .sign(issuedAt: now) : .use(token)
+        case .rejectedOnce(let token, let issuedAt, let replaced):
+            // A replacement is used until it is due like any token, even one another process
+            // signed more than 20 minutes ago: it was not the one refused.
+            return now - issuedAt >= (replaced ? Self.refreshAfter : Self.minimumInterval) ? .sign(issuedAt: now) : .use(token)
         case .failing:
             return .fail
         }
     }
 
-    /// Records a freshly signed token.
+    /// Records the token `sign` asked for: freshly signed, or another process's (`issuedAt` is
+    /// its own issue time).
     public mutating func signed(_ token: String, issuedAt: Int64) {
         switch state {
         case .noToken, .valid:
             state = .valid(token: token, issuedAt: issuedAt)
         case .rejectedOnce:
-            state = .rejectedOnce(token: token, issuedAt: issuedAt)
+            state = .rejectedOnce(token: token, issuedAt: issuedAt, replaced: true)
         case .failing:
             break
         }
@@ -93,7 +121,7 @@ public struct APNsTokenStateMachine: Sendable {
     /// APNs accepted a request sent under `lease`.
     public mutating func accepted(_ lease: Lease) {
         switch state {
-        case .rejectedOnce(let token, let issuedAt) where lease == Lease(token: token, round: refusals):
+        case .rejectedOnce(let token, let issuedAt, _) where lease == Lease(token: token, round: refusals):
             state = .valid(token: token, issuedAt: issuedAt)
         case .noToken, .valid, .rejectedOnce, .failing:
             break
@@ -109,9 +137,9 @@ public struct APNsTokenStateMachine: Sendable {
         case .valid(let token, let issuedAt):
             guard lease == Lease(token: token, round: refusals) else { return .retry }
             refusals += 1
-            state = .rejectedOnce(token: token, issuedAt: issuedAt)
+            state = .rejectedOnce(token: token, issuedAt: issuedAt, replaced: false)
             return .retry
-        case .rejectedOnce(let token, _):
+        case .rejectedOnce(let token, _, _):
             guard lease == Lease(token: token, round: refusals) else { return .retry }
             refusals += 1
             state = .failing
@@ -125,4 +153,9 @@ public struct APNsTokenStateMachine: Sendable {
     public mutating func reset() {
         state = .noToken
     }
+}
+
+extension APNsTokenStateMachine.Lease: RedactingDescription {
+    /// Without the token: it is a bearer credential for the key's team.
+    public var description: String { "Lease(token: <redacted>, round: \(round))" }
 }

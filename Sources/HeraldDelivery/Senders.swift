@@ -9,7 +9,8 @@ import struct Foundation.UUID
 
 /// The provider clients of the platforms this process sends for: made on first use from the
 /// platform's credentials, remade when the platform row changes (new credentials). Each client
-/// keeps its own credential state (APNs provider tokens, OAuth2 access tokens).
+/// keeps its own credential state (OAuth2 access tokens; APNs provider tokens cached here and
+/// shared with the other processes through the database).
 actor Senders {
     private enum Kind {
         case apns(APNsPlatformClient)
@@ -62,7 +63,7 @@ actor Senders {
         }
         if entries[platformID] == nil {
             guard let credentials = try await store.platforms.credentials(id: platformID) else { return .missing }
-            guard let kind = try make(credentials) else { return .missing }
+            guard let kind = try make(credentials, platformID: platformID) else { return .missing }
             if entries[platformID] == nil {
                 entries[platformID] = Entry(kind: kind, madeFrom: platform.updatedAt)
             } else {
@@ -81,8 +82,8 @@ actor Senders {
         return .ready(PlatformSender(metrics: telemetry.metrics, client: client))
     }
 
-    private func make(_ credentials: PlatformCredentials) throws -> Kind? {
-        let kind = try makeClient(credentials)
+    private func make(_ credentials: PlatformCredentials, platformID: UUID) throws -> Kind? {
+        let kind = try makeClient(credentials, platformID: platformID)
         switch kind {
         case .apns(let apns)?: telemetry.connections.track(apns.client)
         case .fcm(let client)?: telemetry.connections.track(client)
@@ -91,14 +92,17 @@ actor Senders {
         return kind
     }
 
-    private func makeClient(_ credentials: PlatformCredentials) throws -> Kind? {
+    private func makeClient(_ credentials: PlatformCredentials, platformID: UUID) throws -> Kind? {
         switch credentials {
         case .apnsToken(let credentials):
             let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
             return .apns(APNsPlatformClient(
                 client: try APNsClient(
                     endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), proxy: configuration.proxy),
-                topic: credentials.topic, tokens: APNsProviderTokens(generator: try APNsTokenGenerator(credentials: credentials), clock: clock)))
+                topic: credentials.topic,
+                tokens: APNsProviderTokens(
+                    generator: try APNsTokenGenerator(credentials: credentials),
+                    store: DatabaseAPNsTokenStore(tokens: store.apnsTokens, platformID: platformID), clock: clock)))
         case .apnsCertificate(let credentials):
             let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
             return .apns(APNsPlatformClient(

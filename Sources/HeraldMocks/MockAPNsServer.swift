@@ -71,6 +71,9 @@ public final class MockAPNsServer: Sendable {
         public var validatesHeaderBlocks = true
         /// How long each answer waits after the request has arrived (keeps requests in flight).
         public var responseDelay: Duration = .zero
+        /// Provider tokens (the JWT, without `bearer `) answered `403` with this reason, e.g.
+        /// `ExpiredProviderToken`, however valid they are: a token Apple stopped accepting.
+        public var refusedProviderTokens: [String: String] = [:]
         /// The mock's clock, epoch seconds, to judge provider-token age.
         public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 
@@ -131,6 +134,9 @@ public final class MockAPNsServer: Sendable {
         /// Provider tokens whose signature checked out, with their issue time: like Apple, the mock
         /// verifies a token once, not on every request (ECDSA costs milliseconds in a debug build).
         var verifiedTokens: [String: Int64] = [:]
+        /// Every distinct provider token presented (the JWT), in the order first seen.
+        var providerTokens: [String] = []
+        var seenProviderTokens: Set<String> = []
         /// `apns-unique-id`s: a random prefix drawn once and a count (a fresh `UUID()` per
         /// answer read the system's random source every time).
         var uniqueIDs = UniqueIDs()
@@ -199,6 +205,10 @@ public final class MockAPNsServer: Sendable {
 
     /// What happened on the wire so far.
     public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// The distinct provider tokens (JWTs) requests have presented so far, valid or not, in the
+    /// order first seen: several processes sharing one token show one.
+    public var providerTokens: [String] { state.withLock { $0.providerTokens } }
 
     /// The behavior now.
     public var behavior: Behavior { state.withLock { $0.behavior } }
@@ -295,6 +305,10 @@ public final class MockAPNsServer: Sendable {
             if issuedAt == nil {
                 let parts = authorization.split(separator: " ")
                 guard parts.count == 2, parts[0].lowercased() == "bearer" else { return fail(.forbidden, "InvalidProviderToken") }
+                // Recorded on first sight only: a verified token is not parsed again.
+                state.withLock { state in
+                    if state.seenProviderTokens.insert(String(parts[1])).inserted { state.providerTokens.append(String(parts[1])) }
+                }
                 issuedAt = Self.verifiedIssueTime(jwt: String(parts[1]), keys: behavior.signingKeys, anyKey: behavior.acceptAnySigningKey)
                 if let issuedAt {
                     state.withLock {
@@ -306,6 +320,9 @@ public final class MockAPNsServer: Sendable {
             guard let issuedAt else { return fail(.forbidden, "InvalidProviderToken") }
             // Apple refuses tokens older than an hour.
             guard behavior.now() - issuedAt <= 3600 else { return fail(.forbidden, "ExpiredProviderToken") }
+            if !behavior.refusedProviderTokens.isEmpty, let reason = behavior.refusedProviderTokens[String(authorization.dropFirst("bearer ".count))] {
+                return fail(.forbidden, reason)
+            }
             authenticated = true
         }
         guard token.utf8.count >= 64, token.utf8.count % 2 == 0, Hex.decode(token) != nil else {

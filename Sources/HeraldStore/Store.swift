@@ -13,6 +13,8 @@ public struct Store: Sendable {
     public let adminTokens: AdminTokenRepository
     public let applications: ApplicationRepository
     public let platforms: PlatformRepository
+    /// The APNs provider token each token-auth platform's processes share.
+    public let apnsTokens: APNsTokenRepository
     public let devices: DeviceRepository
     public let pushes: PushRepository
     public let topics: TopicRepository
@@ -37,6 +39,7 @@ public struct Store: Sendable {
         self.adminTokens = AdminTokenRepository(database: database, now: now)
         self.applications = ApplicationRepository(database: database, now: now)
         self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now)
+        self.apnsTokens = APNsTokenRepository(database: database, secretBox: secretBox, now: now)
         self.devices = DeviceRepository(database: database, now: now)
         self.pushes = PushRepository(database: database, now: now, newWork: newWork)
         self.topics = TopicRepository(database: database, now: now)

@@ -115,6 +115,23 @@ import Testing
         #expect(signed == 2)
     }
 
+    /// After a refusal, the replacement may be a token another process signed a while ago: it
+    /// is used until it is due, not replaced again for being over 20 minutes old.
+    @Test func anOlderReplacementFromAnotherProcessIsUsedUntilDue() {
+        var machine = APNsTokenStateMachine()
+        machine.signed("t1", issuedAt: start)
+        #expect(machine.rejected(machine.lease("t1"), now: start + 45 * 60) == .retry)
+        #expect(machine.nextToken(now: start + 45 * 60) == .sign(issuedAt: start + 45 * 60))
+        let shared = APNsSharedProviderToken(token: "t2", issuedAt: start + 20 * 60, keyFingerprint: "k")
+        #expect(APNsTokenStateMachine.reuses(shared, replacing: machine.token, now: start + 45 * 60))
+        machine.signed("t2", issuedAt: start + 20 * 60)
+        #expect(machine.nextToken(now: start + 46 * 60) == .use("t2"))
+        #expect(machine.nextToken(now: start + 70 * 60) == .sign(issuedAt: start + 70 * 60))
+        // The refused token itself, or a due one, is never reused.
+        #expect(!APNsTokenStateMachine.reuses(shared, replacing: "t2", now: start + 46 * 60))
+        #expect(!APNsTokenStateMachine.reuses(shared, replacing: "t1", now: start + 70 * 60))
+    }
+
     /// An acceptance of a request sent before the refusal says nothing about the second try.
     @Test func onlyTheSecondTryClearsARefusal() {
         var machine = APNsTokenStateMachine()

@@ -29,21 +29,29 @@ import Glibc
         behavior.acceptAnyAccount = true
         let fcm = MockFCMServer(tls: tls, behavior: behavior)
         let fcmPort = try await fcm.start()
+        var apnsBehavior = MockAPNsServer.Behavior()
+        apnsBehavior.acceptAnySigningKey = true
+        let apns = MockAPNsServer(tls: tls, behavior: apnsBehavior)
+        let apnsPort = try await apns.start()
         let proxy = MockProxyServer(kind: .httpConnect)
         let proxyPort = try await proxy.start()
         do {
-            try await exercise(backend, fcm: fcm, fcmPort: fcmPort, tls: tls, proxy: proxy, proxyPort: proxyPort)
+            try await exercise(
+                backend, fcm: fcm, fcmPort: fcmPort, apns: apns, apnsPort: apnsPort, tls: tls, proxy: proxy, proxyPort: proxyPort)
         } catch {
             await fcm.shutdown()
+            await apns.shutdown()
             await proxy.shutdown()
             throw error
         }
         await fcm.shutdown()
+        await apns.shutdown()
         await proxy.shutdown()
     }
 
     private func exercise(
-        _ backend: Backend, fcm: MockFCMServer, fcmPort: Int, tls: MockTLS, proxy: MockProxyServer, proxyPort: Int
+        _ backend: Backend, fcm: MockFCMServer, fcmPort: Int, apns: MockAPNsServer, apnsPort: Int, tls: MockTLS, proxy: MockProxyServer,
+        proxyPort: Int
     ) async throws {
         let directory = NSTemporaryDirectory() + "herald-secrets-" + UUID().lowercasedString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -65,6 +73,7 @@ import Glibc
                 "HERALD_ADMIN_TOKEN": adminToken,
                 "HERALD_PROXY": "http://courier:\(proxyPassword)@127.0.0.1:\(proxyPort)",
                 "HERALD_FCM_ENDPOINT": "https://127.0.0.1:\(fcmPort)",
+                "HERALD_APNS_ENDPOINT": "https://127.0.0.1:\(apnsPort)",
                 "HERALD_EXTRA_CA_FILE": caFile,
             ]
             var arguments = ["--log-level", "trace", "--data-dir", directory + "/data"]
@@ -97,12 +106,14 @@ import Glibc
             ]
             _ = secret("p12 bundle", String(P12Fixtures.modern.prefix(48)))
             var android: (uuid: String, secret: String)?
+            var ios: (uuid: String, secret: String)?
             for (index, credential) in credentials.enumerated() {
                 let platform = try await api.call(
                     .POST, "/admin/v1/apps/\(appUUID)/platforms", headers: admin,
                     body: #"{"type":"\#(credential.type)","name":"p\#(index)","credentials":\#(credential.json)}"#, expect: .created)
                 let platformSecret = secret("\(credential.type) platform secret", try #require(platform["secret"] as? String))
                 if credential.type == "android" { android = (try #require(platform["uuid"] as? String), platformSecret) }
+                if index == 0 { ios = (try #require(platform["uuid"] as? String), platformSecret) }
             }
 
             // A device on the FCM platform, and a push to it through the proxy.
@@ -111,15 +122,23 @@ import Glibc
             _ = try await api.call(
                 .POST, "/v1/registration", headers: basic(platformUUID, platformSecret),
                 body: #"{"registration_token":"\#(deviceToken)","os":"android","os_version":"14"}"#, expect: nil)
+            // And one on the .p8 platform, so that an APNs provider token is signed and shared.
+            let (iosUUID, iosSecret) = try #require(ios)
+            _ = try await api.call(
+                .POST, "/v1/registration", headers: basic(iosUUID, iosSecret),
+                body: #"{"registration_token":"\#(secret("APNs device token", randomAPNsToken()))","os":"ios","os_version":"18"}"#,
+                expect: nil)
             let apiKey = try #require(app["api_key"] as? String)
             let push = try await api.call(
                 .POST, "/v1/push", headers: basic(appUUID, apiKey),
-                body: #"{"message":{"body":"\#(secret("message body", "Quarterly numbers \(UUID().uuidString)"))"},"target":{"platforms":["android"]}}"#,
+                body: #"{"message":{"body":"\#(secret("message body", "Quarterly numbers \(UUID().uuidString)"))"},"target":{"platforms":["android","ios"]}}"#,
                 expect: nil)
             let receipt = try #require(push["receipt_id"] as? String)
             try await api.waitUntilDone(receipt, headers: basic(appUUID, apiKey))
             let received = try #require(fcm.received.first)
             _ = secret("FCM access token", received.accessToken)
+            _ = secret("APNs provider token", try #require(apns.providerTokens.first))
+            #expect(apns.received.count == 1)
             #expect(proxy.tunnels.contains { $0.authorization != nil }, "the push went through the authenticated proxy")
 
             server.kill(SIGTERM)

@@ -29,13 +29,16 @@ public func buildApplication(
 }
 
 /// Builds the server around an open store.
+///
+/// - Parameter clock: the wall clock of the API and the delivery workers (APNs provider tokens'
+///   issue times, retries); tests that run several servers in one process move it by hand.
 public func buildApplication(
-    _ configuration: ServerConfiguration, store: Store, logger: Logger,
+    _ configuration: ServerConfiguration, store: Store, logger: Logger, clock: EpochClock = .system,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let observability = Observability(configuration.observability, expectedWorkers: configuration.delivery.workers)
     let router = buildRouter(
-        store: store, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
+        store: store, now: { clock.now.epochMilliseconds }, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
         observability: observability, scheduling: configuration.scheduling, dashboardAssets: configuration.dashboardAssets,
         dashboardMapTiles: configuration.dashboardMapTiles, deviceImport: configuration.deviceImport)
     return Application(
@@ -43,7 +46,8 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
         services: [
             DatabaseService(database: store.database),
-            DeliveryService(store: store, configuration: configuration.delivery, logger: logger, telemetry: observability.delivery),
+            DeliveryService(
+                store: store, configuration: configuration.delivery, clock: clock, logger: logger, telemetry: observability.delivery),
             AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
             TopicCleanupService(store: store, logger: logger),
             SchedulerService(

@@ -335,5 +335,21 @@ public enum Schema {
             "ALTER TABLE platforms ADD COLUMN fcm_notification {int} NOT NULL DEFAULT 0",
             "UPDATE platforms SET fcm_notification = 1 WHERE type = 'android'",
         ]),
+        // MARK: One APNs provider token per platform, for every process
+        Migration(version: 10, name: "the APNs provider token a platform's processes share", statements: [
+            // Apple refuses a key's token changed more often than every 20 minutes; the processes
+            // sending for a platform keep one here, sealed (a bearer credential), and renew it
+            // under this row's lock (docs/ARCHITECTURE.md, "APNs provider tokens").
+            // `token_sealed` is NULL until the first token: the row exists to be locked.
+            """
+            CREATE TABLE apns_provider_tokens (
+                platform_id TEXT PRIMARY KEY REFERENCES platforms(id) ON DELETE CASCADE,
+                key_fingerprint TEXT NOT NULL,
+                token_sealed {blob},
+                issued_at {int} NOT NULL,
+                updated_at {int} NOT NULL
+            )
+            """,
+        ]),
     ]
 }
