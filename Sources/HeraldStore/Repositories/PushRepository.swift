@@ -295,17 +295,19 @@ public struct PushRepository: Sendable {
         let through = cursor ?? page.last ?? fanout.cursor
         if database.dialect == .postgres, !page.isEmpty, !finished, ratePerSecond == nil {
             // The common page, in one statement (so one implicit transaction and one round trip
-            // instead of five): the fan-out moves on, its batch is queued and counted.
+            // instead of five): the fan-out moves on, its batch is queued and counted, and the
+            // other processes are notified of it (the EXISTS makes PostgreSQL evaluate the call).
             let moved = try await database.query("""
                 WITH moved AS (\(Self.move(fanout, to: "claimed", through: through))
                 ), queued AS (\(Self.enqueueStatement(
                     pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: time, time: time, onlyIf: "moved"))
                 ), counted AS (\(Self.count(page.count, pushID: fanout.pushID, onlyIf: "moved"))
+                ), notified AS (SELECT \(work.notification(.deliveryJobs)) FROM moved
                 )
-                SELECT id FROM moved
+                SELECT id FROM moved WHERE EXISTS (SELECT 1 FROM notified)
                 """)
             if moved.isEmpty { throw Self.leaseLost(fanout) }
-            await work.announce(.deliveryJobs)
+            work.ringHere(.deliveryJobs)
             return
         }
         let queued = try await database.transaction { connection -> Bool in

@@ -39,7 +39,20 @@ public final class WorkSignals: Sendable {
         signal(for: kind).ring()
         guard database.dialect == .postgres else { return }
         // A failure loses a hint only; the listeners' safety poll finds the work.
-        _ = try? await database.query("SELECT pg_notify(\(Self.channel), \(kind.name + ":" + instance))")
+        _ = try? await database.query("SELECT \(notification(kind))")
+    }
+
+    /// The PostgreSQL call that announces `kind` to the other processes, for a statement that
+    /// adds work in the same round trip (a CTE); the caller then rings this process's sleepers
+    /// with `ringHere(_:)`. PostgreSQL sends it when the statement's transaction commits.
+    public func notification(_ kind: WorkKind) -> SQL {
+        "pg_notify(\(Self.channel), \(kind.name + ":" + instance))"
+    }
+
+    /// Wakes this process's sleepers on `kind` only (the other processes were notified by the
+    /// statement that added the work: `notification(_:)`).
+    public func ringHere(_ kind: WorkKind) {
+        signal(for: kind).ring()
     }
 
     /// Rings every signal: the notifications may have been missed (the listening connection was
