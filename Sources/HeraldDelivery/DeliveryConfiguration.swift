@@ -14,10 +14,13 @@ public struct DeliveryConfiguration: Sendable {
     /// How long a claimed job is reserved for its worker. The worker renews it every third of it
     /// while it works; a crashed worker's job is taken again once it runs out.
     public var lease: Duration = .seconds(30)
-    /// Pause between looks at an empty queue. A push accepted or a schedule fired in this process
-    /// wakes the workers at once (`Store.newWork`); this bounds how late they find work queued
-    /// elsewhere: another process's pushes, retries coming due, a crashed worker's expired lease.
-    public var idlePoll: Duration = .milliseconds(200)
+    /// The longest an idle worker sleeps before it looks at the queue again (the safety poll).
+    /// An idle worker sleeps until the queue's next due job (a retry, a throttled batch, a
+    /// delayed geofence update, an expired lease) and is woken at once by work announced in this
+    /// process or, on PostgreSQL, by another (`Store.work`); this bounds only how late it finds
+    /// work nobody announced. Nil: `IdleWait.defaultSafetyPoll(for:)` of the backend (5 s on
+    /// PostgreSQL, 10 minutes on SQLite).
+    public var idlePoll: Duration?
     /// Tries of one device before its failure is final, when the provider answered (an error,
     /// throttling, refused credentials).
     public var maximumAttempts: Int = 5

@@ -14,6 +14,7 @@ public struct DeliveryService: Service {
     private let senders: Senders
     private let logger: Logger
     private let telemetry: DeliveryTelemetry
+    private let idle: IdleWait
 
     /// - Parameters:
     ///   - clock: the wall clock the workers read (tests inject one they move by hand).
@@ -26,6 +27,9 @@ public struct DeliveryService: Service {
         self.configuration = configuration
         self.logger = logger
         self.telemetry = telemetry
+        self.idle = IdleWait(
+            signal: store.work.signal(for: .deliveryJobs), clock: clock,
+            safetyPoll: configuration.idlePoll ?? IdleWait.defaultSafetyPoll(for: store.database.dialect))
         self.senders = Senders(
             store: store, configuration: configuration, clock: clock, telemetry: telemetry)
         self.dispatcher = Dispatcher(
@@ -50,9 +54,11 @@ public struct DeliveryService: Service {
         telemetry.workers.started()
         defer { telemetry.workers.stopped() }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            // Read before the claim, so that a push accepted between an empty claim and the wait
+            // Read before the claim, so that a job queued between an empty claim and the wait
             // below ends the wait at once.
-            let seen = store.newWork.generation
+            let seen = idle.signal.generation
+            // After a failure (of the store, or of a job), a short pause before looking again.
+            var next: EpochClock.Instant? = idle.clock.now.advanced(by: .milliseconds(200))
             do {
                 if let claimed = try await store.pushes.claim(lease: configuration.lease.milliseconds) {
                     try await holdingLease(of: claimed.job) {
@@ -60,14 +66,21 @@ public struct DeliveryService: Service {
                     }
                     continue
                 }
+                next = try await store.pushes.nextDue().map(EpochClock.Instant.init(epochMilliseconds:))
             } catch let error as StoreError where error.reason == .leaseLost {
                 logger.warning("a delivery job's lease ran out and another worker took it over", metadata: ["error": "\(error)"])
+                continue
             } catch {
                 logger.error("delivery job failed; it will be taken again when its lease runs out", metadata: ["error": "\(error)"])
             }
-            // An idle queue is looked at again when this process queues a push, or after
-            // `idlePoll` for work from elsewhere (other processes, retries, expired leases).
-            await store.newWork.wait(after: seen, upTo: configuration.idlePoll)
+            // Nothing due: sleep until the next job is (a retry, a delayed push, a lease running
+            // out), or until work is announced, here or (PostgreSQL) by another process. A
+            // graceful shutdown ends the sleep too (the loop then stops).
+            await withGracefulShutdownHandler {
+                await idle.wait(after: seen, untilDue: next)
+            } onGracefulShutdown: {
+                idle.signal.ring()
+            }
         }
     }
 

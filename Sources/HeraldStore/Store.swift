@@ -25,29 +25,30 @@ public struct Store: Sendable {
     public let schedules: ScheduleRepository
     public let deliverySettings: DeliverySettingsRepository
     public let migrator: Migrator
-    /// Rings when this process queues delivery work that is due now (see `DeliveryService`).
-    public let newWork: WorkSignal
+    /// Wakes the loops that sleep on due work when work is added, here and (PostgreSQL) in other
+    /// processes: see `WorkSignals` and docs/ARCHITECTURE.md.
+    public let work: WorkSignals
 
     /// - Parameters:
     ///   - secretBox: seals credentials and platform secrets at rest.
     ///   - now: milliseconds since 1970; tests pass a fixed clock.
     public init(database: any SQLDatabase, secretBox: SecretBox, now: @escaping @Sendable () -> Int64, logger: Logger) {
         self.database = database
-        let newWork = WorkSignal()
-        self.newWork = newWork
+        let work = WorkSignals(database: database)
+        self.work = work
         self.tenants = TenantRepository(database: database, now: now)
         self.adminTokens = AdminTokenRepository(database: database, now: now)
         self.applications = ApplicationRepository(database: database, now: now)
         self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now)
         self.apnsTokens = APNsTokenRepository(database: database, secretBox: secretBox, now: now)
         self.devices = DeviceRepository(database: database, now: now)
-        self.pushes = PushRepository(database: database, now: now, newWork: newWork)
+        self.pushes = PushRepository(database: database, now: now, work: work)
         self.topics = TopicRepository(database: database, now: now)
-        self.locations = LocationRepository(database: database, now: now)
+        self.locations = LocationRepository(database: database, now: now, work: work)
         self.locationGroups = LocationGroupRepository(database: database, now: now)
-        self.geofences = GeofenceRepository(database: database, now: now)
+        self.geofences = GeofenceRepository(database: database, now: now, work: work)
         self.analytics = AnalyticsRepository(database: database, now: now)
-        self.schedules = ScheduleRepository(database: database, now: now, newWork: newWork)
+        self.schedules = ScheduleRepository(database: database, now: now, work: work)
         self.deliverySettings = DeliverySettingsRepository(database: database)
         self.migrator = Migrator(database: database, now: now, logger: logger)
     }

@@ -39,6 +39,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("job-lease"), help: "Seconds a claimed delivery job stays reserved without being renewed: after a crash, its jobs are taken again this long after it.")
     var jobLease: Int = 30
 
+    @Option(
+        name: .customLong("idle-poll"),
+        help: "Seconds idle delivery workers and the scheduler sleep at most before looking at the database again, for work no process announced (another process's retries and expired leases). Default 5 on PostgreSQL, 600 on SQLite.")
+    var idlePoll: Int?
+
     @Option(help: "Days raw analytics events are kept (their hourly aggregates are kept for ever).")
     var analyticsRetentionDays: Int = 30
 
@@ -92,6 +97,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.delivery.workers = workers
         configuration.delivery.batchSize = batchSize
         configuration.delivery.lease = .seconds(jobLease)
+        if let idlePoll {
+            guard (1...3600).contains(idlePoll) else { throw ValidationError("--idle-poll must be between 1 and 3600 seconds") }
+            configuration.delivery.idlePoll = .seconds(idlePoll)
+            configuration.scheduling.maximumSleep = Int64(idlePoll) * 1000
+        }
         guard analyticsRetentionDays >= 1 else { throw ValidationError("--analytics-retention-days must be 1 or more") }
         configuration.analytics.retentionDays = analyticsRetentionDays
         guard geofencePushDelay >= 0 else { throw ValidationError("--geofence-push-delay must be 0 or more") }

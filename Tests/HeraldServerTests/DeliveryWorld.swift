@@ -21,7 +21,7 @@ struct DeliveryWorld: Sendable {
         var sendConcurrency = 100
         var firstRetryDelay: Duration = .seconds(1)
         var unreachableRetryWindow: Duration = .seconds(86_400)
-        /// The workers' pause between looks at an empty queue.
+        /// The workers' safety poll (the longest they sleep without looking at the queue).
         var idlePoll: Duration = .milliseconds(10)
         /// The metrics registry, activity logs and log sensitivity of the workers and the API.
         var observability = Observability()
@@ -47,26 +47,11 @@ struct DeliveryWorld: Sendable {
         _ backend: Backend, _ options: Options = Options(),
         _ body: @escaping @Sendable (DeliveryWorld, any TestClientProtocol) async throws -> Void
     ) async throws {
-        let tls = try MockTLS()
-        let key = P256.Signing.PrivateKey()
-        var behavior = MockAPNsServer.Behavior()
-        behavior.signingKeys = [keyID: key.publicKey]
-        let mock = MockAPNsServer(tls: tls, behavior: behavior)
-        let port = try await mock.start()
+        let (mock, key, configuration) = try await startMock()
         do {
             try await withTestDatabase(backend, now: options.now) { db async throws in
-                let tenant = try #require(try await db.store.tenants.create(name: "t"))
-                let (app, apiKey) = try await db.store.applications.create(tenantID: tenant.id, name: "News", description: "")
-                let credentials = try CredentialsInput(
-                    p8: key.pemRepresentation, keyID: keyID, teamID: "DEF123GHIJ", topic: "com.example.news"
-                ).validate(for: .ios)
-                let (platform, secret) = try await db.store.platforms.create(
-                    applicationID: app.id, name: "ios", type: .ios, credentials: credentials)
-                let fixture = Fixture(app: app, apiKey: apiKey, platform: platform, platformSecret: secret)
-
-                var configuration = DeliveryConfiguration()
-                configuration.apnsEndpoint = "https://127.0.0.1:\(port)"
-                configuration.extraTrustedCAPEM = tls.caCertificatePEM
+                let fixture = try await iOSFixture(db.store, key: key)
+                var configuration = configuration
                 configuration.idlePoll = options.idlePoll
                 configuration.batchSize = options.batchSize
                 configuration.workers = options.workers
@@ -99,6 +84,33 @@ struct DeliveryWorld: Sendable {
             throw error
         }
         await mock.shutdown()
+    }
+
+    /// An app "News" with an iOS platform whose token credentials are signed by `key` (the mock
+    /// knows its public half under `keyID`).
+    static func iOSFixture(_ store: Store, key: P256.Signing.PrivateKey) async throws -> Fixture {
+        let tenant = try #require(try await store.tenants.create(name: "t"))
+        let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "News", description: "")
+        let credentials = try CredentialsInput(
+            p8: key.pemRepresentation, keyID: keyID, teamID: "DEF123GHIJ", topic: "com.example.news"
+        ).validate(for: .ios)
+        let (platform, secret) = try await store.platforms.create(applicationID: app.id, name: "ios", type: .ios, credentials: credentials)
+        return Fixture(app: app, apiKey: apiKey, platform: platform, platformSecret: secret)
+    }
+
+    /// Starts a mock APNs over TLS that knows a new signing key: returns it, the key, and a
+    /// delivery configuration that sends to it and trusts its CA.
+    static func startMock() async throws -> (MockAPNsServer, P256.Signing.PrivateKey, DeliveryConfiguration) {
+        let tls = try MockTLS()
+        let key = P256.Signing.PrivateKey()
+        var behavior = MockAPNsServer.Behavior()
+        behavior.signingKeys = [keyID: key.publicKey]
+        let mock = MockAPNsServer(tls: tls, behavior: behavior)
+        let port = try await mock.start()
+        var configuration = DeliveryConfiguration()
+        configuration.apnsEndpoint = "https://127.0.0.1:\(port)"
+        configuration.extraTrustedCAPEM = tls.caCertificatePEM
+        return (mock, key, configuration)
     }
 
     /// Registers a device with a fresh token on the world's platform.

@@ -4,6 +4,7 @@ import HeraldStore
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// The version of this build.
 public let heraldVersion = "0.1.0"
@@ -41,18 +42,23 @@ public func buildApplication(
         store: store, now: { clock.now.epochMilliseconds }, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
         observability: observability, scheduling: configuration.scheduling, dashboardAssets: configuration.dashboardAssets,
         dashboardMapTiles: configuration.dashboardMapTiles, deviceImport: configuration.deviceImport)
+    var services: [any Service] = [
+        DatabaseService(database: store.database),
+        DeliveryService(
+            store: store, configuration: configuration.delivery, clock: clock, logger: logger, telemetry: observability.delivery),
+        AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
+        TopicCleanupService(store: store, logger: logger),
+        SchedulerService(
+            store: store, configuration: configuration.scheduling, logger: logger, metrics: observability.delivery.metrics),
+    ]
+    if store.database.dialect == .postgres {
+        // Other processes' work wakes this one's sleepers.
+        services.append(WorkListenerService(work: store.work))
+    }
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "herald"),
-        services: [
-            DatabaseService(database: store.database),
-            DeliveryService(
-                store: store, configuration: configuration.delivery, clock: clock, logger: logger, telemetry: observability.delivery),
-            AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
-            TopicCleanupService(store: store, logger: logger),
-            SchedulerService(
-                store: store, configuration: configuration.scheduling, logger: logger, metrics: observability.delivery.metrics),
-        ],
+        services: services,
         onServerRunning: onServerRunning,
         logger: logger)
 }

@@ -6,26 +6,28 @@ import ServiceLifecycle
 
 /// Fires scheduled pushes when they are due, until a graceful shutdown.
 ///
-/// It sleeps until the earliest pending slot, but never longer than
-/// `SchedulingConfiguration.maximumSleep`, so that slots made by other processes (or changed
-/// through the API) are seen in time. Slots missed while no server ran are due at once at
-/// start-up. Several processes on one PostgreSQL database each fire disjoint slots (see
+/// It sleeps until the earliest pending slot, or until a schedule is made or changed (announced
+/// as `WorkKind.scheduledPushes`, by this process or, on PostgreSQL, another), but never longer
+/// than `SchedulingConfiguration.maximumSleep`. Idle, it asks the store nothing. Slots missed
+/// while no server ran are due at once at start-up. Several processes on one PostgreSQL database each fire disjoint slots (see
 /// `ScheduleRepository.fireDue`).
 public struct SchedulerService: Service {
     let store: Store
     let configuration: SchedulingConfiguration
     let now: @Sendable () -> Int64
-    let sleep: @Sendable (Int64) async throws -> Void
+    /// Nil: wait on the `scheduledPushes` signal (`IdleWait`).
+    let sleep: (@Sendable (Int64) async throws -> Void)?
     let logger: Logger
     /// Where each firing's lateness goes (`herald_scheduler_lateness_seconds`).
     let metrics: DeliveryMetrics
 
     /// - Parameters:
     ///   - now: epoch milliseconds (the store fires by its own clock; tests give both the same).
-    ///   - sleep: waits this many milliseconds; tests inject their own.
+    ///   - sleep: waits this many milliseconds (tests inject their own); by default the wait ends
+    ///     early when a schedule is announced.
     public init(
         store: Store, configuration: SchedulingConfiguration, now: @escaping @Sendable () -> Int64 = systemMillis,
-        sleep: @escaping @Sendable (Int64) async throws -> Void = { try await Task.sleep(for: .milliseconds($0)) },
+        sleep: (@Sendable (Int64) async throws -> Void)? = nil,
         logger: Logger, metrics: DeliveryMetrics = DeliveryMetrics()
     ) {
         self.store = store
@@ -38,9 +40,16 @@ public struct SchedulerService: Service {
 
     public func run() async throws {
         try? await cancelWhenGracefulShutdown {
+            let signal = store.work.signal(for: .scheduledPushes)
             while !Task.isCancelled {
+                // Read before looking, so that a schedule made meanwhile ends the wait at once.
+                let seen = signal.generation
                 let wait = await tick()
-                try await sleep(wait)
+                if let sleep {
+                    try await sleep(wait)
+                } else {
+                    await signal.wait(after: seen, upTo: .milliseconds(wait))
+                }
             }
         }
     }
@@ -61,11 +70,16 @@ public struct SchedulerService: Service {
                 }
                 if fired.count < configuration.batchSize { break }
             }
-            return Self.wait(until: try await store.schedules.nextDue(), now: now(), maximum: configuration.maximumSleep)
+            return Self.wait(until: try await store.schedules.nextDue(), now: now(), maximum: maximumSleep)
         } catch {
             logger.error("firing scheduled pushes failed; the scheduler tries again shortly", metadata: ["error": "\(error)"])
-            return configuration.maximumSleep
+            return min(maximumSleep, 1000)
         }
+    }
+
+    /// The safety poll (ms): configured, or the backend's default.
+    var maximumSleep: Int64 {
+        configuration.maximumSleep ?? IdleWait.defaultSafetyPoll(for: store.database.dialect).milliseconds
     }
 
     /// Milliseconds from `now` to `next` (0 when due), at most `maximum`.

@@ -3,13 +3,15 @@ public struct SchedulingConfiguration: Sendable, Equatable {
     /// A push scheduled less than this many milliseconds ahead (or in the past) is sent at once,
     /// as Pivotal's `push_scheduler_sendImmediatelyWithin` (60 s by default).
     public var sendImmediatelyWithin: Int64
-    /// The longest the scheduler sleeps before looking again (ms), so that it sees schedules
-    /// made by other processes in time.
-    public var maximumSleep: Int64
+    /// The longest the scheduler sleeps before looking again (ms): its safety poll. It sleeps
+    /// until the earliest pending slot and is woken by a schedule made or changed in this process
+    /// or (PostgreSQL) another; this bounds only how late it sees one nobody announced. Nil: the
+    /// backend's default (`IdleWait.defaultSafetyPoll(for:)`).
+    public var maximumSleep: Int64?
     /// Due slots fired in one transaction.
     public var batchSize: Int
 
-    public init(sendImmediatelyWithin: Int64 = 60_000, maximumSleep: Int64 = 1000, batchSize: Int = 200) {
+    public init(sendImmediatelyWithin: Int64 = 60_000, maximumSleep: Int64? = nil, batchSize: Int = 200) {
         self.sendImmediatelyWithin = sendImmediatelyWithin
         self.maximumSleep = maximumSleep
         self.batchSize = batchSize

@@ -4,8 +4,10 @@ import Logging
 import ServiceLifecycle
 
 /// Removes the subscriptions of expired (and deleted) topics, then the topics themselves: at
-/// start and then every `interval`, until a graceful shutdown. Expired topics are already
-/// invisible to the API and to targeting; this only reclaims their rows.
+/// start and then every `interval` (an hour), until a graceful shutdown. Expired topics are
+/// already invisible to the API and to targeting; this only reclaims their rows, so it need not
+/// run soon after an expiry, and an idle server asks the store for it once an hour, not once a
+/// minute.
 public struct TopicCleanupService: Service {
     let store: Store
     let interval: Duration
@@ -17,7 +19,7 @@ public struct TopicCleanupService: Service {
     ///   - now: epoch milliseconds; decides which topics have expired.
     ///   - onPass: called after every pass with what it removed (tests wait on it instead of sleeping).
     public init(
-        store: Store, interval: Duration = .seconds(60), now: @escaping @Sendable () -> Int64 = systemMillis, logger: Logger,
+        store: Store, interval: Duration = .seconds(3600), now: @escaping @Sendable () -> Int64 = systemMillis, logger: Logger,
         onPass: @escaping @Sendable (TopicRepository.Cleanup) -> Void = { _ in }
     ) {
         self.store = store

@@ -13,6 +13,9 @@ public final class PostgresStoreDatabase: SQLDatabase {
     public let writeExecutor: DedicatedExecutor
     private let runTask: Task<Void, Never>
     private let logger: Logger
+    private let counter = StatementCounter()
+
+    public var statementsExecuted: Int { counter.value }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
     public init(url: String, maximumConnections: Int = 20, logger: Logger) throws {
@@ -45,6 +48,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
 
     @discardableResult
     public func query(_ sql: SQL) async throws -> [SQLRow] {
+        counter.add()
         do {
             let rows = try await client.query(Self.postgresQuery(sql), logger: logger)
             return try await Self.collect(rows)
@@ -75,15 +79,47 @@ public final class PostgresStoreDatabase: SQLDatabase {
     }
 
     private func transactionOnce<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
+        counter.add(2)  // BEGIN and COMMIT (or ROLLBACK)
         do {
-            return try await client.withTransaction(logger: logger) { connection in
-                try await body(Connection(connection: connection, logger: logger))
+            return try await client.withTransaction(logger: logger) { [counter, logger] connection in
+                try await body(Connection(connection: connection, logger: logger, counter: counter))
             }
         } catch let error as PSQLError {
             throw Self.storeError(error)
         } catch let error as PostgresTransactionError {
             if let closureError = error.closureError { throw closureError }
             throw StoreError(reason: .unknown("transaction"), message: "\(error)")
+        }
+    }
+
+    /// Holds one of the pool's connections for `LISTEN channel` until the task is cancelled. A
+    /// lost connection is replaced after a pause that doubles from 100 ms up to 5 s; each
+    /// (re)start calls `onConnected` once PostgreSQL has taken the `LISTEN`.
+    public func listen(
+        on channel: String, onConnected: @escaping @Sendable () -> Void, received: @escaping @Sendable (String) -> Void
+    ) async {
+        var pause = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            let started = ContinuousClock.now
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: channel) { notifications in
+                        onConnected()
+                        for try await notification in notifications {
+                            received(notification.payload)
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning(
+                    "listening for other processes' work failed; listening again shortly",
+                    metadata: ["channel": "\(channel)", "error": "\(error)"])
+            }
+            // A connection that listened a while was fine: the next failure starts over.
+            if ContinuousClock.now - started > .seconds(10) { pause = .milliseconds(100) }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(5))
         }
     }
 
@@ -98,8 +134,10 @@ public final class PostgresStoreDatabase: SQLDatabase {
     private struct Connection: SQLExecutor {
         let connection: PostgresConnection
         let logger: Logger
+        let counter: StatementCounter
 
         func query(_ sql: SQL) async throws -> [SQLRow] {
+            counter.add()
             do {
                 let rows = try await connection.query(PostgresStoreDatabase.postgresQuery(sql), logger: logger)
                 return try await PostgresStoreDatabase.collect(rows)
@@ -136,6 +174,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     /// execution): for the hottest statements, whose text never changes.
     func execute<Statement: PostgresPreparedStatement>(prepared statement: Statement) async throws -> [SQLRow]
     where Statement.Row == PostgresRow {
+        counter.add()
         do {
             return try await Self.collect(try await client.execute(statement, logger: logger))
         } catch let error as PSQLError {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Runs statements: a database, or a connection inside a transaction.
 public protocol SQLExecutor: Sendable {
     /// Runs one statement and returns its rows (none for a statement without results).
@@ -30,8 +32,32 @@ public protocol SQLDatabase: SQLExecutor {
     /// transaction cheap) or when the batch must take the transactional path (a tag names an
     /// expired topic, whose old subscriptions must go first).
     func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]?
+
+    /// Statements this database has run since it opened (its transactions' BEGIN and COMMIT
+    /// included): tests read it to show that an idle server asks the store nothing.
+    var statementsExecuted: Int { get }
+
+    /// Listens on a notification channel until the task is cancelled, calling `received` with
+    /// each payload, and `onConnected` each time listening (re)starts. Where the backend has no
+    /// notifications (SQLite), it returns at once.
+    func listen(on channel: String, onConnected: @escaping @Sendable () -> Void, received: @escaping @Sendable (String) -> Void) async
 }
 
 extension SQLDatabase {
     public func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]? { nil }
+
+    public func listen(on channel: String, onConnected: @escaping @Sendable () -> Void, received: @escaping @Sendable (String) -> Void) async {
+    }
 }
+
+/// Counts statements as they run (`SQLDatabase.statementsExecuted`).
+final class StatementCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    func add(_ statements: Int = 1) {
+        count.wrappingAdd(statements, ordering: .relaxed)
+    }
+
+    var value: Int { count.load(ordering: .relaxed) }
+}
+

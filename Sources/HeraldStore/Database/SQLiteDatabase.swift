@@ -27,6 +27,9 @@ public final class SQLiteStoreDatabase: SQLDatabase {
     private let nextReader = Atomic<Int>(0)
     private let queue = Mutex(WriteQueue())
     private let logger: Logger
+    private let counter = StatementCounter()
+
+    public var statementsExecuted: Int { counter.value }
 
     private struct WriteQueue {
         var pending: [PendingTransaction] = []
@@ -76,6 +79,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
     public func query(_ sql: SQL) async throws -> [SQLRow] {
         if sql.isSelect {
             let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
+            counter.add()
             return try await Self.run(sql, on: readers[abs(index) % readers.count])
         }
         return try await transaction { connection in try await connection.query(sql) }
@@ -131,16 +135,16 @@ public final class SQLiteStoreDatabase: SQLDatabase {
 
     /// One transaction, one commit.
     private func commitAlone(_ pending: PendingTransaction) async {
-        let connection = Connection(connection: writer)
+        let connection = Connection(connection: writer, counter: counter)
         do {
-            try await Self.run("BEGIN IMMEDIATE", on: writer)
+            try await control("BEGIN IMMEDIATE")
         } catch {
             pending.complete(error)
             return
         }
         do {
             try await pending.run(connection)
-            try await Self.run("COMMIT", on: writer)
+            try await control("COMMIT")
             pending.complete(nil)
         } catch {
             await rollback()
@@ -150,9 +154,9 @@ public final class SQLiteStoreDatabase: SQLDatabase {
 
     /// Several transactions, one commit; if any fails, each runs again alone.
     private func commitTogether(_ batch: [PendingTransaction]) async {
-        let connection = Connection(connection: writer)
+        let connection = Connection(connection: writer, counter: counter)
         do {
-            try await Self.run("BEGIN IMMEDIATE", on: writer)
+            try await control("BEGIN IMMEDIATE")
         } catch {
             for pending in batch { pending.complete(error) }
             return
@@ -161,7 +165,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
             for pending in batch {
                 try await pending.run(connection)
             }
-            try await Self.run("COMMIT", on: writer)
+            try await control("COMMIT")
         } catch {
             await rollback()
             for pending in batch {
@@ -174,7 +178,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
 
     private func rollback() async {
         do {
-            try await Self.run("ROLLBACK", on: writer)
+            try await control("ROLLBACK")
         } catch {
             logger.error("rollback failed", metadata: ["error": "\(error)"])
         }
@@ -185,10 +189,18 @@ public final class SQLiteStoreDatabase: SQLDatabase {
     /// The writer connection inside a transaction.
     private struct Connection: SQLExecutor {
         let connection: SQLiteConnection
+        let counter: StatementCounter
 
         func query(_ sql: SQL) async throws -> [SQLRow] {
-            try await SQLiteStoreDatabase.run(sql, on: connection)
+            counter.add()
+            return try await SQLiteStoreDatabase.run(sql, on: connection)
         }
+    }
+
+    /// Runs a transaction-control statement on the writer, counted.
+    private func control(_ sql: SQL) async throws {
+        counter.add()
+        try await Self.run(sql, on: writer)
     }
 
     @discardableResult

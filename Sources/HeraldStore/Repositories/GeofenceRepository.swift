@@ -28,6 +28,8 @@ public struct GeofenceSyncResult: Sendable, Equatable {
 public struct GeofenceRepository: Sendable {
     let database: any SQLDatabase
     let now: @Sendable () -> Int64
+    /// Announced after a change that may have queued or moved a geofence-update push.
+    let work: WorkSignals
 
     /// How far before the clock the `lastModified` of a fetch is set (ms): a change whose
     /// transaction began before the fetch but committed after it is still after the device's next
@@ -58,6 +60,7 @@ public struct GeofenceRepository: Sendable {
                 now: time, policy: policy)
             return id
         }
+        await work.announce(.deliveryJobs)
         guard let geofence = try await find(id: id, applicationID: applicationID) else {
             throw StoreError(reason: .unknown("geofence"), message: "geofence \(id) vanished after its creation")
         }
@@ -130,13 +133,14 @@ public struct GeofenceRepository: Sendable {
             }
             return true
         }
+        await work.announce(.deliveryJobs)
         return found ? try await find(id: id, applicationID: applicationID) : nil
     }
 
     /// Deletes the geofence, keeping its tombstone; false if the application has no such geofence.
     public func delete(id: Int64, applicationID: UUID, notify policy: GeofenceUpdatePolicy) async throws -> Bool {
         let time = now()
-        return try await database.transaction { connection in
+        let deleted = try await database.transaction { connection in
             guard let stored = try await Self.load(
                 connection, "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL"
             ).first else { return false }
@@ -150,6 +154,8 @@ public struct GeofenceRepository: Sendable {
             }
             return true
         }
+        await work.announce(.deliveryJobs)
+        return deleted
     }
 
     // MARK: Device sync

@@ -13,6 +13,8 @@ public enum LocationDeletion: Sendable, Equatable {
 public struct LocationRepository: Sendable {
     let database: any SQLDatabase
     let now: @Sendable () -> Int64
+    /// Announced after a change that may have queued or moved a geofence-update push.
+    let work: WorkSignals
 
     static let columns = "l.id, l.app_id, l.name, l.latitude, l.longitude, l.radius, l.created_at, l.updated_at"
 
@@ -73,7 +75,7 @@ public struct LocationRepository: Sendable {
         id: Int64, applicationID: UUID, _ changes: LocationChanges, notify policy: GeofenceUpdatePolicy
     ) async throws -> Location? {
         let time = now()
-        return try await database.transaction { connection -> Location? in
+        let location = try await database.transaction { connection -> Location? in
             let rows = try await connection.query(
                 "SELECT \(unsafeRaw: Self.columns) FROM locations l WHERE l.id = \(id) AND l.app_id = \(applicationID)")
             guard let stored = try rows.first.map(Self.location) else { return nil }
@@ -100,6 +102,8 @@ public struct LocationRepository: Sendable {
             }
             return location
         }
+        await work.announce(.deliveryJobs)
+        return location
     }
 
     /// Deletes the location, unless a geofence that has not expired uses it (those that expired

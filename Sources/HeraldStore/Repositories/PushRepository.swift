@@ -97,7 +97,8 @@ public struct AudiencePage: Sendable, Equatable {
 public struct PushRepository: Sendable {
     let database: any SQLDatabase
     let now: @Sendable () -> Int64
-    let newWork: WorkSignal
+    /// Announced after each commit that adds a job, due now or later (`WorkKind.deliveryJobs`).
+    let work: WorkSignals
 
     private static let pushColumnNames = [
         "id", "app_id", "request", "status", "created_at", "expires_at", "targeted", "delivered", "failed", "invalid_tokens", "expired",
@@ -120,7 +121,8 @@ public struct PushRepository: Sendable {
                 connection, id: id, applicationID: applicationID, request: request, expiresAt: expiresAt,
                 availableAt: availableAt ?? time, time: time)
         }
-        if (availableAt ?? time) <= time { newWork.ring() }
+        // Even a job due later: the sleeping workers then wake for it rather than at their old deadline.
+        await work.announce(.deliveryJobs)
         return id
     }
 
@@ -190,6 +192,21 @@ public struct PushRepository: Sendable {
             job: job, push: try Self.push(pushRow, prefix: "p_"),
             includesReceiptID: try pushRow.optionalInt("p_include_receipt_id").map { $0 != 0 } ?? true,
             throttled: try pushRow.bool("p_throttled"))
+    }
+
+    /// When a job is next due (epoch ms), if any is open: the earliest ready job's due time, or
+    /// the earliest claimed job's lease end (after which it is taken again). A sleeping worker
+    /// wakes then. It may be now or past: a job another worker is claiming at the same moment.
+    /// Served by the `push_jobs_due` index (state, available_at).
+    public func nextDue() async throws -> Int64? {
+        let row = try await database.query("""
+            SELECT (SELECT MIN(available_at) FROM push_jobs WHERE state = 'ready') AS ready,
+                (SELECT MIN(lease_until) FROM push_jobs WHERE state = 'claimed') AS leased
+            """).first
+        let ready = try row?.optionalInt("ready")
+        // A lease is claimable once it is past (`lease_until < now`), a millisecond after it ends.
+        let leased = try row?.optionalInt("leased").map { $0 + 1 }
+        return [ready, leased].compactMap { $0 }.min()
     }
 
     /// Extends a claimed job's lease; throws `leaseLost` if another worker has claimed it since.
@@ -278,20 +295,22 @@ public struct PushRepository: Sendable {
         let through = cursor ?? page.last ?? fanout.cursor
         if database.dialect == .postgres, !page.isEmpty, !finished, ratePerSecond == nil {
             // The common page, in one statement (so one implicit transaction and one round trip
-            // instead of five): the fan-out moves on, its batch is queued and counted.
+            // instead of five): the fan-out moves on, its batch is queued and counted, and the
+            // other processes are notified of it (the EXISTS makes PostgreSQL evaluate the call).
             let moved = try await database.query("""
                 WITH moved AS (\(Self.move(fanout, to: "claimed", through: through))
                 ), queued AS (\(Self.enqueueStatement(
                     pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: time, time: time, onlyIf: "moved"))
                 ), counted AS (\(Self.count(page.count, pushID: fanout.pushID, onlyIf: "moved"))
+                ), notified AS (SELECT \(work.notification(.deliveryJobs)) FROM moved
                 )
-                SELECT id FROM moved
+                SELECT id FROM moved WHERE EXISTS (SELECT 1 FROM notified)
                 """)
             if moved.isEmpty { throw Self.leaseLost(fanout) }
-            newWork.ring()
+            work.ringHere(.deliveryJobs)
             return
         }
-        let due = try await database.transaction { connection -> Bool in
+        let queued = try await database.transaction { connection -> Bool in
             let moved = try await connection.query(Self.move(fanout, to: finished ? "done" : "claimed", through: through))
             if moved.isEmpty { throw Self.leaseLost(fanout) }
             if !page.isEmpty {
@@ -309,9 +328,10 @@ public struct PushRepository: Sendable {
             if finished {
                 try await Self.closeIfFinished(connection, pushID: fanout.pushID)
             }
-            return !page.isEmpty && ratePerSecond == nil
+            return !page.isEmpty
         }
-        if due { newWork.ring() }
+        // A throttled batch is due later; the sleepers wake for it all the same.
+        if queued { await work.announce(.deliveryJobs) }
     }
 
     /// Moves a held fan-out's cursor (and sets its state); returns its id, or nothing if the
@@ -388,7 +408,8 @@ public struct PushRepository: Sendable {
             }
             try await Self.closeIfFinished(connection, pushID: job.pushID)
         }
-        if !result.released.isEmpty { newWork.ring() }
+        // A retry is due later, a released batch at once: either way a new job.
+        if !result.retry.isEmpty || !result.released.isEmpty { await work.announce(.deliveryJobs) }
     }
 
     /// Puts a claimed job back, due at `availableAt` (the worker stops); nothing if another worker
@@ -396,7 +417,7 @@ public struct PushRepository: Sendable {
     public func release(_ job: PushJob, availableAt: Int64) async throws {
         try await database.query(
             "UPDATE push_jobs SET state = 'ready', available_at = \(availableAt), lease_until = 0 WHERE \(Self.held(job))")
-        if availableAt <= now() { newWork.ring() }
+        await work.announce(.deliveryJobs)
     }
 
     // MARK: Helpers

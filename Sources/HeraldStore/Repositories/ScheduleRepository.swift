@@ -42,7 +42,9 @@ public enum ScheduleChange: Sendable, Equatable {
 public struct ScheduleRepository: Sendable {
     let database: any SQLDatabase
     let now: @Sendable () -> Int64
-    let newWork: WorkSignal
+    /// Slots added are announced to the schedulers (`WorkKind.scheduledPushes`), pushes fired to
+    /// the delivery workers.
+    let work: WorkSignals
 
     private static let scheduleColumns = "s.id, s.app_id, s.request, s.expires_at, s.local_time, s.created_at, s.updated_at"
 
@@ -60,6 +62,7 @@ public struct ScheduleRepository: Sendable {
                 """)
             try await Self.insertSlots(connection, scheduleID: id, slots: slots, local: localTime != nil)
         }
+        await work.announce(.scheduledPushes)
         return StoredSchedule(
             id: id, applicationID: applicationID, request: request, expiresAt: expiresAt, localTime: localTime,
             scheduledFor: slots.map(\.dueAt).min() ?? time, createdAt: time, updatedAt: time)
@@ -90,7 +93,7 @@ public struct ScheduleRepository: Sendable {
         let time = now()
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         do {
-            return try await change(id: id, applicationID: applicationID, lock: lock) { connection in
+            let change = try await change(id: id, applicationID: applicationID, lock: lock) { connection in
                 try await connection.query("""
                     UPDATE push_schedules SET request = \(request), expires_at = \(expiresAt), local_time = \(localTime),
                         updated_at = \(time)
@@ -98,6 +101,8 @@ public struct ScheduleRepository: Sendable {
                     """)
                 try await Self.insertSlots(connection, scheduleID: id, slots: slots, local: localTime != nil)
             }
+            if case .changed = change { await work.announce(.scheduledPushes) }
+            return change
         } catch is ScheduleFiredMeanwhile {
             return .notFound
         }
@@ -186,7 +191,7 @@ public struct ScheduleRepository: Sendable {
             // then its slots) never waits on a firing that would wait on it in turn.
             return fired
         }
-        if !fired.isEmpty { newWork.ring() }
+        if !fired.isEmpty { await work.announce(.deliveryJobs) }
         return fired
     }
 

@@ -1,9 +1,8 @@
 import Synchronization
 
-/// Wakes this process's idle delivery workers when the store has queued work that is due now
-/// (a push accepted, a schedule fired), so that a push leaves at once rather than at the workers'
-/// next look at the queue. Work queued by other processes, retries that come due and leases that
-/// run out are still found by that periodic look.
+/// Wakes this process's loops that sleep on one kind of due work (`WorkKind`) when work of that
+/// kind is added, here or (heard through `WorkSignals.listen`) in another process, so that it is
+/// taken at once rather than at the loop's next due time or safety poll (`IdleWait`).
 ///
 /// Use: read `generation` before looking for work; if there was none, `wait(after:upTo:)`. A
 /// ring between the two is not missed: the wait then returns at once.

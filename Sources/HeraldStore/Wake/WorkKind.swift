@@ -1,0 +1,23 @@
+/// A kind of due work that a loop sleeps on until it is due: each kind has its own signal in a
+/// process (`WorkSignals`) and its own payload on PostgreSQL's `herald_work` channel.
+///
+/// A new durable queue registers by declaring its kind here (a static with a name no other kind
+/// has), announcing it after each commit that adds work (`WorkSignals.announce`), and running its
+/// loop as `DeliveryService` does: read the kind's generation, look for due work, ask the store
+/// for the earliest due time, then wait on the signal until then (`IdleWait`).
+public struct WorkKind: Hashable, Sendable, CustomStringConvertible {
+    /// The kind's name: the notification payload's first part. Letters, digits and `_` only.
+    public let name: String
+
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// Push delivery jobs (`push_jobs`): fan-outs and batches, due now or later (retries,
+    /// throttled batches, geofence-update pushes).
+    public static let deliveryJobs = WorkKind("push_jobs")
+    /// Schedule slots (`push_schedule_slots`): the scheduler sleeps until the earliest.
+    public static let scheduledPushes = WorkKind("schedules")
+
+    public var description: String { name }
+}
