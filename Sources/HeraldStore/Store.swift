@@ -22,6 +22,8 @@ public struct Store: Sendable {
     public let analytics: AnalyticsRepository
     public let schedules: ScheduleRepository
     public let deliverySettings: DeliverySettingsRepository
+    /// Webhook endpoints and the queue of their deliveries.
+    public let webhooks: WebhookRepository
     public let migrator: Migrator
     /// Rings when this process queues delivery work that is due now (see `DeliveryService`).
     public let newWork: WorkSignal
@@ -36,9 +38,11 @@ public struct Store: Sendable {
         self.tenants = TenantRepository(database: database, now: now)
         self.adminTokens = AdminTokenRepository(database: database, now: now)
         self.applications = ApplicationRepository(database: database, now: now)
-        self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now)
+        let webhookEvents = WorkSignal()
+        self.webhooks = WebhookRepository(database: database, secretBox: secretBox, now: now, newEvents: webhookEvents)
+        self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now, webhookEvents: webhookEvents)
         self.devices = DeviceRepository(database: database, now: now)
-        self.pushes = PushRepository(database: database, now: now, newWork: newWork)
+        self.pushes = PushRepository(database: database, now: now, newWork: newWork, webhookEvents: webhookEvents)
         self.topics = TopicRepository(database: database, now: now)
         self.locations = LocationRepository(database: database, now: now)
         self.locationGroups = LocationGroupRepository(database: database, now: now)
