@@ -120,6 +120,26 @@ import Testing
         }
     }
 
+    /// A platform that starts failing queues `platform.failing` once (failing again is no change);
+    /// new credentials for it queue `platform.recovered`; each event has its own id.
+    @Test(arguments: Backend.available)
+    func platformEventsAreQueuedOncePerChangeOfState(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { db in
+            let fixture = try await Fixture.make(db.store)
+            let (endpoint, _) = try await db.store.webhooks.create(
+                applicationID: fixture.app.id, url: "https://hooks.example.com/a", events: [.platformFailing, .platformRecovered])
+            try await db.store.platforms.setCredentialsStatus(id: fixture.platform.id, .failing)
+            try await db.store.platforms.setCredentialsStatus(id: fixture.platform.id, .failing)
+            _ = try await db.store.platforms.update(id: fixture.platform.id, name: nil, credentials: try Fixture.credentials(for: .ios))
+            // New credentials for a platform that was not failing recover nothing.
+            _ = try await db.store.platforms.update(id: fixture.platform.id, name: nil, credentials: try Fixture.credentials(for: .ios))
+            let records = try await db.store.webhooks.deliveries(endpointID: endpoint.id, limit: 10)
+            #expect(records.map(\.eventType) == ["platform.recovered", "platform.failing"])
+            #expect(Set(records.map(\.eventID)).count == 2)
+            #expect(records.allSatisfy { $0.state == "pending" && $0.attempts == 0 })
+        }
+    }
+
     // MARK: Retries
 
     /// A receiver answering 500 is tried again after about 10 s, then 20 s, then 40 s (each wait
