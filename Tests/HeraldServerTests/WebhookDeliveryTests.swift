@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldDelivery
+import HeraldMocks
 import HeraldServer
 import HeraldStore
 import HeraldTestSupport
@@ -301,6 +302,59 @@ import Testing
                 #expect(record.state == "pending")
                 #expect(receiver.received.isEmpty)
             }
+        }
+    }
+
+    /// Over https, the worker connects to the address it checked yet verifies the certificate
+    /// against the URL's name: a receiver whose certificate names `localhost` gets the event; one
+    /// whose certificate names another host gets nothing (the TLS handshake fails, and the
+    /// record says so).
+    @Test(arguments: Backend.available)
+    func httpsDeliveriesVerifyTheNameTheyResolved(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { db in
+            let fixture = try await Fixture.make(db.store)
+            let named = try MockTLS(hostnames: ["localhost"], addresses: [])
+            // Neither names the address (swift-nio-ssl also accepts a certificate for the very
+            // address connected to): only the name can make a certificate valid here.
+            let other = try MockTLS(hostnames: ["elsewhere.example"], addresses: [])
+            let good = MockWebhookReceiver(tls: named)
+            let bad = MockWebhookReceiver(tls: other)
+            do {
+                let goodPort = try await good.start()
+                let badPort = try await bad.start()
+                let (goodEndpoint, secret) = try await db.store.webhooks.create(
+                    applicationID: fixture.app.id, url: "https://localhost:\(goodPort)/hook", events: [.platformFailing])
+                let (badEndpoint, _) = try await db.store.webhooks.create(
+                    applicationID: fixture.app.id, url: "https://localhost:\(badPort)/hook", events: [.platformFailing])
+                var configuration = Self.configuration()
+                // Both CAs are trusted: only the name in the certificate differs.
+                configuration.extraTrustedCAPEM = named.caCertificatePEM + "\n" + other.caCertificatePEM
+                let service = WebhookService(store: db.store, configuration: configuration, logger: TestDatabase.logger)
+                try await Self.running([service]) {
+                    try await db.store.platforms.setCredentialsStatus(id: fixture.platform.id, .failing)
+                    try await DeliveryWorld.poll("both endpoints were tried") {
+                        let delivered = try await Self.record(db.store, goodEndpoint)?.state == "delivered"
+                        let tried = try await Self.record(db.store, badEndpoint)?.attempts == 1
+                        return delivered && tried
+                    }
+                }
+                let received = good.received
+                #expect(received.count == 1)
+                #expect(received.first?.path == "/hook")
+                #expect(WebhookSignature.verify(
+                    header: received.first?.signature ?? "", secret: secret, body: received.first?.body ?? [], now: systemMillis() / 1000))
+                #expect(bad.received.isEmpty)
+                let refused = try #require(try await Self.record(db.store, badEndpoint))
+                #expect(refused.lastStatus == nil)
+                #expect(refused.lastError != nil)
+                #expect(refused.state == "pending")
+            } catch {
+                await good.shutdown()
+                await bad.shutdown()
+                throw error
+            }
+            await good.shutdown()
+            await bad.shutdown()
         }
     }
 

@@ -23,6 +23,8 @@ public struct WebhookConfiguration: Sendable {
     /// Pause between looks at an empty queue: an event queued in this process wakes the workers
     /// at once; this bounds how late they find retries coming due and other processes' events.
     public var idlePoll: Duration = .seconds(1)
+    /// A CA to trust besides the system's, PEM (`HERALD_EXTRA_CA_FILE`, as for the providers).
+    public var extraTrustedCAPEM: String?
     /// How much of a receiver's answer is kept for the admin API.
     public var excerptBytes: Int = 256
 

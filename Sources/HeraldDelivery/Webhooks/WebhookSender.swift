@@ -4,6 +4,7 @@ import HeraldStore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// What one POST of a webhook delivery came to.
 struct WebhookAnswer: Sendable, Equatable {
@@ -68,6 +69,11 @@ struct WebhookSender: Sendable {
             connect: .milliseconds(configuration.connectTimeout.milliseconds), read: .milliseconds(configuration.requestTimeout.milliseconds))
         client.proxy = nil
         client.httpVersion = .http1Only
+        if let pem = configuration.extraTrustedCAPEM {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)))]
+            client.tlsConfiguration = tls
+        }
         if WebhookAddressPolicy.isPublic(target.host) == nil {
             client.dnsOverride = [target.host: address]
         }
