@@ -96,11 +96,7 @@ struct WebhooksController<Context: RequestContext>: Sendable {
 
     /// The app, if the token's scope reaches it (another tenant's app is not found).
     private func application(_ request: Request, _ context: Context) async throws -> App {
-        let scope = AdminScope(token: try await auth.admin(request), store: store)
-        guard let raw = context.parameters.get("app"), let id = UUID(text: raw) else {
-            throw APIError.notFound("application")
-        }
-        return try await scope.application(id)
+        try await AdminScope.application(request, context, auth: auth, store: store)
     }
 
     private func endpoint(_ context: Context, of app: App) async throws -> WebhookEndpoint {
