@@ -22,6 +22,15 @@ import Testing
         return configuration
     }
 
+    /// For the tests on a clock they move by hand: an attempt that timed out on a loaded machine
+    /// would be due again only when the test moves the clock, so the timeouts are generous.
+    static func patientConfiguration() -> WebhookConfiguration {
+        var configuration = configuration()
+        configuration.connectTimeout = .seconds(30)
+        configuration.requestTimeout = .seconds(45)
+        return configuration
+    }
+
     /// Runs `services` while `body` runs, then cancels them.
     static func running(_ services: [WebhookService], _ body: () async throws -> Void) async throws {
         let task = Task {
@@ -155,7 +164,7 @@ import Testing
                 receiver.answer(.internalServerError)
                 let (endpoint, secret) = try await db.store.webhooks.create(
                     applicationID: fixture.app.id, url: "http://127.0.0.1:\(port)/hook", events: [.platformFailing, .platformRecovered])
-                var configuration = Self.configuration()
+                var configuration = Self.patientConfiguration()
                 configuration.firstRetryDelay = .seconds(10)
                 let service = WebhookService(store: db.store, configuration: configuration, clock: clock.epochClock, logger: TestDatabase.logger)
                 try await Self.running([service]) {
@@ -209,7 +218,7 @@ import Testing
                 receiver.answer(.serviceUnavailable)
                 let (endpoint, _) = try await db.store.webhooks.create(
                     applicationID: fixture.app.id, url: "http://127.0.0.1:\(port)/hook", events: [.platformFailing])
-                var configuration = Self.configuration()
+                var configuration = Self.patientConfiguration()
                 configuration.firstRetryDelay = .seconds(10)
                 configuration.retryWindow = .seconds(4)
                 let service = WebhookService(store: db.store, configuration: configuration, clock: clock.epochClock, logger: TestDatabase.logger)
