@@ -10,7 +10,7 @@ extension APNsOutcome: ProviderOutcomeConvertible {
         case .accepted:
             return .delivered
         case .rejected(_, let reason, let timestamp):
-            if reason.meansDeviceGone { return .gone(since: timestamp.map { EpochClock.Instant(sinceEpoch: .milliseconds($0)) }) }
+            if reason.meansDeviceGone { return .gone(reason, since: timestamp.map { EpochClock.Instant(sinceEpoch: .milliseconds($0)) }) }
             if reason.meansCredentialsRejected { return .credentialsRejected(reason) }
             if reason.isRetryable { return .retry(reason, after: nil) }
             return .failed(reason)

@@ -6,8 +6,9 @@ import HeraldCore
 enum DeliveryOutcome: Sendable, Equatable {
     /// The provider accepted it.
     case delivered
-    /// The token is dead; `since` is the provider's time for it, when it gives one.
-    case gone(since: EpochClock.Instant?)
+    /// The token is dead, for `reason` (the provider's); `since` is the provider's time for it,
+    /// when it gives one.
+    case gone(reason: String, since: EpochClock.Instant?)
     /// Try again later, not before `after` when the provider said.
     case retry(reason: String, after: Duration?)
     /// The provider refused the platform's credentials, its own remedies spent: pause the platform.

@@ -211,9 +211,10 @@ struct Dispatcher: Sendable {
             switch outcome {
             case .delivered:
                 delivered += 1
-            case .gone(let since):
+            case .gone(let reason, let since):
                 // `.some`: the device is gone even when the provider gave no time (a nil value).
                 result.gone[device.id] = .some(since?.epochMilliseconds)
+                result.goneReasons[device.id] = reason
                 logger.debug(
                     "the provider says the device token is gone; the device is deactivated",
                     metadata: ["platform": "\(platformID)", "token": "\(telemetry.logSensitivity.loggable(device.token))"])

@@ -59,7 +59,7 @@ struct PlatformSender: Sendable {
     static func outcome<Reason>(_ outcome: ProviderOutcome<Reason>) -> DeliveryOutcome {
         switch outcome {
         case .delivered: .delivered
-        case .gone(let since): .gone(since: since)
+        case .gone(let reason, let since): .gone(reason: "\(reason)", since: since)
         case .retry(let reason, let after): .retry(reason: "\(reason)", after: after)
         case .credentialsRejected(let reason): .credentialsRejected(reason: "\(reason)")
         case .failed(let reason): .failed(reason: "\(reason)")

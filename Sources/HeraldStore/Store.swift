@@ -24,6 +24,8 @@ public struct Store: Sendable {
     public let analytics: AnalyticsRepository
     public let schedules: ScheduleRepository
     public let deliverySettings: DeliverySettingsRepository
+    /// Webhook endpoints and the queue of their deliveries.
+    public let webhooks: WebhookRepository
     public let migrator: Migrator
     /// Wakes the loops that sleep on due work when work is added, here and (PostgreSQL) in other
     /// processes: see `WorkSignals` and docs/ARCHITECTURE.md.
@@ -39,7 +41,8 @@ public struct Store: Sendable {
         self.tenants = TenantRepository(database: database, now: now)
         self.adminTokens = AdminTokenRepository(database: database, now: now)
         self.applications = ApplicationRepository(database: database, now: now)
-        self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now)
+        self.webhooks = WebhookRepository(database: database, secretBox: secretBox, now: now, work: work)
+        self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now, work: work)
         self.apnsTokens = APNsTokenRepository(database: database, secretBox: secretBox, now: now)
         self.devices = DeviceRepository(database: database, now: now)
         self.pushes = PushRepository(database: database, now: now, work: work)

@@ -4,7 +4,7 @@ extension WebPushOutcome: ProviderOutcomeConvertible {
     public var providerOutcome: ProviderOutcome<WebPushErrorReason> {
         switch self {
         case .delivered: .delivered
-        case .deviceGone: .gone(since: nil)
+        case .deviceGone(let reason): .gone(reason, since: nil)
         case .retry(let reason, let after): .retry(reason, after: after.map { .seconds($0) })
         case .credentialsRejected(let reason, _): .credentialsRejected(reason)
         case .failed(let reason, _): .failed(reason)

@@ -13,6 +13,6 @@ struct Herald: AsyncParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, MigrateCommand.self, TenantCommand.self, AppCommand.self, PlatformCommand.self, MockCommand.self,
-            AnalyticsCommand.self, BenchCommand.self, DevicesCommand.self, ImportCommand.self,
+            AnalyticsCommand.self, BenchCommand.self, DevicesCommand.self, ImportCommand.self, WebhookCommand.self,
         ])
 }

@@ -55,6 +55,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(help: "Serve /metrics without the root admin token (only where the port is not reachable from outside).")
     var metricsPublic = false
+
+    @Flag(
+        name: .customLong("webhook-allow-private"),
+        help: "Let webhooks reach private, loopback and link-local addresses, and plain http:// URLs (tests, or receivers on this private network).")
+    var webhookAllowPrivate = false
+
+    @Option(name: .customLong("webhook-workers"), help: "Webhook deliveries in flight at once in this process (0: none from this process).")
+    var webhookWorkers: Int = ServerConfiguration().webhooks.workers
     @Option(
         name: .customLong("dashboard-assets"),
         help: "Where the dashboard's third-party browser libraries are (Debian's libjs-chart.js: chart.js/chart.min.js; libjs-leaflet: leaflet/leaflet.min.js and leaflet.css).")
@@ -100,8 +108,12 @@ struct ServeCommand: AsyncParsableCommand {
         if let idlePoll {
             guard (1...3600).contains(idlePoll) else { throw ValidationError("--idle-poll must be between 1 and 3600 seconds") }
             configuration.delivery.idlePoll = .seconds(idlePoll)
+            configuration.webhooks.idlePoll = .seconds(idlePoll)
             configuration.scheduling.maximumSleep = Int64(idlePoll) * 1000
         }
+        guard (0...100).contains(webhookWorkers) else { throw ValidationError("--webhook-workers must be between 0 and 100") }
+        configuration.webhooks.workers = webhookWorkers
+        configuration.webhooks.addressPolicy = WebhookAddressPolicy(allowsPrivate: webhookAllowPrivate)
         guard analyticsRetentionDays >= 1 else { throw ValidationError("--analytics-retention-days must be 1 or more") }
         configuration.analytics.retentionDays = analyticsRetentionDays
         guard geofencePushDelay >= 0 else { throw ValidationError("--geofence-push-delay must be 0 or more") }

@@ -63,6 +63,7 @@ struct DatabaseOptions: ParsableArguments {
                 throw ValidationError("HERALD_EXTRA_CA_FILE: cannot read \(path)")
             }
             configuration.delivery.extraTrustedCAPEM = String(decoding: pem, as: UTF8.self)
+            configuration.webhooks.extraTrustedCAPEM = configuration.delivery.extraTrustedCAPEM
         }
         return configuration
     }

@@ -8,7 +8,7 @@ after the placeholders a reader would fill in are filled in with real credential
 platform of every type, created first through the admin API with scripts/contract/setup.py):
 APP_UUID, API_KEY, PLATFORM_UUID, PLATFORM_SECRET (of the platform whose `os` the command
 registers, iOS otherwise), RECEIPT_ID, and the shell variables the docs use ($HERALD, $APP,
-$APP_UUID, $ADMIN, $ADMIN_TOKEN, $PLATFORM...). Example ids the docs made up (a schedule id, topic
+$APP_UUID, $ADMIN, $ADMIN_TOKEN, $PLATFORM...). Example ids the docs made up (a schedule id, a webhook id, topic
 ids, a device uuid) become the ones the earlier examples created. Lines that are not curl (shell
 assignments and functions) run before each command of their block, as a reader would have run
 them; `herald`/`swift run` lines and blocks that need a mock provider process are not curl
@@ -43,6 +43,7 @@ EXAMPLE_SCHEDULE_ID = "3f9c0a61d2b7e845"
 EXAMPLE_DEVICE_UUID = "9a0e5a5c-1c7e-4a43-9d1e-5d9ab6f5c2e1"
 EXAMPLE_TOPIC_PATH = re.compile(r"/v2/topics/12\b")
 EXAMPLE_TOPIC_IDS = "[3,7,8]"
+EXAMPLE_WEBHOOK_ID = "5b1f2c3e-8d4a-4c6b-9e2f-7a1d3c5b9e04"
 
 
 def code_blocks(path):
@@ -242,6 +243,8 @@ class Replay:
             text = text.replace(EXAMPLE_DEVICE_UUID, self.ids["device_uuid"])
         if "topic_id" in self.ids:
             text = EXAMPLE_TOPIC_PATH.sub(f"/v2/topics/{self.ids['topic_id']}", text)
+        if "webhook_id" in self.ids:
+            text = text.replace(EXAMPLE_WEBHOOK_ID, self.ids["webhook_id"])
         if "topic_ids" in self.ids:
             text = text.replace(EXAMPLE_TOPIC_IDS, json.dumps(self.ids["topic_ids"], separators=(",", ":")))
         return text
@@ -252,6 +255,8 @@ class Replay:
             for key in ("receipt_id", "schedule_id", "device_uuid"):
                 if isinstance(answer.get(key), str):
                     self.ids[key] = answer[key]
+            if isinstance(answer.get("id"), str) and str(answer.get("secret", "")).startswith("whsec_"):
+                self.ids["webhook_id"] = answer["id"]
             if isinstance(answer.get("id"), int) and "name" in answer:
                 self.ids["topic_id"] = answer["id"]
             topics = answer.get("topics")

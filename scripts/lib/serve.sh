@@ -33,7 +33,9 @@ herald_serve_start() {
     export HERALD_WEBPUSH_ENDPOINT="https://127.0.0.1:1" HERALD_WNS_ENDPOINT="https://127.0.0.1:1"
     export HERALD_WNS_TOKEN_ENDPOINT="https://127.0.0.1:1/token"
     unset HERALD_PROXY HERALD_DATABASE_URL
-    args=(serve --host 127.0.0.1 --port "$port" --data-dir "$data")
+    # No webhook workers: the fuzzer registers endpoints at made-up hosts, and nothing is to
+    # leave the machine (not even a DNS lookup of them).
+    args=(serve --host 127.0.0.1 --port "$port" --data-dir "$data" --webhook-workers 0)
     [ -n "$database_url" ] && args+=(--database-url "$database_url")
     exec "$herald" "${args[@]}"
   ) > "$log" 2>&1 &

@@ -28,7 +28,7 @@ extension ProviderAnswer: ProviderOutcomeConvertible {
     public var providerOutcome: ProviderOutcome<Rejection.Reason> {
         switch self {
         case .delivered: .delivered
-        case .deviceGone: .gone(since: nil)
+        case .deviceGone(let rejection): .gone(rejection.reason, since: nil)
         case .retry(let rejection, let after): .retry(rejection.reason, after: after.map { .seconds($0) })
         case .credentialsRejected(let rejection): .credentialsRejected(rejection.reason)
         case .failed(let rejection): .failed(rejection.reason)

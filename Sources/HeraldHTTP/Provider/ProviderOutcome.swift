@@ -7,9 +7,9 @@ import HeraldCore
 public enum ProviderOutcome<Reason: ProviderReason>: Sendable, Equatable {
     /// The provider accepted it.
     case delivered
-    /// The device's address is dead; `since` is the provider's time for it, when it gives one
-    /// (APNs's 410 timestamp).
-    case gone(since: EpochClock.Instant?)
+    /// The device's address is dead, for the provider's `Reason`; `since` is the provider's time
+    /// for it, when it gives one (APNs's 410 timestamp).
+    case gone(Reason, since: EpochClock.Instant?)
     /// Try again later, not before `after` when the provider said.
     case retry(Reason, after: Duration?)
     /// The provider refused the platform's credentials, and the provider target's own remedy

@@ -87,10 +87,6 @@ struct DeliverySettingsController<Context: RequestContext>: Sendable {
     }
 
     private func application(_ request: Request, _ context: Context) async throws -> App {
-        let scope = AdminScope(token: try await auth.admin(request), store: store)
-        guard let raw = context.parameters.get("app"), let id = UUID(text: raw) else {
-            throw APIError.notFound("application")
-        }
-        return try await scope.application(id)
+        try await AdminScope.application(request, context, auth: auth, store: store)
     }
 }

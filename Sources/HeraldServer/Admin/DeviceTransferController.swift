@@ -120,9 +120,7 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
     }
 
     private func application(_ request: Request, _ context: Context) async throws -> App {
-        let scope = AdminScope(token: try await auth.admin(request), store: store)
-        guard let raw = context.parameters.get("app"), let id = UUID(text: raw) else { throw APIError.notFound("application") }
-        return try await scope.application(id)
+        try await AdminScope.application(request, context, auth: auth, store: store)
     }
 }
 

@@ -41,11 +41,13 @@ public func buildApplication(
     let router = buildRouter(
         store: store, now: { clock.now.epochMilliseconds }, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
         observability: observability, scheduling: configuration.scheduling, dashboardAssets: configuration.dashboardAssets,
-        dashboardMapTiles: configuration.dashboardMapTiles, deviceImport: configuration.deviceImport)
+        dashboardMapTiles: configuration.dashboardMapTiles, deviceImport: configuration.deviceImport,
+        webhookPolicy: configuration.webhooks.addressPolicy)
     var services: [any Service] = [
         DatabaseService(database: store.database),
         DeliveryService(
             store: store, configuration: configuration.delivery, clock: clock, logger: logger, telemetry: observability.delivery),
+        WebhookService(store: store, configuration: configuration.webhooks, clock: clock, logger: logger),
         AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
         TopicCleanupService(store: store, logger: logger),
         SchedulerService(
@@ -71,11 +73,13 @@ public func buildApplication(
 /// - Parameter dashboardAssets: where the dashboard reads Debian's browser libraries from.
 /// - Parameter dashboardMapTiles: the tile server the dashboard's map draws on, if any.
 /// - Parameter deviceImport: how large a device import may be.
+/// - Parameter webhookPolicy: which webhook URLs may be registered.
 public func buildRouter(
     store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
     wnsTestHost: String? = nil, observability: Observability = Observability(),
     scheduling: SchedulingConfiguration = SchedulingConfiguration(), dashboardAssets: String? = "/usr/share/javascript",
-    dashboardMapTiles: DashboardMapTiles? = nil, deviceImport: DeviceImportConfiguration = DeviceImportConfiguration()
+    dashboardMapTiles: DashboardMapTiles? = nil, deviceImport: DeviceImportConfiguration = DeviceImportConfiguration(),
+    webhookPolicy: WebhookAddressPolicy = WebhookAddressPolicy()
 ) -> Router<HeraldRequestContext> {
     let router = Router(context: HeraldRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
@@ -94,6 +98,7 @@ public func buildRouter(
     pushes.addRoutes(to: router)
     SchedulesController(auth: auth, scheduling: pushScheduling, now: now).addRoutes(to: router)
     DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
+    WebhooksController(store: store, auth: auth, policy: webhookPolicy).addRoutes(to: router)
     TopicsController(store: store, auth: auth, now: now).addRoutes(to: router)
     CustomUserIDsController(store: store, auth: auth).addRoutes(to: router)
     let locations = Locations(store: store, updates: geofenceUpdates)

@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// The delivery workers and provider endpoints.
     public var delivery = DeliveryConfiguration()
+    /// The webhook workers and which addresses they may reach.
+    public var webhooks = WebhookConfiguration()
     /// When geofence changes are pushed to devices (the debounce of the update push).
     public var geofenceUpdates = GeofenceUpdatePolicy()
     /// How long raw analytics events are kept.

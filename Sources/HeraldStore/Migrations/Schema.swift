@@ -351,5 +351,47 @@ public enum Schema {
             )
             """,
         ]),
+        // MARK: Delivery webhooks
+        Migration(version: 11, name: "webhook endpoints and their deliveries", statements: [
+            // `events`: the event types it receives, comma-separated with a comma at each end
+            // (`,push.done,device.deactivated,`), so that one LIKE finds an event's endpoints.
+            // `secret_sealed`: its signing secret, sealed (the signature needs the secret itself).
+            """
+            CREATE TABLE webhook_endpoints (
+                id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+                url TEXT NOT NULL,
+                events TEXT NOT NULL,
+                secret_sealed {blob} NOT NULL,
+                created_at {int} NOT NULL
+            )
+            """,
+            "CREATE INDEX webhook_endpoints_app ON webhook_endpoints (app_id, created_at)",
+            // One row per event and endpoint, queued in the transaction that caused the event;
+            // leased like push_jobs. `state`: ready, claimed, delivered or failed (given up after
+            // the retry window). `last_*`: the latest attempt's answer, for the admin API.
+            """
+            CREATE TABLE webhook_deliveries (
+                id {id},
+                endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+                event_id TEXT NOT NULL,
+                event_type TEXT NOT NULL,
+                body TEXT NOT NULL,
+                state TEXT NOT NULL,
+                attempts {int} NOT NULL DEFAULT 0,
+                available_at {int} NOT NULL,
+                lease_until {int} NOT NULL DEFAULT 0,
+                claim {int} NOT NULL DEFAULT 0,
+                created_at {int} NOT NULL,
+                last_attempt_at {int},
+                last_status {int},
+                last_error TEXT,
+                last_excerpt TEXT,
+                UNIQUE (endpoint_id, event_id)
+            )
+            """,
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, available_at)",
+            "CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, id)",
+        ]),
     ]
 }

@@ -9,6 +9,8 @@ public struct PlatformRepository: Sendable {
     let database: any SQLDatabase
     let secretBox: SecretBox
     let now: @Sendable () -> Int64
+    /// Announced after a change that queued a webhook event (`WorkKind.webhookEvents`).
+    let work: WorkSignals
     private let cache = CredentialCache<Platform>()
 
     private static let columns =
@@ -82,15 +84,24 @@ public struct PlatformRepository: Sendable {
         if let fcmNotification { platform.fcmNotification = fcmNotification }
         platform.updatedAt = now()
         if let credentials {
+            let wasFailing = platform.credentialsStatus == .failing
             platform.credentialsSummary = credentials.summary
             platform.credentialsStatus = .ok
-            try await database.query("""
-                UPDATE platforms SET name = \(platform.name), credentials_sealed = \(try seal(credentials, id: id)),
-                    credentials_summary = \(try Self.summaryJSON(platform.credentialsSummary)),
-                    credentials_status = \(platform.credentialsStatus.rawValue), fcm_notification = \(platform.fcmNotification ? 1 : 0),
-                    updated_at = \(platform.updatedAt)
-                WHERE id = \(id)
-                """)
+            let sealed = try seal(credentials, id: id)
+            let summary = try Self.summaryJSON(platform.credentialsSummary)
+            let updated = platform
+            let queued = try await database.transaction { connection -> Bool in
+                let changed = try await connection.query("""
+                    UPDATE platforms SET name = \(updated.name), credentials_sealed = \(sealed),
+                        credentials_summary = \(summary), credentials_status = \(updated.credentialsStatus.rawValue),
+                        fcm_notification = \(updated.fcmNotification ? 1 : 0), updated_at = \(updated.updatedAt)
+                    WHERE id = \(id) RETURNING id
+                    """)
+                // New credentials for a failing platform: its sends resume.
+                guard wasFailing, !changed.isEmpty else { return false }
+                return try await Self.statusEvent(connection, .platformRecovered, updated)
+            }
+            if queued { await work.announce(.webhookEvents) }
         } else {
             try await database.query(
                 """
@@ -102,10 +113,32 @@ public struct PlatformRepository: Sendable {
     }
 
     /// Records whether the provider accepts the credentials.
+    ///
+    /// A platform that starts failing queues `platform.failing` in the same transaction (once per
+    /// change of state: a platform already failing queues nothing).
     public func setCredentialsStatus(id: UUID, _ status: CredentialsStatus) async throws {
         defer { cache.invalidate(id) }
-        try await database.query(
-            "UPDATE platforms SET credentials_status = \(status.rawValue), updated_at = \(now()) WHERE id = \(id)")
+        let time = now()
+        let queued = try await database.transaction { connection -> Bool in
+            let changed = try await connection.query("""
+                UPDATE platforms SET credentials_status = \(status.rawValue), updated_at = \(time)
+                WHERE id = \(id) AND credentials_status <> \(status.rawValue) RETURNING \(unsafeRaw: Self.columns)
+                """)
+            guard status == .failing, let row = changed.first else { return false }
+            return try await Self.statusEvent(connection, .platformFailing, try Self.platform(row))
+        }
+        if queued { await work.announce(.webhookEvents) }
+    }
+
+    /// Queues `platform.failing` or `platform.recovered` for `platform`, if its app wants it.
+    static func statusEvent(_ connection: any SQLExecutor, _ type: WebhookEventType, _ platform: Platform) async throws -> Bool {
+        guard try await WebhookRepository.wanted(connection, applicationID: platform.applicationID, type: type) else { return false }
+        let data: [String: JSONValue] = [
+            "platform_id": .string(platform.id.lowercasedString), "name": .string(platform.name),
+            "type": .string(platform.type.rawValue), "credentials_status": .string(platform.credentialsStatus.rawValue),
+        ]
+        let event = WebhookEvent(id: UUID(), type: type, createdAt: platform.updatedAt, applicationID: platform.applicationID, data: data)
+        return try await WebhookRepository.enqueue(connection, event)
     }
 
     /// The decrypted credentials, nil if none were uploaded.

@@ -75,6 +75,8 @@ public struct BatchResult: Sendable, Equatable {
     public var failed: [String: Int] = [:]
     /// Dead tokens: device id → when the provider says it died (epoch ms), if it said.
     public var gone: [Int64: Int64?] = [:]
+    /// Dead tokens: device id → the provider's reason (`Unregistered`, …), for `device.deactivated`.
+    public var goneReasons: [Int64: String] = [:]
     /// To try again later.
     public var retry: [Int64] = []
     public var retryAt: Int64 = 0
@@ -310,7 +312,7 @@ public struct PushRepository: Sendable {
             work.ringHere(.deliveryJobs)
             return
         }
-        let queued = try await database.transaction { connection -> Bool in
+        let (queued, events) = try await database.transaction { connection -> (Bool, Bool) in
             let moved = try await connection.query(Self.move(fanout, to: finished ? "done" : "claimed", through: through))
             if moved.isEmpty { throw Self.leaseLost(fanout) }
             if !page.isEmpty {
@@ -325,13 +327,12 @@ public struct PushRepository: Sendable {
                     connection, pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: availableAt, time: time)
                 try await connection.query(Self.count(page.count, pushID: fanout.pushID))
             }
-            if finished {
-                try await Self.closeIfFinished(connection, pushID: fanout.pushID)
-            }
-            return !page.isEmpty
+            let events = finished ? try await Self.closeIfFinished(connection, pushID: fanout.pushID, time: time) : false
+            return (!page.isEmpty, events)
         }
         // A throttled batch is due later; the sleepers wake for it all the same.
         if queued { await work.announce(.deliveryJobs) }
+        if events { await work.announce(.webhookEvents) }
     }
 
     /// Moves a held fan-out's cursor (and sets its state); returns its id, or nothing if the
@@ -375,7 +376,8 @@ public struct PushRepository: Sendable {
     /// recording nothing, if another worker has claimed the job since.
     public func complete(_ job: PushJob, _ result: BatchResult) async throws {
         let time = now()
-        try await database.transaction { connection in
+        let events = try await database.transaction { connection -> Bool in
+            var events = false
             let closed = try await connection.query("UPDATE push_jobs SET state = 'done' WHERE \(Self.held(job)) RETURNING id")
             if closed.isEmpty { throw Self.leaseLost(job) }
             let failed = result.failed.values.reduce(0, +)
@@ -393,8 +395,15 @@ public struct PushRepository: Sendable {
             }
             for (deviceID, timestamp) in result.gone.sorted(by: { $0.key < $1.key }) {
                 // A device that registered again after the token died has a new, live token.
-                try await connection.query(
-                    "UPDATE devices SET active = 0 WHERE id = \(deviceID) AND updated_at <= \(timestamp ?? time)")
+                let deactivated = try await connection.query("""
+                    UPDATE devices SET active = 0 WHERE id = \(deviceID) AND active = 1 AND updated_at <= \(timestamp ?? time)
+                    RETURNING uuid, app_id, token
+                    """)
+                if let device = deactivated.first {
+                    let queued = try await Self.deviceDeactivated(
+                        connection, device, reason: result.goneReasons[deviceID] ?? "Unregistered", providerTime: timestamp, time: time)
+                    events = events || queued
+                }
             }
             if !result.retry.isEmpty {
                 try await Self.enqueue(
@@ -406,10 +415,12 @@ public struct PushRepository: Sendable {
                     connection, pushID: job.pushID, kind: .batch, deviceIDs: result.released, attempt: job.attempt,
                     availableAt: time, time: time)
             }
-            try await Self.closeIfFinished(connection, pushID: job.pushID)
+            let done = try await Self.closeIfFinished(connection, pushID: job.pushID, time: time)
+            return events || done
         }
         // A retry is due later, a released batch at once: either way a new job.
         if !result.retry.isEmpty || !result.released.isEmpty { await work.announce(.deliveryJobs) }
+        if events { await work.announce(.webhookEvents) }
     }
 
     /// Puts a claimed job back, due at `availableAt` (the worker stops); nothing if another worker
@@ -462,13 +473,17 @@ public struct PushRepository: Sendable {
         return statement
     }
 
-    static func closeIfFinished(_ connection: any SQLExecutor, pushID: UUID) async throws {
+    /// Marks the push done if no job of it is open, and then queues its `push.done` event in
+    /// the same transaction. Returns whether an event was queued.
+    static func closeIfFinished(_ connection: any SQLExecutor, pushID: UUID, time: Int64) async throws -> Bool {
         // One open job is enough to know (the index gives the push's open jobs directly).
         let open = try await connection.query(
             "SELECT 1 AS open FROM push_jobs WHERE push_id = \(pushID) AND state IN ('ready', 'claimed') LIMIT 1")
-        if open.isEmpty {
-            try await connection.query("UPDATE pushes SET status = 'done' WHERE id = \(pushID)")
-        }
+        guard open.isEmpty else { return false }
+        let closed = try await connection.query(
+            "UPDATE pushes SET status = 'done' WHERE id = \(pushID) AND status <> 'done' RETURNING \(unsafeRaw: pushColumns)")
+        guard let row = closed.first else { return false }
+        return try await pushDone(connection, try push(row), time: time)
     }
 
     /// The push whose columns `row` holds, each name after `prefix`.

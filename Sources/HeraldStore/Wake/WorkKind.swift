@@ -18,6 +18,8 @@ public struct WorkKind: Hashable, Sendable, CustomStringConvertible {
     public static let deliveryJobs = WorkKind("push_jobs")
     /// Schedule slots (`push_schedule_slots`): the scheduler sleeps until the earliest.
     public static let scheduledPushes = WorkKind("schedules")
+    /// Webhook deliveries (`webhook_deliveries`): new events, and retries due later.
+    public static let webhookEvents = WorkKind("webhooks")
 
     public var description: String { name }
 }

@@ -1,0 +1,17 @@
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import struct Foundation.UUID
+
+extension AdminScope {
+    /// The application the route's `app` parameter names, if the request's admin token may see
+    /// it; not found otherwise (never "forbidden", which would tell it exists). The per-app admin
+    /// routes (delivery settings, webhooks, device transfer, activity log) all start here.
+    static func application(_ request: Request, _ context: some RequestContext, auth: Authenticator, store: Store) async throws -> App {
+        let scope = AdminScope(token: try await auth.admin(request), store: store)
+        guard let raw = context.parameters.get("app"), let id = UUID(text: raw) else {
+            throw APIError.notFound("application")
+        }
+        return try await scope.application(id)
+    }
+}
