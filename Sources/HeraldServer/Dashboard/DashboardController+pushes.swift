@@ -89,10 +89,10 @@ extension DashboardController {
     }
 
     static func pushView(_ push: StoredPush) -> [String: Any] {
-        let input = try? JSONDecoder().decode(PushInput.self, from: Data(push.request.utf8))
+        let accepted = try? push.accepted()
         return [
             "id": push.id.lowercasedString, "app_uuid": push.applicationID.lowercasedString, "created": time(push.createdAt),
-            "message": input?.message?.body ?? "", "status": push.status, "done": push.status == "done", "targeted": push.targeted,
+            "message": accepted?.push.body ?? "", "status": push.status, "done": push.status == "done", "targeted": push.targeted,
             "delivered": push.delivered, "failed": push.failed, "invalid_tokens": push.invalidTokens, "expired": push.expired,
             "skipped": push.skipped, "pending": push.pending,
             "failures": push.failures.isEmpty
