@@ -52,15 +52,7 @@ public struct AcceptedPush: Sendable, Equatable, Codable {
     /// Reads a stored push: the current version as it is; version 0 (the request text alone) is
     /// checked as it was when accepted, at `acceptedAt` (epoch ms), and carries the request.
     public init(stored text: String, acceptedAt: Int64) throws(StoredPushError) {
-        let form: StoredForm
-        do {
-            form = try JSONDecoder().decode(StoredForm.self, from: Data(text.utf8))
-        } catch let error as StoredPushError {
-            throw error
-        } catch {
-            throw StoredPushError(.unreadable("\(error)"))
-        }
-        switch form {
+        switch try Self.form(text) {
         case .current(let accepted):
             self = accepted
         case .version0(let input, let request):
@@ -75,17 +67,20 @@ public struct AcceptedPush: Sendable, Equatable, Codable {
     /// The request members of a stored push, without checking it: what a schedule shows and a
     /// change starts from. Nil for a push sent at once (it keeps no request).
     public static func request(stored text: String) throws(StoredPushError) -> [String: JSONValue]? {
-        let form: StoredForm
+        switch try form(text) {
+        case .current(let accepted): return accepted.request
+        case .version0(_, let request): return request
+        }
+    }
+
+    /// The stored text, by its version.
+    private static func form(_ text: String) throws(StoredPushError) -> StoredForm {
         do {
-            form = try JSONDecoder().decode(StoredForm.self, from: Data(text.utf8))
+            return try JSONDecoder().decode(StoredForm.self, from: Data(text.utf8))
         } catch let error as StoredPushError {
             throw error
         } catch {
             throw StoredPushError(.unreadable("\(error)"))
-        }
-        switch form {
-        case .current(let accepted): return accepted.request
-        case .version0(_, let request): return request
         }
     }
 
