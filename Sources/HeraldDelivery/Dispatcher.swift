@@ -3,9 +3,7 @@ import HeraldCore
 import HeraldStore
 import Logging
 import ServiceLifecycle
-import struct Foundation.Data
 import struct Foundation.UUID
-import class Foundation.JSONDecoder
 
 /// Works one job: turns a fan-out into batches, or sends a batch and records what came of it.
 ///
@@ -35,20 +33,25 @@ struct Dispatcher: Sendable {
         let stored = claimed.push
         let push: Push
         do {
-            let input = try JSONDecoder().decode(PushInput.self, from: Data(stored.request.utf8))
-            push = try input.validated(now: stored.createdAt)
+            // Checked when it was accepted: only decoded here.
+            push = try stored.accepted().push
         } catch {
-            // Accepted pushes were valid; one that no longer decodes is failed, not retried forever.
-            logger.error("stored push does not validate", metadata: ["push": "\(stored.id)", "error": "\(error)"])
-            var result = BatchResult()
-            result.failed["InvalidStoredPush"] = job.deviceIDs.count
-            try await store.pushes.complete(job, result)
+            try await failUndeliverable(job, stored, error)
             return
         }
         switch job.kind {
         case .fanout: try await fanOut(job, push, stored)
         case .batch: try await send(job, push, claimed)
         }
+    }
+
+    /// A stored push Herald cannot deliver (unreadable, written by a newer Herald, an older
+    /// Herald's push that no longer validates): the job's devices fail, it is not retried forever.
+    private func failUndeliverable(_ job: PushJob, _ stored: StoredPush, _ error: any Error) async throws {
+        logger.error("stored push cannot be delivered", metadata: ["push": "\(stored.id)", "error": "\(error)"])
+        var result = BatchResult()
+        result.failed["InvalidStoredPush"] = job.deviceIDs.count
+        try await store.pushes.complete(job, result)
     }
 
     // MARK: Fan-out
@@ -99,16 +102,20 @@ struct Dispatcher: Sendable {
         result.skipped = job.deviceIDs.count - targets.count
 
         // The app may have turned receipts off since the push was accepted: read with each claim.
-        let rendered = RenderedPush(
-            push, receiptID: claimed.includesReceiptID ? stored.id.lowercasedString : nil, types: Set(targets.map(\.platformType)),
-            now: time)
+        // Rendered once for the batch, per kind of device in it. Every provider rendered this push
+        // when it was accepted (`AcceptedPush.check`), with a receipt id's worth of room.
+        let rendered: RenderedPush
+        do {
+            rendered = try RenderedPush(
+                push, receiptID: claimed.includesReceiptID ? stored.id.lowercasedString : nil,
+                types: Set(targets.map(\.platformType)), now: time)
+        } catch {
+            try await failUndeliverable(job, stored, error)
+            return
+        }
         var byPlatform: [UUID: [DeliveryTarget]] = [:]
         for target in targets {
-            if let problem = rendered.problems[target.platformType] {
-                result.failed["InvalidPayload(\(problem.code))", default: 0] += 1
-                telemetry.metrics.recordUnsent(
-                    provider: DeliveryMetrics.provider(for: target.platformType), reason: "InvalidPayload(\(problem.code))", count: 1)
-            } else if rendered.hasContent(for: target.platformType) {
+            if rendered.hasContent(for: target.platformType) {
                 byPlatform[target.platformID, default: []].append(target)
             } else {
                 // The push has nothing for this kind of device (or Herald no provider for it yet).

@@ -1,6 +1,10 @@
 import HeraldCore
 
 /// One push rendered for each kind of device a batch holds, once per batch.
+///
+/// A stored push was rendered for every provider when it was accepted (`AcceptedPush.check`; an
+/// older Herald's push is checked again as it is read), so rendering it here does not fail for
+/// what it says; a failure is a stored push Herald cannot deliver, and the caller fails the batch.
 struct RenderedPush: Sendable {
     var apns: APNsNotification?
     /// The FCM message of a platform that sends data messages (the default), and of one with
@@ -9,23 +13,17 @@ struct RenderedPush: Sendable {
     var fcmWithNotification: FCMMessage?
     var webPush: WebPushNotification?
     var wns: WNSNotification?
-    /// Kinds of device the push cannot be rendered for (it was accepted under older rules, say).
-    var problems: [PlatformType: ValidationError] = [:]
 
     /// Renders the payloads for the platform types present.
-    init(_ push: Push, receiptID: String?, types: Set<PlatformType>, now: Int64) {
+    init(_ push: Push, receiptID: String?, types: Set<PlatformType>, now: Int64) throws(ValidationError) {
         for type in types {
-            do throws(ValidationError) {
-                switch type {
-                case .ios: apns = try APNsRenderer.render(push, receiptID: receiptID)
-                case .android:
-                    fcm = try FCMRenderer.render(push, receiptID: receiptID, now: now)
-                    fcmWithNotification = try FCMRenderer.render(push, receiptID: receiptID, now: now, notificationByDefault: true)
-                case .web: webPush = try WebPushRenderer.render(push, receiptID: receiptID, now: now)
-                case .windows: wns = try WNSRenderer.render(push, receiptID: receiptID, now: now)
-                }
-            } catch {
-                problems[type] = error
+            switch type {
+            case .ios: apns = try APNsRenderer.render(push, receiptID: receiptID)
+            case .android:
+                fcm = try FCMRenderer.render(push, receiptID: receiptID, now: now)
+                fcmWithNotification = try FCMRenderer.render(push, receiptID: receiptID, now: now, notificationByDefault: true)
+            case .web: webPush = try WebPushRenderer.render(push, receiptID: receiptID, now: now)
+            case .windows: wns = try WNSRenderer.render(push, receiptID: receiptID, now: now)
             }
         }
     }

@@ -140,8 +140,9 @@ import Testing
     }
 
     @Test func theUpdatePushIsSilentOnIOSAndDataOnlyOnAndroid() throws {
-        let request = GeofenceUpdatePush.request(for: GeofenceAudience(platforms: [.ios, .android], topics: ["b", "a"], everyone: false))
-        let push = try decode(PushInput.self, request).validated(now: now)
+        let push = GeofenceUpdatePush.push(for: GeofenceAudience(platforms: [.ios, .android], topics: ["b", "a"], everyone: false))
+        // It passes the checks a push sent through the API does, for every provider.
+        try push.checkRenderable(now: now)
         #expect(push.audience == .selection(platforms: [.ios, .android], topics: ["a", "b"], customUserIDs: [], interactiveOnly: false))
         let apns = try #require(try APNsRenderer.render(push, receiptID: "r"))
         #expect(apns.pushType == .background)
@@ -152,9 +153,7 @@ import Testing
         let fcm = try #require(try FCMRenderer.render(push, receiptID: "r", now: now))
         #expect(fcm.notification == nil)
         #expect(fcm.data[GeofenceUpdatePush.key] == "true")
-        let everyone = try decode(
-            PushInput.self, GeofenceUpdatePush.request(for: GeofenceAudience(platforms: [.ios], topics: [], everyone: true))
-        ).validated(now: now)
+        let everyone = GeofenceUpdatePush.push(for: GeofenceAudience(platforms: [.ios], topics: [], everyone: true))
         #expect(everyone.audience == .selection(platforms: [.ios], topics: [], customUserIDs: [], interactiveOnly: false))
     }
 }

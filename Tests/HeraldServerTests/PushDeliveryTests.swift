@@ -130,7 +130,7 @@ import Testing
             // The workers are running once they have finished a push (polled, with a deadline).
             let fixture = try await Fixture.make(db.store)
             let id = try await db.store.pushes.create(
-                applicationID: fixture.app.id, request: #"{"message":{"body":"x"},"target":{"platform":"ios"}}"#, expiresAt: nil)
+                applicationID: fixture.app.id, try .accepting(#"{"message":{"body":"x"},"target":{"platform":"ios"}}"#))
             let started = ContinuousClock.now
             while try await db.store.pushes.find(id: id, applicationID: fixture.app.id)?.status != "done" {
                 guard ContinuousClock.now - started < .seconds(10) else {

@@ -56,7 +56,7 @@ import Testing
             #expect(push.status == "queued")
             #expect(push.createdAt == world.clock.now)
             #expect(push.expiresAt == world.clock.now + 3_600_000)
-            #expect(push.request.contains("\"scheduleAt\""))
+            #expect(try push.accepted().request?["scheduleAt"] != nil)
             let jobs = try await world.db.database.query(
                 "SELECT kind, available_at FROM push_jobs WHERE push_id = \(pushID)")
             #expect(jobs.count == 1)
@@ -76,7 +76,8 @@ import Testing
             let due = world.clock.now + 120_000
             for _ in 0..<count {
                 _ = try await world.store.schedules.create(
-                    applicationID: world.fixture.app.id, request: ScheduleHarness.push(#""scheduleAt":\#(due)"#), expiresAt: nil,
+                    applicationID: world.fixture.app.id,
+                    try .accepting(ScheduleHarness.push(#""scheduleAt":\#(due)"#), now: world.clock.now, asSchedule: true),
                     localTime: nil, slots: [PushSchedule.Slot(dueAt: due, timeZones: [])])
             }
             world.clock.advance(120_000)
@@ -185,9 +186,8 @@ import Testing
                 var reached = Set<String>()
                 for slot in try await world.store.schedules.fireDue(limit: 100) {
                     let push = try #require(try await world.store.pushes.find(id: slot.pushID, applicationID: world.fixture.app.id))
-                    let input = try JSONDecoder().decode(PushInput.self, from: Data(push.request.utf8))
                     let page = try await world.store.pushes.audiencePage(
-                        of: try input.validated(now: instant), applicationID: world.fixture.app.id, after: 0, limit: 100,
+                        of: try push.accepted().push, applicationID: world.fixture.app.id, after: 0, limit: 100,
                         timeZones: try await world.store.pushes.timeZones(of: slot.pushID))
                     guard !page.deviceIDs.isEmpty else { continue }
                     let uuids = try await world.db.database.query(

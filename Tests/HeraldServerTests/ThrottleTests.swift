@@ -55,7 +55,7 @@ import Testing
         try await withTestDatabase(backend, now: { clock.now }) { db in
             let fixture = try await Fixture.make(db.store)
             let id = try await db.store.pushes.create(
-                applicationID: fixture.app.id, request: #"{"message":{"body":"x"},"target":{"platform":"all"}}"#, expiresAt: nil)
+                applicationID: fixture.app.id, try .accepting(#"{"message":{"body":"x"},"target":{"platform":"all"}}"#))
             #expect(try await db.store.pushes.takeSendSlot(pushID: id) == nil)  // not throttled
             let fanout = try #require(try await db.store.pushes.claim(lease: 30_000)).job
             try await db.store.pushes.advance(fanout, page: [1, 2], through: 2, finished: true, ratePerSecond: 2)

@@ -164,7 +164,7 @@ import Testing
             let claimed = try #require(try await world.store.pushes.claim(lease: 60_000))
             let (job, push) = (claimed.job, claimed.push)
             #expect(job.kind == .fanout)
-            let input = try JSONDecoder().decode(PushInput.self, from: Data(push.request.utf8)).validated(now: world.clock.now)
+            let input = try push.accepted().push
             // The untagged Android geofence widens the audience to every device of both platforms.
             #expect(input.audience == .selection(platforms: [.ios, .android], topics: [], customUserIDs: [], interactiveOnly: false))
 
@@ -188,7 +188,7 @@ import Testing
             #expect(try await pushCount(world) == 1)
             world.clock.set(start + policy.maximumDelay)
             let push = try #require(try await world.store.pushes.claim(lease: 60_000)).push
-            let input = try JSONDecoder().decode(PushInput.self, from: Data(push.request.utf8)).validated(now: world.clock.now)
+            let input = try push.accepted().push
             guard case .selection(_, let topics, _, _) = input.audience else {
                 Issue.record("not a selection")
                 return

@@ -18,7 +18,7 @@ import Testing
     func fannedOut(_ db: TestDatabase, _ fixture: Fixture, devices: Int) async throws -> (UUID, [Int64]) {
         try await registerDevices(db, fixture, count: devices)
         let id = try await db.store.pushes.create(
-            applicationID: fixture.app.id, request: #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#, expiresAt: nil)
+            applicationID: fixture.app.id, try .accepting(#"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#))
         let fanout = try #require(try await db.store.pushes.claim(lease: 60_000)).job
         let push = try PushInput(message: .init(body: "hi"), target: .init(platform: "ios")).validated(now: 0)
         let ids = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: fanout.cursor, limit: 10)
@@ -34,7 +34,7 @@ import Testing
             try await registerDevices(db, fixture, count: 25)
             let request = #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#
             let push = try JSONDecoder().decode(PushInput.self, from: Data(request.utf8)).validated(now: clock.now)
-            let id = try await db.store.pushes.create(applicationID: fixture.app.id, request: request, expiresAt: nil)
+            let id = try await db.store.pushes.create(applicationID: fixture.app.id, try .accepting(request, now: clock.now))
 
             // A worker takes the fan-out, writes one page of 10, and dies.
             let fanout = try #require(try await db.store.pushes.claim(lease: 60_000)).job
@@ -163,11 +163,11 @@ import Testing
                     ).id)
             }
             let request = #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#
-            let id = try await db.store.pushes.create(applicationID: fixture.app.id, request: request, expiresAt: nil)
+            let id = try await db.store.pushes.create(applicationID: fixture.app.id, try .accepting(request, now: clock.now))
 
             let fanout = try #require(try await db.store.pushes.claim(lease: 60_000))
             #expect(fanout.push.id == id)
-            #expect(fanout.push.request == request)
+            #expect(try fanout.push.accepted() == .accepting(request, now: clock.now))
             #expect(fanout.includesReceiptID)
             #expect(!fanout.throttled)
 

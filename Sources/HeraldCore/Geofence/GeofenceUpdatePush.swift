@@ -5,18 +5,19 @@ public enum GeofenceUpdatePush {
     /// The key both PCF SDKs look for.
     public static let key = "pivotal.push.geofence_update_available"
 
-    /// The `POST /v1/push` body of the push for `audience`.
-    public static func request(for audience: GeofenceAudience) -> String {
-        var target: [String: JSONValue] = [
-            "platforms": .array(audience.platforms.map(\.rawValue).sorted().map(JSONValue.string))
-        ]
-        if !audience.everyone {
-            target["topics"] = .array(audience.topics.sorted().map(JSONValue.string))
-        }
+    /// The push for `audience`, as a validated push (Herald builds it, nobody sends it as a
+    /// request): the audience's platforms (none named: every platform, as in a request), and its
+    /// topics unless it is everyone on them.
+    public static func push(for audience: GeofenceAudience) -> Push {
         let custom: [String: JSONValue] = [
             "ios": .object(["content-available": .bool(true), "extra": .object([key: .bool(true)])]),
             "android": .object([key: .string("true"), "notification": .bool(false)]),
         ]
-        return JSONValue.object(["message": .object(["custom": .object(custom)]), "target": .object(target)]).jsonText
+        return Push(
+            body: nil, custom: custom,
+            audience: .selection(
+                platforms: audience.platforms.isEmpty ? nil : audience.platforms, topics: audience.everyone ? [] : audience.topics.sorted(), customUserIDs: [],
+                interactiveOnly: false),
+            expiresAt: nil, scheduledAt: nil, validateOnly: false)
     }
 }

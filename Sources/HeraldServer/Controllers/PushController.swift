@@ -69,12 +69,12 @@ struct PushController<Context: RequestContext>: Sendable {
         case accepted(Accepted)
     }
 
-    /// Validates `input` (whose JSON text is `body`, stored as the request) and stores the push
-    /// or its schedule for `app`: what `POST /v1/push` and the dashboard's pushes both do.
+    /// Validates `input` once (`AcceptedPush.check`) and stores the validated push, or its
+    /// schedule (which also keeps `body`, the JSON text, to show and change), for `app`: what
+    /// `POST /v1/push` and the dashboard's pushes both do.
     func accept(_ input: PushInput, body: String, for app: App) async throws -> Outcome {
-        let push = try input.validated(now: now())
         let time = now()
-        try push.checkRenderable(now: time)
+        let push = try AcceptedPush.check(input, now: time)
         if push.validateOnly {
             let audience: String
             switch push.audience {
@@ -86,7 +86,7 @@ struct PushController<Context: RequestContext>: Sendable {
         if let schedule = try await scheduling.schedule(push, request: body, applicationID: app.id, now: time) {
             return .scheduled(ScheduleAccepted(scheduleID: schedule.id))
         }
-        let id = try await store.pushes.create(applicationID: app.id, request: body, expiresAt: push.expiresAt)
+        let id = try await store.pushes.create(applicationID: app.id, AcceptedPush(push))
         telemetry.pushAccepted(id, applicationID: app.id, scheduledAt: nil, time: now())
         var accepted = Accepted(receiptID: id.lowercasedString)
         accepted.unmatchedTopics = try await unmatchedTopics(push, applicationID: app.id)

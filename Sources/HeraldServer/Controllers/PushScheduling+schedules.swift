@@ -23,21 +23,20 @@ extension PushScheduling {
     /// whichever it was. The result is checked exactly as a new push is.
     func change(id: String, applicationID: UUID, _ changes: [String: JSONValue], now: Int64) async throws -> StoredSchedule {
         let existing = try await schedule(id: id, applicationID: applicationID)
-        var members = try Self.object(existing.request)
+        var members = try existing.requestMembers()
         let timing = ["scheduleAt", "scheduleIn", "scheduleLocal"]
         if timing.contains(where: { changes[$0] != nil }) {
             for key in timing { members[key] = nil }
         }
         for (key, value) in changes { members[key] = value }
         members["validate_only"] = nil
-        let merged = JSONValue.object(members).jsonText
 
-        let push = try Self.validate(merged, now: now)
-        guard let plan = try await plan(push, request: merged, applicationID: applicationID, now: now, sendNowAsSlot: true) else {
+        let push = try Self.validate(members, now: now)
+        guard let plan = try await plan(push, request: members, applicationID: applicationID, now: now, sendNowAsSlot: true) else {
             throw APIError.notFound("schedule")
         }
         switch try await store.schedules.update(
-            id: id, applicationID: applicationID, request: plan.request, expiresAt: push.expiresAt, localTime: plan.localTime, slots: plan.slots)
+            id: id, applicationID: applicationID, AcceptedPush(push, request: plan.request), localTime: plan.localTime, slots: plan.slots)
         {
         case .changed(let schedule): return schedule
         case .notFound: throw APIError.notFound("schedule")

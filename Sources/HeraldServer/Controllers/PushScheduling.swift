@@ -14,39 +14,45 @@ struct PushScheduling: Sendable {
     /// What a schedule is stored as.
     struct Plan: Sendable {
         /// The request, with `scheduleIn` turned into `scheduleAt`.
-        var request: String
+        var request: [String: JSONValue]
         var localTime: String?
         var slots: [PushSchedule.Slot]
     }
 
-    /// Stores `push` as a schedule when it is for later; nil when it is to be sent now.
+    /// Stores `push` as a schedule when it is for later; nil when it is to be sent now. `request`
+    /// (the body as given) is read only for a schedule, which keeps it to show and to change.
     func schedule(_ push: Push, request: String, applicationID: UUID, now: Int64) async throws -> StoredSchedule? {
-        guard let plan = try await plan(push, request: request, applicationID: applicationID, now: now, sendNowAsSlot: false) else {
+        if case .now = PushSchedule.of(push, now: now, sendImmediatelyWithin: configuration.sendImmediatelyWithin) { return nil }
+        guard let plan = try await plan(push, request: try Self.object(request), applicationID: applicationID, now: now, sendNowAsSlot: false)
+        else {
             return nil
         }
         return try await store.schedules.create(
-            applicationID: applicationID, request: plan.request, expiresAt: push.expiresAt, localTime: plan.localTime, slots: plan.slots)
+            applicationID: applicationID, AcceptedPush(push, request: plan.request), localTime: plan.localTime, slots: plan.slots)
     }
 
-    /// The plan for `push`; nil if it is to be sent now, unless `sendNowAsSlot` (a changed
-    /// schedule whose time has come fires at once, keeping its `schedule_id`).
-    func plan(_ push: Push, request: String, applicationID: UUID, now: Int64, sendNowAsSlot: Bool) async throws -> Plan? {
-        var members = try Self.object(request)
+    /// The plan for `push`, whose request members are `request`; nil if it is to be sent now,
+    /// unless `sendNowAsSlot` (a changed schedule whose time has come fires at once, keeping its
+    /// `schedule_id`).
+    func plan(
+        _ push: Push, request: [String: JSONValue], applicationID: UUID, now: Int64, sendNowAsSlot: Bool
+    ) async throws -> Plan? {
+        var members = request
         members["scheduleIn"] = nil
         switch PushSchedule.of(push, now: now, sendImmediatelyWithin: configuration.sendImmediatelyWithin) {
         case .now:
             guard sendNowAsSlot else { return nil }
             members["scheduleAt"] = .int(now)
-            return Plan(request: JSONValue.object(members).jsonText, localTime: nil, slots: [PushSchedule.Slot(dueAt: now, timeZones: [])])
+            return Plan(request: members, localTime: nil, slots: [PushSchedule.Slot(dueAt: now, timeZones: [])])
         case .at(let at):
             members["scheduleAt"] = .int(at)
-            return Plan(request: JSONValue.object(members).jsonText, localTime: nil, slots: [PushSchedule.Slot(dueAt: at, timeZones: [])])
+            return Plan(request: members, localTime: nil, slots: [PushSchedule.Slot(dueAt: at, timeZones: [])])
         case .local(let local):
             let settings = try await store.deliverySettings.find(applicationID: applicationID)
             // Every zone Foundation lists, and any other name the app's devices registered with.
             let zones = TimeZone.knownTimeZoneIdentifiers + (try await store.devices.timeZones(applicationID: applicationID))
             let slots = PushSchedule.slots(for: local, defaultZone: settings.defaultTimeZone, zones: zones)
-            return Plan(request: JSONValue.object(members).jsonText, localTime: local.description, slots: slots)
+            return Plan(request: members, localTime: local.description, slots: slots)
         }
     }
 

@@ -35,7 +35,7 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         init(_ schedule: StoredSchedule) throws {
             scheduleID = schedule.id
             scheduledFor = schedule.scheduledFor
-            push = .object(try PushScheduling.object(schedule.request))
+            push = .object(try schedule.requestMembers())
         }
     }
 
@@ -76,17 +76,15 @@ struct SchedulesController<Context: RequestContext>: Sendable {
 }
 
 extension PushScheduling {
-    /// Decodes and checks a push request exactly as `POST /v1/push` does: the Pivotal rules, then
-    /// what each provider would refuse (payload size, bad keys).
-    static func validate(_ text: String, now: Int64) throws -> Push {
+    /// Decodes and checks a push request exactly as `POST /v1/push` does
+    /// (`AcceptedPush.check`): the Pivotal rules, then what each provider would refuse.
+    static func validate(_ members: [String: JSONValue], now: Int64) throws -> Push {
         let input: PushInput
         do {
-            input = try JSONDecoder().decode(PushInput.self, from: Data(text.utf8))
+            input = try JSONDecoder().decode(PushInput.self, from: Data(JSONValue.object(members).jsonText.utf8))
         } catch let error as DecodingError {
             throw APIError(Request.validationError(error))
         }
-        let push = try input.validated(now: now)
-        try push.checkRenderable(now: now)
-        return push
+        return try AcceptedPush.check(input, now: now)
     }
 }

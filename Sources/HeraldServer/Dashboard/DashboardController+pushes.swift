@@ -89,10 +89,12 @@ extension DashboardController {
     }
 
     static func pushView(_ push: StoredPush) -> [String: Any] {
-        let input = try? JSONDecoder().decode(PushInput.self, from: Data(push.request.utf8))
+        // An older Herald's push that today's rules refuse still shows its text, read unchecked.
+        let body = (try? push.accepted())?.push.body
+            ?? (try? AcceptedPush.request(stored: push.request))??["message"]?.objectValue?["body"]?.stringValue
         return [
             "id": push.id.lowercasedString, "app_uuid": push.applicationID.lowercasedString, "created": time(push.createdAt),
-            "message": input?.message?.body ?? "", "status": push.status, "done": push.status == "done", "targeted": push.targeted,
+            "message": body ?? "", "status": push.status, "done": push.status == "done", "targeted": push.targeted,
             "delivered": push.delivered, "failed": push.failed, "invalid_tokens": push.invalidTokens, "expired": push.expired,
             "skipped": push.skipped, "pending": push.pending,
             "failures": push.failures.isEmpty

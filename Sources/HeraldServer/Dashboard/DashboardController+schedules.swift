@@ -48,7 +48,9 @@ extension DashboardController {
         let view: [String: Any] = [
             "csrf": signed.session.csrf, "app": ["uuid": app.id.lowercasedString],
             "schedules": schedules.map { schedule -> [String: Any] in
-                let input = try? JSONDecoder().decode(PushInput.self, from: Data(schedule.request.utf8))
+                let input = try? (try? schedule.requestMembers()).map {
+                    try JSONDecoder().decode(PushInput.self, from: Data(JSONValue.object($0).jsonText.utf8))
+                }
                 var row: [String: Any] = [
                     "id": schedule.id, "app": app.id.lowercasedString, "due": Self.time(schedule.scheduledFor),
                     "at": failed?.id == schedule.id ? failed?.typed ?? "" : Self.timeInput(schedule.scheduledFor),

@@ -36,7 +36,7 @@ enum GeofenceUpdateScheduler {
             if !pending.isEmpty {
                 let merged = try audienceOf(row).union(audience)
                 try await connection.query(
-                    "UPDATE pushes SET request = \(GeofenceUpdatePush.request(for: merged)) WHERE id = \(pushID)")
+                    "UPDATE pushes SET request = \(AcceptedPush(GeofenceUpdatePush.push(for: merged)).storedText) WHERE id = \(pushID)")
                 try await connection.query("""
                     UPDATE geofence_update_pushes
                     SET platforms = \(platformsText(merged)), topics = \(topicsText(merged)), everyone = \(merged.everyone)
@@ -48,7 +48,7 @@ enum GeofenceUpdateScheduler {
         // Nothing pending: a new push, due after the delay (or at the start time).
         let pushID = UUID.timeOrdered(milliseconds: now)
         try await PushRepository.insert(
-            connection, id: pushID, applicationID: applicationID, request: GeofenceUpdatePush.request(for: audience),
+            connection, id: pushID, applicationID: applicationID, request: AcceptedPush(GeofenceUpdatePush.push(for: audience)).storedText,
             expiresAt: nil, availableAt: slot > 0 ? slot : now + policy.delay, time: now)
         try await connection.query("""
             INSERT INTO geofence_update_pushes (app_id, slot, push_id, first_change_at, platforms, topics, everyone)

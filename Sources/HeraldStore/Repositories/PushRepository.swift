@@ -5,7 +5,8 @@ import struct Foundation.UUID
 public struct StoredPush: Sendable, Equatable {
     public var id: UUID
     public var applicationID: UUID
-    /// The request body as accepted (validated again by the workers).
+    /// The push as stored: an `AcceptedPush`, or an older Herald's request text; read it with
+    /// `accepted()`.
     public var request: String
     /// `queued`, `sending` or `done`.
     public var status: String
@@ -23,6 +24,11 @@ public struct StoredPush: Sendable, Equatable {
 
     /// Targeted devices without an outcome yet.
     public var pending: Int { max(0, targeted - delivered - failed - invalidTokens - expired - skipped) }
+
+    /// The validated push, decoded (an older Herald's row is checked as when it was accepted).
+    public func accepted() throws(StoredPushError) -> AcceptedPush {
+        try AcceptedPush(stored: request, acceptedAt: createdAt)
+    }
 }
 
 /// One unit of delivery work: a fan-out over the audience, or a batch of devices to send to.
@@ -115,12 +121,13 @@ public struct PushRepository: Sendable {
         + ", a.include_receipt_id AS p_include_receipt_id, EXISTS (SELECT 1 FROM push_rates r WHERE r.push_id = p.id) AS p_throttled"
 
     /// Stores a push with its fan-out job; when this returns the push is durable.
-    public func create(applicationID: UUID, request: String, expiresAt: Int64?, availableAt: Int64? = nil) async throws -> UUID {
+    public func create(applicationID: UUID, _ accepted: AcceptedPush, availableAt: Int64? = nil) async throws -> UUID {
         let id = UUID.timeOrdered(milliseconds: now())
         let time = now()
+        let request = accepted.storedText
         try await database.transaction { connection in
             try await Self.insert(
-                connection, id: id, applicationID: applicationID, request: request, expiresAt: expiresAt,
+                connection, id: id, applicationID: applicationID, request: request, expiresAt: accepted.push.expiresAt,
                 availableAt: availableAt ?? time, time: time)
         }
         // Even a job due later: the sleeping workers then wake for it rather than at their old deadline.

@@ -6,7 +6,8 @@ public struct StoredSchedule: Sendable, Equatable {
     /// The `schedule_id`: 16 hex digits.
     public var id: String
     public var applicationID: UUID
-    /// The push request, normalised (`scheduleIn` turned into `scheduleAt`).
+    /// The push as stored: an `AcceptedPush` (with the request, `scheduleIn` turned into
+    /// `scheduleAt`), or an older Herald's request text; read the request with `requestMembers()`.
     public var request: String
     public var expiresAt: Int64?
     /// `scheduleLocal`, for a local-time schedule.
@@ -15,6 +16,11 @@ public struct StoredSchedule: Sendable, Equatable {
     public var scheduledFor: Int64
     public var createdAt: Int64
     public var updatedAt: Int64
+
+    /// The request as the API shows it, without checking it again.
+    public func requestMembers() throws(StoredPushError) -> [String: JSONValue] {
+        try AcceptedPush.request(stored: request) ?? [:]
+    }
 }
 
 /// One slot of a schedule that fired: the push it became.
@@ -51,8 +57,10 @@ public struct ScheduleRepository: Sendable {
     /// Stores a schedule with its slots; returns it. `local` marks the slots' zone lists as
     /// meaningful (a local-time schedule); otherwise there is one slot, for every device.
     public func create(
-        applicationID: UUID, request: String, expiresAt: Int64?, localTime: String?, slots: [PushSchedule.Slot]
+        applicationID: UUID, _ accepted: AcceptedPush, localTime: String?, slots: [PushSchedule.Slot]
     ) async throws -> StoredSchedule {
+        let request = accepted.storedText
+        let expiresAt = accepted.push.expiresAt
         let time = now()
         let id = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
         try await database.transaction { connection in
@@ -88,8 +96,10 @@ public struct ScheduleRepository: Sendable {
     /// Replaces a pending schedule's push and slots, atomically; `notFound` if it is not the
     /// app's or has (even partly) fired or been cancelled meanwhile.
     public func update(
-        id: String, applicationID: UUID, request: String, expiresAt: Int64?, localTime: String?, slots: [PushSchedule.Slot]
+        id: String, applicationID: UUID, _ accepted: AcceptedPush, localTime: String?, slots: [PushSchedule.Slot]
     ) async throws -> ScheduleChange {
+        let request = accepted.storedText
+        let expiresAt = accepted.push.expiresAt
         let time = now()
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         do {
