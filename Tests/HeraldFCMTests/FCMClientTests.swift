@@ -37,7 +37,10 @@ import Testing
                 clientEmail: account.clientEmail, projectID: "demo-project", publicKey: account.publicKey) }
             client = try FCMClient(
                 credentials: try Self.credentials(json), endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM,
-                proxy: proxy, clock: clock.epochClock)
+                // Connections to the mock may wait for a loaded machine (a whole suite starting at
+                // once on two cores took more than the 10 s default): these tests are not about
+                // connect timeouts.
+                proxy: proxy, connectTimeout: .seconds(60), clock: clock.epochClock)
         } catch {
             await server.shutdown()
             throw error
