@@ -1,11 +1,13 @@
 import HeraldStore
 import Testing
 
-/// The wake-up between the store and idle delivery workers. Each wait below could last a
-/// minute; finishing within seconds shows that the ring (or the cancellation) ended it.
+/// The wake-up between the store and idle delivery workers. Each wait below could last
+/// two minutes; finishing within seconds shows that the ring (or the cancellation) ended it.
 @Suite struct WorkSignalTests {
-    private let long = Duration.seconds(60)
-    private let prompt = Duration.seconds(10)
+    private let long = Duration.seconds(120)
+    /// Far below `long`, and far above what a loaded machine takes to run a woken task (12–16 s
+    /// was seen with four builds and test suites on two cores).
+    private let prompt = Duration.seconds(40)
 
     private func elapsed(_ body: () async -> Void) async -> Duration {
         let start = ContinuousClock.now
