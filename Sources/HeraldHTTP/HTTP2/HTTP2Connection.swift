@@ -36,7 +36,12 @@ final class HTTP2Connection: Sendable {
         requestTimeout: TimeAmount, validatesHeaderBlocks: Bool
     ) async throws -> HTTP2Connection {
         let deadline = NIODeadline.now() + timeout
-        let bootstrap = ClientBootstrap(group: group)
+        // The loop is chosen once, here. The promise below and the bootstrap (its channel, its
+        // resolver) each asked the group for its next loop, so where connections landed depended
+        // on how often the group was asked: in a 500,000-device fan-out on two cores all four
+        // provider connections ran on one loop (7.6 s of CPU against 0 on the other).
+        let loop = group.next()
+        let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(timeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
         let channel: any Channel
@@ -52,7 +57,7 @@ final class HTTP2Connection: Sendable {
                 }.flatMap { $0 }
             }
         } else {
-            let promise = group.any().makePromise(of: EventLoopFuture<Void>.self)
+            let promise = loop.makePromise(of: EventLoopFuture<Void>.self)
             do {
                 channel = try await bootstrap
                     .channelInitializer { channel in
