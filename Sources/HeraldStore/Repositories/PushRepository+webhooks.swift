@@ -23,12 +23,12 @@ extension PushRepository {
     }
 
     /// Queues `device.deactivated` for a device (`uuid`, `app_id`, `token` of `row`) that
-    /// delivery has just deactivated. Returns whether one was queued.
+    /// delivery has just deactivated, for the endpoints that want it (the caller asks
+    /// `WebhookRepository.wanted` once per batch). Returns whether one was queued.
     static func deviceDeactivated(
         _ connection: any SQLExecutor, _ row: SQLRow, reason: String, providerTime: Int64?, time: Int64
     ) async throws -> Bool {
         let applicationID = try row.uuid("app_id")
-        guard try await WebhookRepository.wanted(connection, applicationID: applicationID, type: .deviceDeactivated) else { return false }
         let data: [String: JSONValue] = [
             "device_uuid": .string(try row.string("uuid")), "token": .string(try row.string("token")), "reason": .string(reason),
             "provider_timestamp": providerTime.map { .int($0) } ?? .null,

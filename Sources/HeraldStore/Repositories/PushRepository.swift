@@ -400,13 +400,21 @@ public struct PushRepository: Sendable {
                     ON CONFLICT (push_id, reason) DO UPDATE SET count = push_failures.count + excluded.count
                     """)
             }
+            // Whether the app wants `device.deactivated`: asked once per batch (its devices are all
+            // the push's app's), at the first device deactivated.
+            var deactivationWanted: Bool?
             for (deviceID, timestamp) in result.gone.sorted(by: { $0.key < $1.key }) {
                 // A device that registered again after the token died has a new, live token.
                 let deactivated = try await connection.query("""
                     UPDATE devices SET active = 0 WHERE id = \(deviceID) AND active = 1 AND updated_at <= \(timestamp ?? time)
                     RETURNING uuid, app_id, token
                     """)
-                if let device = deactivated.first {
+                guard let device = deactivated.first else { continue }
+                if deactivationWanted == nil {
+                    deactivationWanted = try await WebhookRepository.wanted(
+                        connection, applicationID: try device.uuid("app_id"), type: .deviceDeactivated)
+                }
+                if deactivationWanted == true {
                     let queued = try await Self.deviceDeactivated(
                         connection, device, reason: result.goneReasons[deviceID] ?? "Unregistered", providerTime: timestamp, time: time)
                     events = events || queued
