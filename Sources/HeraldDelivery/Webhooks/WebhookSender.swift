@@ -32,6 +32,20 @@ struct WebhookAnswer: Sendable, Equatable {
 struct WebhookSender: Sendable {
     let configuration: WebhookConfiguration
     let clock: EpochClock
+    /// The TLS settings of every attempt, with the extra CA read once (a bad PEM fails each
+    /// attempt, as it would if read there).
+    private let tls: Result<TLSConfiguration?, any Error>
+
+    init(configuration: WebhookConfiguration, clock: EpochClock) {
+        self.configuration = configuration
+        self.clock = clock
+        self.tls = Result {
+            guard let pem = configuration.extraTrustedCAPEM else { return nil }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)))]
+            return tls
+        }
+    }
 
     func send(_ delivery: WebhookDelivery) async -> WebhookAnswer {
         let target: WebhookTarget
@@ -69,11 +83,7 @@ struct WebhookSender: Sendable {
             connect: .milliseconds(configuration.connectTimeout.milliseconds), read: .milliseconds(configuration.requestTimeout.milliseconds))
         client.proxy = nil
         client.httpVersion = .http1Only
-        if let pem = configuration.extraTrustedCAPEM {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)))]
-            client.tlsConfiguration = tls
-        }
+        if let tls = try tls.get() { client.tlsConfiguration = tls }
         if WebhookAddressPolicy.isPublic(target.host) == nil {
             client.dnsOverride = [target.host: address]
         }
