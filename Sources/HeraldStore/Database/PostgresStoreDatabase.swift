@@ -20,16 +20,27 @@ public final class PostgresStoreDatabase: SQLDatabase {
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
     public init(url: String, maximumConnections: Int = 20, logger: Logger) throws {
         var configuration = try Self.configuration(url: url)
-        // Every connection stays open (minimum = maximum) and none is pinged. postgres-nio arms
-        // a timer each time a connection goes back to the pool: an idle timeout (60 s) for one
-        // above the minimum, a keep-alive (30 s) for any when keep-alive is on. Each is a
-        // `Task.sleep`, and swift 6.3 on Linux keeps a cancelled sleep's memory until its
-        // deadline: at hundreds of queries a second that grew the heap by 50–70 bytes per
-        // registration (heaptrack: the pool's sleeps). A connection that dies while idle fails
-        // the one query that finds it so (a batch then retries its registrations one by one, a
-        // worker its claim), and the pool opens another in its place.
+        // One connection stays open and none is pinged; the others open on demand and close
+        // after `idleConnectionLifetime` without a query.
+        //
+        // Why not all of them open (minimum = maximum), as before: postgres-nio 1.33 assumes the
+        // pool never holds fewer connections than its minimum when it opens one on demand
+        // (`precondition(minimumConcurrentConnections <= stats.active)`), but while the server
+        // refuses connections (restarted, overloaded, the database dropped) it keeps only one
+        // attempt alive and forgets the rest, so a query made after such a gap can stop the
+        // process (seen once in the whole test suite, from a `/metrics` scrape of a server whose
+        // connections had been ended). With a minimum of one, the attempt it keeps is enough.
+        //
+        // Why a short idle lifetime: postgres-nio arms an idle timer each time a connection
+        // above the minimum goes back to the pool. Each is a `Task.sleep`, and swift 6.3 on
+        // Linux keeps a cancelled sleep's memory until its deadline (heaptrack: 50–70 bytes per
+        // registration, all of it the pool's sleeps). The memory held is that rate times the
+        // timeout: ten seconds keeps it a sixth of the default 60 s (≈ 7 MiB at 10,000
+        // registrations a second), and is still far longer than the gaps between the queries
+        // of a busy server.
         configuration.options.maximumConnections = maximumConnections
-        configuration.options.minimumConnections = maximumConnections
+        configuration.options.minimumConnections = 1
+        configuration.options.connectionIdleTimeout = Self.idleConnectionLifetime
         configuration.options.keepAliveBehavior = nil
         // Connections get an event loop of their own: on the server's loops, each database
         // round trip would wait behind the HTTP traffic. It is the write executor's thread, so
@@ -45,6 +56,9 @@ public final class PostgresStoreDatabase: SQLDatabase {
         // a connection (postgres-nio warns about a lease before run(), and the lease then waits).
         self.runTask = Task.immediate { await client.run() }
     }
+
+    /// How long a connection above the first stays open without a query.
+    static let idleConnectionLifetime: Duration = .seconds(10)
 
     @discardableResult
     public func query(_ sql: SQL) async throws -> [SQLRow] {

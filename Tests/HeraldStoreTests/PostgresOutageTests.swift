@@ -1,0 +1,91 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import HeraldTestSupport
+import Testing
+
+/// A PostgreSQL server that goes away (restarted, failed over, the database dropped) must cost
+/// Herald the queries made meanwhile, never the process: queries fail with a typed error while
+/// no connection can be made, and succeed again once the server is back.
+@Suite struct PostgresOutageTests {
+    @Test func queriesFailWhileTheServerRefusesConnectionsAndWorkAgainAfter() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withTestDatabase(.postgres) { db async throws in
+            guard let url = db.databaseURL, let name = URLComponents(string: url)?.path.dropFirst() else {
+                Issue.record("a PostgreSQL test database has a URL")
+                return
+            }
+            // The outage is made from the server's maintenance database, outside the pools that
+            // see it.
+            guard let adminURL = ProcessInfo.processInfo.environment["HERALD_TEST_POSTGRES_URL"] else {
+                Issue.record("HERALD_TEST_POSTGRES_URL names the test server")
+                return
+            }
+            let admin = try PostgresStoreDatabase(url: adminURL, maximumConnections: 1, logger: TestDatabase.logger)
+            let store = try PostgresStoreDatabase(url: url, maximumConnections: 4, logger: TestDatabase.logger)
+            // Every connection of the pool is open and has served a query.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { try await store.query("SELECT pg_sleep(0.05)") } }
+                try await group.waitForAll()
+            }
+
+            // The outage: no new connection is accepted, and the open ones are ended.
+            try await admin.query(SQL(unsafeText: "ALTER DATABASE \(name) ALLOW_CONNECTIONS false"))
+            try await admin.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(String(name)) AND pid <> pg_backend_pid()")
+
+            // Queries during the outage fail (several at once, as a server's workers make them).
+            let failures = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        do {
+                            try await withTimeout(.seconds(5)) { try await store.query("SELECT 1") }
+                            return false
+                        } catch {
+                            return true
+                        }
+                    }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(failures == 6)
+
+            // The server comes back: queries work again within a bounded time.
+            try await admin.query(SQL(unsafeText: "ALTER DATABASE \(name) ALLOW_CONNECTIONS true"))
+            let deadline = ContinuousClock.now + .seconds(60)
+            var recovered = false
+            while ContinuousClock.now < deadline, !recovered {
+                do {
+                    let rows = try await withTimeout(.seconds(5)) { try await store.query("SELECT 1 AS one") }
+                    recovered = try rows.first?.int("one") == 1
+                } catch {
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            }
+            #expect(recovered)
+            // … and several at once, as before the outage: the pool opens its connections again.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { try await store.query("SELECT pg_sleep(0.05)") } }
+                try await group.waitForAll()
+            }
+            await store.shutdown()
+            await admin.shutdown()
+        }
+    }
+}
+
+private struct TimedOut: Error {}
+
+/// Runs `body`, throwing `TimedOut` if it has not finished after `limit`.
+private func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw TimedOut()
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw TimedOut() }
+        return first
+    }
+}
