@@ -5,6 +5,7 @@ import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import Synchronization
 import Testing
 
 /// `herald import pivotal`, the real executable: a live Herald seeded with an application (the
@@ -57,6 +58,12 @@ import Testing
             uri: "/v1/push", method: .post, headers: appAuth,
             body: body(#"{"message":{"body":"Later"},"target":{"topics":["news"]},"scheduleAt":\#(now + 86_400_000)}"#))
         #expect(scheduled.status.code < 300, "\(String(buffer: scheduled.body))")
+        // One in each device's local time (Herald's addition), years ahead: it is brought as the
+        // wall-clock time it is, not as the instant it falls at in some zone.
+        let local = try await client.execute(
+            uri: "/v1/push", method: .post, headers: appAuth,
+            body: body(#"{"message":{"body":"Morning"},"target":{"platforms":["ios"]},"scheduleLocal":"2031-12-24T09:00"}"#))
+        #expect(local.status.code < 300, "\(String(buffer: local.body))")
 
         var locations: [Int] = []
         for (name, lat, long) in [("Shop", "49.2827", "-123.1207"), ("Office", "51.5", "-0.12"), ("Shop", "49.2827", "-123.1207")] {
@@ -134,6 +141,7 @@ import Testing
             let seeded = try await Self.shown(source)
             #expect(seeded["registrations"]?.contains("fcm-gone") == true)
             #expect(seeded["schedules"]?.contains("Later") == true)
+            #expect(seeded["schedules"]?.contains("2031-12-24T09:00") == true)
             try await ServerHarness.run(backend, setup: .live) { targetHarness, target in
                 let arguments = Self.arguments(
                     from: "http://127.0.0.1:\(try #require(source.port))", target: try #require(target.port), token: targetHarness.adminToken)
@@ -147,7 +155,7 @@ import Testing
                 #expect(out.contains("location groups: 1 created, 0 unchanged"))
                 #expect(out.contains("geofences: 2 created, 0 unchanged"))
                 #expect(out.contains("devices: 64 created, 0 updated, 0 unchanged"))
-                #expect(out.contains("schedules: 1 created, 0 unchanged"))
+                #expect(out.contains("schedules: 2 created, 0 unchanged"))
                 #expect(out.contains("upload the provider credentials of ios platform \(Self.iosUUID)"))
                 #expect(err.contains("imported 64 devices"))
 
@@ -163,7 +171,7 @@ import Testing
                 #expect(againOut.contains("Nothing changed"), "\(againOut)")
                 #expect(againOut.contains("devices: 0 created, 0 updated, 64 unchanged"))
                 #expect(againOut.contains("geofences: 0 created, 2 unchanged"))
-                #expect(againOut.contains("schedules: 0 created, 1 unchanged"))
+                #expect(againOut.contains("schedules: 0 created, 2 unchanged"))
                 #expect(try await Self.shown(target) == imported)
 
                 // The PCF SDK after the move: its cached device uuid and the platform's old credentials.
@@ -320,6 +328,71 @@ extension PivotalImportCommandTests {
                     let (again, againOut, _) = try await DeviceTransferCommandTests.herald(arguments)
                     #expect(again == 0)
                     #expect(againOut.contains("Nothing changed"), "\(againOut)")
+                }
+            }
+        }
+    }
+}
+
+extension PivotalImportCommandTests {
+    /// The target fails midway (its device import answers 503): the command stops with status 1,
+    /// names the failure, and lists exactly what it had written; once the target works again, a
+    /// second run brings the rest and only the rest, and the target then shows what the source does.
+    @Test(arguments: Backend.available)
+    func aTargetFailingMidwayIsReportedExactlyAndARerunFinishes(_ backend: Backend) async throws {
+        try await ServerHarness.run(backend, setup: .live) { sourceHarness, source in
+            try await Self.seed(source, root: bearer(sourceHarness.adminToken))
+            try await ServerHarness.run(backend, setup: .live) { targetHarness, target in
+                let targetPort = try #require(target.port)
+                let failing = Mutex(true)
+                // A proxy in front of the target, refusing its device import while `failing`.
+                let router = Router()
+                for method in [HTTPRequest.Method.get, .post, .put, .delete] {
+                    router.on("**", method: method) { request, _ -> Response in
+                        if request.method == .post, request.uri.path.hasSuffix("/devices/import"), failing.withLock({ $0 }) {
+                            return Response(
+                                status: .serviceUnavailable, headers: [.contentType: "application/json"],
+                                body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"unavailable","message":"maintenance"}}"#)))
+                        }
+                        var forwarded = HTTPClientRequest(url: "http://127.0.0.1:\(targetPort)\(request.uri.path)" + (request.uri.query.map { "?" + $0 } ?? ""))
+                        forwarded.method = .init(rawValue: request.method.rawValue)
+                        for field in request.headers where [.authorization, .contentType].contains(field.name) {
+                            forwarded.headers.add(name: field.name.rawName, value: field.value)
+                        }
+                        forwarded.body = .bytes(try await request.body.collect(upTo: 64 << 20))
+                        let answer = try await HTTPClient.shared.execute(forwarded, timeout: .seconds(60))
+                        var headers = HTTPFields()
+                        if let type = answer.headers.first(name: "Content-Type") { headers[.contentType] = type }
+                        return Response(
+                            status: .init(code: Int(answer.status.code)), headers: headers,
+                            body: .init(byteBuffer: try await answer.body.collect(upTo: 64 << 20)))
+                    }
+                }
+                let proxy = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+                try await proxy.test(.live) { proxyClient in
+                    let arguments = Self.arguments(
+                        from: "http://127.0.0.1:\(try #require(source.port))", target: try #require(proxyClient.port), token: targetHarness.adminToken)
+                    let (status, out, err) = try await DeviceTransferCommandTests.herald(arguments)
+                    #expect(status == 1, "\(out)\n\(err)")
+                    #expect(out.contains("Import stopped: the target answered 503 to POST"), "\(out)")
+                    #expect(out.contains("Written to the target before it stopped:"))
+                    #expect(out.contains("application: 1 created, 0 unchanged"))
+                    #expect(out.contains("geofences: 2 created, 0 unchanged"))
+                    #expect(!out.contains("devices:"), "no device was written: \(out)")
+                    #expect(!out.contains("schedules:"), "no schedule was written: \(out)")
+                    // What it says it wrote is there, and nothing else.
+                    let partial = try await Self.shown(target)
+                    #expect(partial["registrations"] == "")
+                    #expect(partial["schedules"] == "")
+                    #expect(partial["geofences"] == (try await Self.shown(source))["geofences"])
+
+                    failing.withLock { $0 = false }
+                    let (rerun, rerunOut, rerunErr) = try await DeviceTransferCommandTests.herald(arguments)
+                    #expect(rerun == 0, "\(rerunOut)\n\(rerunErr)")
+                    #expect(rerunOut.contains("devices: 64 created, 0 updated, 0 unchanged"), "\(rerunOut)")
+                    #expect(rerunOut.contains("geofences: 0 created, 2 unchanged"))
+                    #expect(rerunOut.contains("schedules: 2 created, 0 unchanged"))
+                    #expect(try await Self.shown(target) == (try await Self.shown(source)))
                 }
             }
         }
