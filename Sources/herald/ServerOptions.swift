@@ -12,7 +12,7 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("database-url"), help: "postgres://user:password@host:port/database to use PostgreSQL instead of SQLite. (env: HERALD_DATABASE_URL)")
     var databaseURL: String?
 
-    @Option(name: .customLong("database-connections"), help: "PostgreSQL connections kept open by this process (default 20). (env: HERALD_DATABASE_CONNECTIONS)")
+    @Option(name: .customLong("database-connections"), help: "The most PostgreSQL connections this process opens (default 20; one stays open, the others close after 10 s idle). (env: HERALD_DATABASE_CONNECTIONS)")
     var databaseConnections: Int?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
