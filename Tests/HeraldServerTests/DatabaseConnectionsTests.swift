@@ -1,14 +1,19 @@
+import Foundation
 import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import Testing
 
-/// The PostgreSQL pool keeps the configured number of connections open from the start, all the
-/// time (see `PostgresStoreDatabase`): no connection above a minimum, hence no idle timers.
+/// The PostgreSQL pool keeps one connection open from the start, opens more on demand up to the
+/// configured number and never beyond, and closes those again once idle (see
+/// `PostgresStoreDatabase`).
 @Suite struct DatabaseConnectionsTests {
-    /// Connections to the test's database, its own store's included.
+    static let applicationName = "herald-connections-test"
+
+    /// The server's connections to the test's database (told apart by their application name).
     private func connections(_ db: TestDatabase) async throws -> Int {
-        let rows = try await db.database.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database()")
+        let rows = try await db.database.query(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = \(Self.applicationName)")
         return Int(try rows[0].int("n"))
     }
 
@@ -26,17 +31,39 @@ import Testing
     }
 
     @Test(arguments: Backend.available.filter { $0 == .postgres })
-    func theServerKeepsItsConfiguredConnectionsOpen(_ backend: Backend) async throws {
+    func theServerOpensConnectionsOnDemandUpToItsLimitAndClosesThemWhenIdle(_ backend: Backend) async throws {
         try await withTestDatabase(backend) { db in
-            // The test store's own pool keeps its 4.
-            #expect(try await poll(db, until: 4) == 4)
-            var configuration = ServerConfiguration(databaseURL: try #require(db.databaseURL))
+            let testURL = try #require(db.databaseURL)
+            var url = try #require(URLComponents(string: testURL))
+            url.queryItems = (url.queryItems ?? []) + [URLQueryItem(name: "application_name", value: Self.applicationName)]
+            var configuration = ServerConfiguration(databaseURL: try #require(url.string))
             configuration.databaseConnections = 3
             let database = try await Bootstrap.openDatabase(configuration, logger: TestDatabase.logger)
-            // Opened without a query being run on it.
-            #expect(try await poll(db, until: 7) == 7)
+            // One, opened without a query being run on it.
+            #expect(try await poll(db, until: 1) == 1)
+
+            // Nine slow queries at once: three connections, never more.
+            let busiest = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<9 { group.addTask { try await database.query("SELECT pg_sleep(0.4)"); return 0 } }
+                // The most connections seen while they run (polled until three are, or a minute).
+                group.addTask {
+                    var most = 0
+                    let deadline = ContinuousClock.now + .seconds(60)
+                    while most < 3 && ContinuousClock.now < deadline {
+                        most = max(most, try await connections(db))
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    return most
+                }
+                return try await group.reduce(0) { max($0, $1) }
+            }
+            #expect(busiest == 3)
+            #expect(try await connections(db) <= 3)
+
+            // Idle again: back to the one (after `PostgresStoreDatabase.idleConnectionLifetime`).
+            #expect(try await poll(db, until: 1) == 1)
             await database.shutdown()
-            #expect(try await poll(db, until: 4) == 4)
+            #expect(try await poll(db, until: 0) == 0)
         }
     }
 }

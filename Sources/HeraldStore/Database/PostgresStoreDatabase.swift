@@ -175,13 +175,18 @@ public final class PostgresStoreDatabase: SQLDatabase {
         default: tls = host == "127.0.0.1" || host == "localhost" ? .disable : .prefer(.makeClientConfiguration())
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        return PostgresClient.Configuration(
+        var configuration = PostgresClient.Configuration(
             host: host,
             port: components.port ?? 5432,
             username: components.percentEncodedUser.flatMap { $0.removingPercentEncoding } ?? "postgres",
             password: components.percentEncodedPassword.flatMap { $0.removingPercentEncoding },
             database: database.isEmpty ? nil : database,
             tls: tls)
+        // What `pg_stat_activity` shows as the connections' application: `herald`, or the URL's
+        // `application_name`, as libpq reads it.
+        let applicationName = components.queryItems?.first(where: { $0.name == "application_name" })?.value ?? "herald"
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
+        return configuration
     }
 
     /// Runs a statement that each connection prepares once (parsed and planned once, not per
