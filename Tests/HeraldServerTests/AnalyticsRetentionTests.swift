@@ -11,7 +11,7 @@ import Testing
     @Test(arguments: Backend.available)
     func theServiceDeletesEventsPastRetentionAndStopsOnShutdown(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             let receipt = UUID()
             let event = AnalyticsEvent(type: AnalyticsEventType.received, time: clock.now, receiptID: receipt.uuidString.lowercased())

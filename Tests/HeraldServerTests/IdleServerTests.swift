@@ -148,7 +148,7 @@ enum IdleWorld {
     static func store(url: String) async throws -> Store {
         let database = try PostgresStoreDatabase(url: url, maximumConnections: 8, logger: TestDatabase.logger)
         return Store(
-            database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), now: systemMillis,
+            database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)),
             logger: TestDatabase.logger)
     }
 

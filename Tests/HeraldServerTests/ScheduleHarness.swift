@@ -24,7 +24,7 @@ struct ScheduleHarness: Sendable {
         _ body: @Sendable @escaping (ScheduleHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let other = try await Fixture.make(db.store)
             let (_, token) = try await db.store.adminTokens.create(tenantID: nil, name: "root")

@@ -11,7 +11,7 @@ import Testing
     @Test(arguments: Backend.available)
     func theServiceRemovesExpiredSubscriptionsAndStopsOnShutdown(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             _ = try await db.store.topics.create(
                 applicationID: fixture.app.id, [TopicRequest(name: "gone", expiresAt: clock.now + 60_000), TopicRequest(name: "kept", expiresAt: nil)])

@@ -15,7 +15,7 @@ import Testing
         _ backend: Backend, clock: TestClock,
         _ body: @Sendable @escaping (TestDatabase, any TestClientProtocol) async throws -> Void
     ) async throws {
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let app = Application(router: buildRouter(store: db.store, now: { clock.now }), logger: TestDatabase.logger)
             try await app.test(.router) { client in
                 try await body(db, client)

@@ -158,7 +158,7 @@ import Testing
     @Test(arguments: Backend.available)
     func aFailingReceiverIsRetriedWithBackoff(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             try await WebhookReceiver.with { receiver, port in
                 receiver.answer(.internalServerError)
@@ -212,7 +212,7 @@ import Testing
     @Test(arguments: Backend.available)
     func aDeliveryIsGivenUpAfterItsRetryWindow(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             try await WebhookReceiver.with { receiver, port in
                 receiver.answer(.serviceUnavailable)
@@ -244,7 +244,7 @@ import Testing
             let url = try #require(db.databaseURL)
             let otherDatabase = try PostgresStoreDatabase(url: url, maximumConnections: 4, logger: TestDatabase.logger)
             let other = Store(
-                database: otherDatabase, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), now: systemMillis,
+                database: otherDatabase, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)),
                 logger: TestDatabase.logger)
             do {
                 let fixture = try await Fixture.make(db.store)
