@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import HeraldCore
 import Logging
 
@@ -59,9 +54,3 @@ public struct Store: Sendable {
     }
 }
 
-/// The wall clock in epoch milliseconds.
-public func systemMillis() -> Int64 {
-    var spec = timespec()
-    clock_gettime(CLOCK_REALTIME, &spec)
-    return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
-}

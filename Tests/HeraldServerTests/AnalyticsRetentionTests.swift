@@ -19,7 +19,7 @@ import Testing
 
             let service = AnalyticsRetentionService(
                 store: db.store, configuration: AnalyticsConfiguration(retentionDays: 30, cleanupInterval: .milliseconds(10)),
-                now: { clock.now }, logger: TestDatabase.logger)
+                clock: clock.epochClock, logger: TestDatabase.logger)
             // 30 days later the events are still within retention.
             clock.advance(30 * 86_400_000)
             #expect(await service.cleanUp() == 0)

@@ -147,7 +147,7 @@ import Testing
         try await DeliveryWorld.run(backend, .init(observability: observability)) { world, client in
             _ = [try await world.register(), try await world.register(), try await world.register()]
             let dead = try await world.register()
-            world.mock.update { $0.unregistered[dead.registrationToken] = systemMillis() + 60_000 }
+            world.mock.update { $0.unregistered[dead.registrationToken] = EpochClock.system.now.epochMilliseconds + 60_000 }
 
             let accepted = #"herald_pushes_accepted_total"#
             let sent = #"herald_notifications_sent_total{provider="apns"}"#

@@ -78,7 +78,7 @@ import Testing
 
     /// Runs `body` with `servers` servers on one fresh database and the mock APNs.
     static func run(_ backend: Backend, servers: Int, _ body: @escaping @Sendable (World) async throws -> Void) async throws {
-        let clock = TestClock(systemMillis())
+        let clock = TestClock(EpochClock.system.now.epochMilliseconds)
         let tls = try MockTLS()
         let key = P256.Signing.PrivateKey()
         var behavior = MockAPNsServer.Behavior()

@@ -37,7 +37,7 @@ import Testing
 
     @Test(arguments: Backend.available)
     func aPushWithARateIsSentInBatchesOfAtMostTheRateASecondApart(_ backend: Backend) async throws {
-        let clock = TestClock(systemMillis())
+        let clock = TestClock(EpochClock.system.now.epochMilliseconds)
         try await DeliveryWorld.run(backend, .init(batchSize: 500, workers: 4, clock: clock.epochClock)) { world, client in
             for _ in 0..<6 { _ = try await world.register() }
             let receipt = try await world.send(
@@ -71,7 +71,7 @@ import Testing
 
     @Test(arguments: Backend.available)
     func theAppsDefaultRateAppliesToPushesWithoutTheirOwn(_ backend: Backend) async throws {
-        let clock = TestClock(systemMillis())
+        let clock = TestClock(EpochClock.system.now.epochMilliseconds)
         try await DeliveryWorld.run(backend, .init(batchSize: 500, workers: 4, clock: clock.epochClock)) { world, client in
             try await world.db.store.deliverySettings.save(AppDeliverySettings(ratePerSecond: 3), applicationID: world.fixture.app.id)
             for _ in 0..<7 { _ = try await world.register() }

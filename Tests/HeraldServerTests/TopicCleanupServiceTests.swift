@@ -23,7 +23,7 @@ import Testing
             }
             let (passes, reported) = AsyncStream.makeStream(of: TopicRepository.Cleanup.self)
             let service = TopicCleanupService(
-                store: db.store, interval: .seconds(3600), now: { clock.now }, logger: TestDatabase.logger, onPass: { reported.yield($0) })
+                store: db.store, interval: .seconds(3600), clock: clock.epochClock, logger: TestDatabase.logger, onPass: { reported.yield($0) })
 
             // Before expiry a pass removes nothing.
             #expect(await service.cleanUp() == TopicRepository.Cleanup())

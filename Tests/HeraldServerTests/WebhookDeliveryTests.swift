@@ -71,7 +71,7 @@ import Testing
                 let service = WebhookService(store: store, configuration: Self.configuration(), logger: TestDatabase.logger)
                 let dead = try await world.register()
                 _ = try await world.register()
-                let diedAt = systemMillis() + 60_000
+                let diedAt = EpochClock.system.now.epochMilliseconds + 60_000
                 world.mock.update { $0.unregistered[dead.registrationToken] = diedAt }
                 var receipt = ""
                 try await Self.running([service]) {
@@ -87,7 +87,7 @@ import Testing
                 #expect(received.filter { $0.eventType == "push.done" }.count == 1)
 
                 let done = try #require(received.first { $0.eventType == "push.done" })
-                let now = systemMillis() / 1000
+                let now = EpochClock.system.now.epochMilliseconds / 1000
                 #expect(WebhookSignature.verify(header: done.signature ?? "", secret: secret, body: done.body, now: now))
                 #expect(!WebhookSignature.verify(header: done.signature ?? "", secret: secret + "x", body: done.body, now: now))
                 #expect(!WebhookSignature.verify(header: done.signature ?? "", secret: secret, body: done.body + [0x20], now: now))
@@ -351,7 +351,7 @@ import Testing
                 #expect(received.count == 1)
                 #expect(received.first?.path == "/hook")
                 #expect(WebhookSignature.verify(
-                    header: received.first?.signature ?? "", secret: secret, body: received.first?.body ?? [], now: systemMillis() / 1000))
+                    header: received.first?.signature ?? "", secret: secret, body: received.first?.body ?? [], now: EpochClock.system.now.epochMilliseconds / 1000))
                 #expect(bad.received.isEmpty)
                 let refused = try #require(try await Self.record(db.store, badEndpoint))
                 #expect(refused.lastStatus == nil)

@@ -51,7 +51,7 @@ import Testing
         try await withTestDatabase(backend) { db in
             let fixture = try await Fixture.make(db.store)
             let receipt = UUID()
-            let time = systemMillis()
+            let time = EpochClock.system.now.epochMilliseconds
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
