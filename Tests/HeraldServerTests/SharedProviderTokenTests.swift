@@ -83,7 +83,7 @@ import Testing
         let key = P256.Signing.PrivateKey()
         var behavior = MockAPNsServer.Behavior()
         behavior.signingKeys = [DeliveryWorld.keyID: key.publicKey]
-        behavior.now = clock.secondsClosure
+        behavior.clock = clock.epochClock
         let mock = MockAPNsServer(tls: tls, behavior: behavior)
         let port = try await mock.start()
         do {
