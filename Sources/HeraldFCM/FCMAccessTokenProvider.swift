@@ -32,7 +32,7 @@ extension AccessTokenProvider where Source == FCMTokenSource {
 
     static func exchange(_ assertion: String, at tokenURI: String, httpClient: HTTPClient, clock: EpochClock) async throws -> Grant {
         let answer = try await OAuthTokenEndpoint.request(
-            [("grant_type", grantType), ("assertion", assertion)], at: tokenURI, httpClient: httpClient, now: { clock.now.epochSeconds })
+            [("grant_type", grantType), ("assertion", assertion)], at: tokenURI, httpClient: httpClient, clock: clock)
         switch answer {
         case .granted(let accessToken, let expiresIn?) where expiresIn > 0:
             return Grant(accessToken: accessToken, lifetime: .seconds(expiresIn))

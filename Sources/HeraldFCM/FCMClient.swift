@@ -26,7 +26,7 @@ public final class FCMClient: Sendable {
     private let pool: HTTP2ConnectionPool
     private let authority: String
     private let sendPath: String
-    private let now: @Sendable () -> Int64
+    private let clock: EpochClock
 
     /// - Parameters:
     ///   - credentials: the service account; its `token_uri` is where access tokens come from
@@ -57,7 +57,7 @@ public final class FCMClient: Sendable {
         self.pool = HTTP2ConnectionPool(
             host: host, port: url.port ?? 443, sslContext: sslContext, proxy: proxy, connectTimeout: connectTimeout)
         self.projectID = credentials.projectID
-        self.now = { clock.now.epochSeconds }
+        self.clock = clock
         self.authority = url.port.map { "\(host):\($0)" } ?? host
         self.sendPath = url.path + "/v1/projects/\(projectID)/messages:send"
     }
@@ -136,7 +136,7 @@ public final class FCMClient: Sendable {
             return .credentialsRejected(rejection)
         }
         if answer.reason.isRetryable || answer.status == 429 || answer.status >= 500 {
-            return .retry(rejection, retryAfter: RetryAfter.seconds(headers.first(name: "retry-after"), now: now()))
+            return .retry(rejection, retryAfter: RetryAfter.delay(headers.first(name: "retry-after"), at: clock.now))
         }
         return .failed(rejection)
     }

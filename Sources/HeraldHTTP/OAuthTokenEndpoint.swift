@@ -13,14 +13,14 @@ public enum OAuthTokenEndpoint {
         case granted(accessToken: String, expiresIn: Int64?)
         /// A 4xx other than 408 and 429: the OAuth2 `error` (or `HTTP <status>`) and its description.
         case refused(status: Int, error: String, description: String)
-        /// 5xx, 408, 429 or a 200 without a token; `retryAfter` in seconds when the endpoint said.
-        case unavailable(status: Int, description: String, retryAfter: Int64?)
+        /// 5xx, 408, 429 or a 200 without a token; `retryAfter` when the endpoint said.
+        case unavailable(status: Int, description: String, retryAfter: Duration?)
     }
 
     /// POSTs `form` (`name=value` pairs, form-encoded here) to `url` and reads the answer.
     /// Throws only when no answer came.
     public static func request(
-        _ form: [(String, String)], at url: String, httpClient: HTTPClient, now: () -> Int64
+        _ form: [(String, String)], at url: String, httpClient: HTTPClient, clock: EpochClock
     ) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -43,7 +43,7 @@ public enum OAuthTokenEndpoint {
             return .refused(status: status, error: error ?? "HTTP \(status)", description: description)
         }
         return .unavailable(
-            status: status, description: description, retryAfter: RetryAfter.seconds(response.headers.first(name: "retry-after"), now: now()))
+            status: status, description: description, retryAfter: RetryAfter.delay(response.headers.first(name: "retry-after"), at: clock.now))
     }
 
     /// The request body: `name=value` pairs, every value form-encoded.

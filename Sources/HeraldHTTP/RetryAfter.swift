@@ -1,17 +1,18 @@
 import Foundation
+import HeraldCore
 
 /// Reads an HTTP `Retry-After` header (RFC 9110 §10.2.3), or a header of the same form such as
 /// WNS's `X-WNS-CONTINUE-AFTER`: a number of seconds, or an HTTP date.
 public enum RetryAfter {
-    /// Seconds to wait from `now` (epoch seconds), or nil when the header is absent or unreadable.
-    public static func seconds(_ header: String?, now: Int64) -> Int64? {
+    /// How long to wait from `now`, or nil when the header is absent or unreadable.
+    public static func delay(_ header: String?, at now: EpochClock.Instant) -> Duration? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
-        if let seconds = Int64(header) { return max(0, seconds) }
+        if let seconds = Int64(header) { return .seconds(max(0, seconds)) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: header) else { return nil }
-        return max(0, Int64(date.timeIntervalSince1970) - now)
+        return max(.zero, now.duration(to: EpochClock.Instant(sinceEpoch: .seconds(Int64(date.timeIntervalSince1970)))))
     }
 }

@@ -74,8 +74,8 @@ public final class MockAPNsServer: Sendable {
         /// Provider tokens (the JWT, without `bearer `) answered `403` with this reason, e.g.
         /// `ExpiredProviderToken`, however valid they are: a token Apple stopped accepting.
         public var refusedProviderTokens: [String: String] = [:]
-        /// The mock's clock, epoch seconds, to judge provider-token age.
-        public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        /// The mock's clock (read in epoch seconds, as JWTs count), to judge provider-token age.
+        public var clock: EpochClock = .system
 
         public init() {}
     }
@@ -319,7 +319,7 @@ public final class MockAPNsServer: Sendable {
             }
             guard let issuedAt else { return fail(.forbidden, "InvalidProviderToken") }
             // Apple refuses tokens older than an hour.
-            guard behavior.now() - issuedAt <= 3600 else { return fail(.forbidden, "ExpiredProviderToken") }
+            guard behavior.clock.now.epochSeconds - issuedAt <= 3600 else { return fail(.forbidden, "ExpiredProviderToken") }
             if !behavior.refusedProviderTokens.isEmpty, let reason = behavior.refusedProviderTokens[String(authorization.dropFirst("bearer ".count))] {
                 return fail(.forbidden, reason)
             }

@@ -86,8 +86,8 @@ public final class MockFCMServer: Sendable {
         public var rejectAccessTokens = 0
         /// The next this-many token requests answer `503`.
         public var tokenEndpointUnavailable = 0
-        /// The mock's clock, epoch seconds: assertion times and access-token expiry.
-        public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        /// The mock's clock (read in epoch seconds, as JWTs count): assertion times and access-token expiry.
+        public var clock: EpochClock = .system
         /// Keep each accepted message in `received`; a benchmark turns it off and reads `arrivals`.
         public var recordsMessages = true
 
@@ -228,7 +228,7 @@ public final class MockFCMServer: Sendable {
         guard claims["aud"]?.stringValue == "https://\(authority)/token" else {
             return Self.oauthError(.badRequest, "invalid_grant", "aud must be this token endpoint, https://\(authority)/token")
         }
-        let now = behavior.now()
+        let now = behavior.clock.now.epochSeconds
         guard expiry - issuedAt <= 3600, expiry > now, issuedAt <= now + 300 else {
             return Self.oauthError(
                 .badRequest, "invalid_grant", "the assertion must expire at most an hour after iat, and not be expired or from the future")
@@ -257,7 +257,7 @@ public final class MockFCMServer: Sendable {
         let accessToken = String(parts[1])
         // Checked and, when told to, revoked in one step, so concurrent requests agree.
         let authorization = state.withLock { state -> Answer? in
-            guard let issued = state.issued[accessToken], issued.expiresAt > behavior.now() else {
+            guard let issued = state.issued[accessToken], issued.expiresAt > behavior.clock.now.epochSeconds else {
                 return Self.googleError(.unauthorized, "UNAUTHENTICATED", "the access token is invalid or expired")
             }
             if state.behavior.rejectAccessTokens > 0 {

@@ -68,8 +68,8 @@ public final class MockWNSServer: Sendable {
         public var tokenEndpointUnavailable = 0
         /// Bodies larger than this answer 413 (WNS's limit).
         public var maximumBodyBytes = 5000
-        /// The mock's clock, epoch seconds: access-token expiry.
-        public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        /// The mock's clock (read in epoch seconds, as JWTs count): access-token expiry.
+        public var clock: EpochClock = .system
         /// Called with each notification accepted, on the connection's event loop (to print it, say).
         public var onReceive: (@Sendable (Received) -> Void)?
         /// Keep each accepted notification in `received`; a benchmark turns it off and reads `arrivals`.
@@ -212,7 +212,7 @@ public final class MockWNSServer: Sendable {
             return Self.oauthError(.badRequest, "invalid_client", "no app with the package SID \(clientID)")
         }
         let accessToken = "EgA-mock-" + Self.randomToken()
-        state.withLock { $0.issued[accessToken] = behavior.now() + behavior.tokenLifetime }
+        state.withLock { $0.issued[accessToken] = behavior.clock.now.epochSeconds + behavior.tokenLifetime }
         let json = JSONValue.object([
             "access_token": .string(accessToken), "token_type": .string("bearer"), "expires_in": .int(behavior.tokenLifetime),
         ]).jsonText
@@ -230,7 +230,7 @@ public final class MockWNSServer: Sendable {
         let accessToken = String(parts[1])
         // Checked and, when told to, revoked in one step, so concurrent requests agree.
         let refusal = state.withLock { state -> Answer? in
-            guard let expiresAt = state.issued[accessToken], expiresAt > behavior.now() else {
+            guard let expiresAt = state.issued[accessToken], expiresAt > behavior.clock.now.epochSeconds else {
                 return Self.wnsError(.unauthorized, "the access token is invalid or has expired")
             }
             if state.behavior.rejectAccessTokens > 0 {

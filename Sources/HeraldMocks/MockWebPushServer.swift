@@ -45,8 +45,8 @@ public final class MockWebPushServer: Sendable {
         public var retryAfter: String?
         /// Bodies larger than this answer 413 (RFC 8030 §7.2's minimum, what push services take).
         public var maximumBodyBytes = 4096
-        /// The mock's clock, epoch seconds, to judge VAPID expiry.
-        public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        /// The mock's clock (read in epoch seconds, as JWTs count), to judge VAPID expiry.
+        public var clock: EpochClock = .system
         /// Called with each message accepted, on the connection's event loop (to print it, say).
         public var onReceive: (@Sendable (Received) -> Void)?
         /// Benchmark mode, when set: a subscription id the mock does not know is this subscriber
@@ -167,7 +167,7 @@ public final class MockWebPushServer: Sendable {
         let vapidKey = "https://\(host) " + authorization
         if !benchmark || !state.withLock({ $0.verifiedVAPID.contains(vapidKey) }) {
             if let problem = Self.checkVAPID(
-                authorization, audience: "https://\(host)", now: behavior.now(), applicationServerKey: subscriber.applicationServerKey)
+                authorization, audience: "https://\(host)", now: behavior.clock.now.epochSeconds, applicationServerKey: subscriber.applicationServerKey)
             {
                 return fail(.forbidden, problem)
             }

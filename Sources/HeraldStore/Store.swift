@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import HeraldCore
 import Logging
 
@@ -33,33 +28,29 @@ public struct Store: Sendable {
 
     /// - Parameters:
     ///   - secretBox: seals credentials and platform secrets at rest.
-    ///   - now: milliseconds since 1970; tests pass a fixed clock.
-    public init(database: any SQLDatabase, secretBox: SecretBox, now: @escaping @Sendable () -> Int64, logger: Logger) {
+    ///   - clock: the wall clock the repositories stamp rows with and compare due times against;
+    ///     they read it as an instant and write it down as epoch milliseconds, the one place the
+    ///     unit changes. Tests pass a `TestClock`'s.
+    public init(database: any SQLDatabase, secretBox: SecretBox, clock: EpochClock = .system, logger: Logger) {
         self.database = database
         let work = WorkSignals(database: database)
         self.work = work
-        self.tenants = TenantRepository(database: database, now: now)
-        self.adminTokens = AdminTokenRepository(database: database, now: now)
-        self.applications = ApplicationRepository(database: database, now: now)
-        self.webhooks = WebhookRepository(database: database, secretBox: secretBox, now: now, work: work)
-        self.platforms = PlatformRepository(database: database, secretBox: secretBox, now: now, work: work)
-        self.apnsTokens = APNsTokenRepository(database: database, secretBox: secretBox, now: now)
-        self.devices = DeviceRepository(database: database, now: now)
-        self.pushes = PushRepository(database: database, now: now, work: work)
-        self.topics = TopicRepository(database: database, now: now)
-        self.locations = LocationRepository(database: database, now: now, work: work)
-        self.locationGroups = LocationGroupRepository(database: database, now: now)
-        self.geofences = GeofenceRepository(database: database, now: now, work: work)
-        self.analytics = AnalyticsRepository(database: database, now: now)
-        self.schedules = ScheduleRepository(database: database, now: now, work: work)
+        self.tenants = TenantRepository(database: database, clock: clock)
+        self.adminTokens = AdminTokenRepository(database: database, clock: clock)
+        self.applications = ApplicationRepository(database: database, clock: clock)
+        self.webhooks = WebhookRepository(database: database, secretBox: secretBox, clock: clock, work: work)
+        self.platforms = PlatformRepository(database: database, secretBox: secretBox, clock: clock, work: work)
+        self.apnsTokens = APNsTokenRepository(database: database, secretBox: secretBox, clock: clock)
+        self.devices = DeviceRepository(database: database, clock: clock)
+        self.pushes = PushRepository(database: database, clock: clock, work: work)
+        self.topics = TopicRepository(database: database, clock: clock)
+        self.locations = LocationRepository(database: database, clock: clock, work: work)
+        self.locationGroups = LocationGroupRepository(database: database, clock: clock)
+        self.geofences = GeofenceRepository(database: database, clock: clock, work: work)
+        self.analytics = AnalyticsRepository(database: database, clock: clock)
+        self.schedules = ScheduleRepository(database: database, clock: clock, work: work)
         self.deliverySettings = DeliverySettingsRepository(database: database)
-        self.migrator = Migrator(database: database, now: now, logger: logger)
+        self.migrator = Migrator(database: database, clock: clock, logger: logger)
     }
 }
 
-/// The wall clock in epoch milliseconds.
-public func systemMillis() -> Int64 {
-    var spec = timespec()
-    clock_gettime(CLOCK_REALTIME, &spec)
-    return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
-}

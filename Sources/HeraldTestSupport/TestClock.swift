@@ -1,10 +1,11 @@
 import HeraldCore
 import Synchronization
 
-/// The wall clock of a test, set and moved by hand: the one test clock. It reads in the unit
-/// the code under test takes: epoch milliseconds (`now`) for stores and services, epoch seconds
-/// (`epochSeconds`, `secondsClosure`) for the mocks and the VAPID and Web Push clients, and
-/// `epochClock`, the same time as the `Clock` the delivery workers and access tokens take.
+/// The wall clock of a test, set and moved by hand: the one test clock. Code under test takes it
+/// as `epochClock`, the `EpochClock` every part of Herald is given (the store, the server, the
+/// delivery workers, the provider clients and the mocks); tests read it back in the units their
+/// assertions compare with: epoch milliseconds (`now`, as the store keeps times) and epoch
+/// seconds (`epochSeconds`, as JWTs count).
 public final class TestClock: Sendable {
     private let value: Mutex<Int64>
 
@@ -35,9 +36,6 @@ public final class TestClock: Sendable {
     public func set(_ milliseconds: Int64) {
         value.withLock { $0 = milliseconds }
     }
-
-    /// The clock as the epoch-seconds closure the mocks and the Web Push clients take.
-    public var secondsClosure: @Sendable () -> Int64 { { self.epochSeconds } }
 
     /// The clock as an `EpochClock`, reading the same milliseconds.
     public var epochClock: EpochClock { EpochClock { .milliseconds(self.now) } }

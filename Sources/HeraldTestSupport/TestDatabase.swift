@@ -50,7 +50,7 @@ public final class TestDatabase: Sendable {
     }()
 
     /// A new empty database, migrated, with a store using a fixed encryption key.
-    public static func make(_ backend: Backend, now: @escaping @Sendable () -> Int64 = systemMillis) async throws -> TestDatabase {
+    public static func make(_ backend: Backend, clock: EpochClock = .system) async throws -> TestDatabase {
         let directory = NSTemporaryDirectory() + "herald-test-" + UUID().lowercasedString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let database: any SQLDatabase
@@ -65,7 +65,7 @@ public final class TestDatabase: Sendable {
             dropName = name
             database = try PostgresStoreDatabase(url: created, maximumConnections: 4, logger: logger)
         }
-        let store = Store(database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), now: now, logger: logger)
+        let store = Store(database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), clock: clock, logger: logger)
         try await store.migrator.migrate()
         return TestDatabase(backend: backend, database: database, store: store, directory: directory, databaseURL: url, dropName: dropName)
     }
@@ -107,9 +107,9 @@ public final class TestDatabase: Sendable {
 
 /// Runs `body` with a fresh database of `backend`, closing it afterwards whatever happens.
 public func withTestDatabase<Result>(
-    _ backend: Backend, now: @escaping @Sendable () -> Int64 = systemMillis, _ body: (TestDatabase) async throws -> Result
+    _ backend: Backend, clock: EpochClock = .system, _ body: (TestDatabase) async throws -> Result
 ) async throws -> Result {
-    let database = try await TestDatabase.make(backend, now: now)
+    let database = try await TestDatabase.make(backend, clock: clock)
     do {
         let result = try await body(database)
         await database.close()

@@ -33,7 +33,7 @@ extension AccessTokenProvider where Source == WNSTokenSource {
         -> Grant
     {
         let answer = try await OAuthTokenEndpoint.request(
-            form(credentials), at: tokenEndpoint, httpClient: httpClient, now: { clock.now.epochSeconds })
+            form(credentials), at: tokenEndpoint, httpClient: httpClient, clock: clock)
         switch answer {
         case .granted(let accessToken, let expiresIn):
             return Grant(accessToken: accessToken, lifetime: expiresIn.map { .seconds(max(1, $0)) } ?? assumedLifetime)

@@ -22,7 +22,7 @@ public final class WNSClient: Sendable {
     private let httpClient: HTTPClient
     private let endpointOverride: String?
     private let allowedTestHost: String?
-    private let now: @Sendable () -> Int64
+    private let clock: EpochClock
     /// Requests in flight at most for one batch (`send(_:to:)`): WNS takes one device per request.
     let concurrency: Int
     /// Whether to start no new request of a batch (the process is shutting down gracefully).
@@ -67,7 +67,7 @@ public final class WNSClient: Sendable {
         self.httpClient = httpClient
         self.tokens = WNSAccessTokenProvider(credentials: credentials, tokenEndpoint: tokenEndpoint, httpClient: httpClient, clock: clock)
         self.allowedTestHost = allowedTestHost
-        self.now = { clock.now.epochSeconds }
+        self.clock = clock
     }
 
     /// Sends `notification` to one channel.
@@ -85,7 +85,7 @@ public final class WNSClient: Sendable {
                 let body = try await response.body.collect(upTo: 64 * 1024)
                 let status = Int(response.status.code)
                 let text = String(decoding: body.readableBytesView.prefix(512), as: UTF8.self)
-                let outcome = WNSOutcome(status: status, headers: response.headers, body: text, now: now())
+                let outcome = WNSOutcome(status: status, headers: response.headers, body: text, now: clock.now)
                 if status == 401 {
                     let message = response.headers.first(name: "x-wns-error-description") ?? text
                     return [.refused(status: status, message: message, ifFailing: .success(outcome))]

@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldHTTP
 import NIOHTTP1
 
@@ -15,8 +16,8 @@ public typealias WNSOutcome = ProviderAnswer<WNSDelivery, WNSRejection>
 extension ProviderAnswer where Receipt == WNSDelivery, Rejection == WNSRejection {
     /// The outcome of WNS's answer (a 401 here is final: the client has refreshed already).
     ///
-    /// - Parameter now: epoch seconds, to read a retry time given as an HTTP date.
-    public init(status: Int, headers: HTTPHeaders, body: String, now: Int64) {
+    /// - Parameter now: when the answer came, to read a retry time given as an HTTP date.
+    public init(status: Int, headers: HTTPHeaders, body: String, now: EpochClock.Instant) {
         if status == 200 {
             self = .delivered(WNSDelivery(
                 status: WNSDelivery.Status(headers.first(name: "x-wns-status")), messageID: headers.first(name: "x-wns-msg-id"),
@@ -36,7 +37,7 @@ extension ProviderAnswer where Receipt == WNSDelivery, Rejection == WNSRejection
             self = .credentialsRejected(rejection)
         } else if reason.isRetryable || (500..<600).contains(status) || status == 408 {
             let after = headers.first(name: "x-wns-continue-after") ?? headers.first(name: "retry-after")
-            self = .retry(rejection, retryAfter: RetryAfter.seconds(after, now: now))
+            self = .retry(rejection, retryAfter: RetryAfter.delay(after, at: now))
         } else {
             self = .failed(rejection)
         }

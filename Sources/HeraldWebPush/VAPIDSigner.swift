@@ -6,13 +6,13 @@ import Synchronization
 /// (`VAPIDTokenCache`), on an injected clock. One per platform, shared by its sends.
 public final class VAPIDSigner: Sendable {
     private let generator: VAPIDTokenGenerator
-    private let now: @Sendable () -> Int64
+    private let clock: EpochClock
     private let cache = Mutex(VAPIDTokenCache())
 
-    /// - Parameter now: the clock, epoch seconds.
-    public init(credentials: VAPIDCredentials, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
+    /// - Parameter clock: the wall clock; tokens carry its epoch seconds (`exp`), as JWTs count.
+    public init(credentials: VAPIDCredentials, clock: EpochClock = .system) throws {
         self.generator = try VAPIDTokenGenerator(credentials: credentials)
-        self.now = now
+        self.clock = clock
     }
 
     /// The uncompressed public key, base64url (`k`, the web app's `applicationServerKey`).
@@ -20,7 +20,7 @@ public final class VAPIDSigner: Sendable {
 
     /// The `Authorization` header value for a request to `audience` (the push resource's origin).
     public func authorization(audience: String) throws -> String {
-        let time = now()
+        let time = clock.now.epochSeconds
         let token = try cache.withLock { cache -> String in
             switch cache.token(for: audience, now: time) {
             case .use(let token):

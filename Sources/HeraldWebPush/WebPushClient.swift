@@ -24,7 +24,7 @@ public final class WebPushClient: Sendable {
     private let proxy: OutboundProxy?
     private let connectTimeout: TimeAmount
     private let pools = Mutex<[String: HTTP2ConnectionPool]>([:])
-    private let now: @Sendable () -> Int64
+    private let clock: EpochClock
 
     /// - Parameters:
     ///   - endpointOverride: an origin (`https://127.0.0.1:8443`) to send every message to instead
@@ -33,10 +33,10 @@ public final class WebPushClient: Sendable {
     ///   - extraTrustedCAPEM: a CA to trust besides the system's (a test push service or a TLS proxy).
     ///   - proxy: an HTTP CONNECT or SOCKS5 proxy to reach push services through.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
-    ///   - now: the clock (epoch seconds), to read a `Retry-After` date.
+    ///   - clock: the wall clock, to read a `Retry-After` date.
     public init(
         endpointOverride: String? = nil, extraTrustedCAPEM: String? = nil, proxy: OutboundProxy? = nil,
-        connectTimeout: TimeAmount = .seconds(10), now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        connectTimeout: TimeAmount = .seconds(10), clock: EpochClock = .system
     ) throws {
         // Checked before the HTTP client exists: one that is never shut down traps when freed.
         if let endpointOverride {
@@ -51,7 +51,7 @@ public final class WebPushClient: Sendable {
         self.httpClient = try ProviderHTTPClient.make(extraTrustedCAPEM: extraTrustedCAPEM, proxy: proxy, connectTimeout: connectTimeout)
         self.proxy = proxy
         self.connectTimeout = connectTimeout
-        self.now = now
+        self.clock = clock
     }
 
     /// Encrypts and sends one message to one subscription.
@@ -190,7 +190,7 @@ public final class WebPushClient: Sendable {
     ) -> WebPushOutcome {
         let detail = body.map { String(decoding: $0.readableBytesView.prefix(512), as: UTF8.self) } ?? ""
         let outcome = WebPushOutcome(
-            status: status, location: location, retryAfter: RetryAfter.seconds(retryAfter, now: now()), detail: detail)
+            status: status, location: location, retryAfter: RetryAfter.delay(retryAfter, at: clock.now), detail: detail)
         if case .credentialsRejected = outcome {
             vapid.rejected(audience: audience)
         }

@@ -5,7 +5,7 @@ extension WebPushOutcome: ProviderOutcomeConvertible {
         switch self {
         case .delivered: .delivered
         case .deviceGone(let reason): .gone(reason, since: nil)
-        case .retry(let reason, let after): .retry(reason, after: after.map { .seconds($0) })
+        case .retry(let reason, let after): .retry(reason, after: after)
         case .credentialsRejected(let reason, _): .credentialsRejected(reason)
         case .failed(let reason, _): .failed(reason)
         }

@@ -4,8 +4,8 @@ public enum WebPushOutcome: Sendable, Equatable {
     case delivered(location: String?)
     /// 404 or 410: the subscription expired or was unsubscribed; deactivate the device.
     case deviceGone(WebPushErrorReason)
-    /// 429, 408 or 5xx: send again later, not before `retryAfter` seconds when the push service said.
-    case retry(WebPushErrorReason, retryAfter: Int64?)
+    /// 429, 408 or 5xx: send again later, not before `retryAfter` when the push service said.
+    case retry(WebPushErrorReason, retryAfter: Duration?)
     /// 401 or 403: the VAPID token or key was refused (the cached token is dropped already).
     case credentialsRejected(WebPushErrorReason, detail: String)
     /// 400, 413 or another refusal: this message will not be delivered as it is; `detail` is
@@ -15,9 +15,9 @@ public enum WebPushOutcome: Sendable, Equatable {
     /// The outcome for a push service's answer.
     ///
     /// - Parameters:
-    ///   - retryAfter: the `Retry-After` header, already in seconds from now.
+    ///   - retryAfter: the `Retry-After` header, already as a delay from now.
     ///   - detail: the answer's body as text.
-    public init(status: Int, location: String?, retryAfter: Int64?, detail: String) {
+    public init(status: Int, location: String?, retryAfter: Duration?, detail: String) {
         let reason = WebPushErrorReason(status: status)
         switch status {
         case 200..<300: self = .delivered(location: location)

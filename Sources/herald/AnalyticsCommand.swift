@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldCore
 import Foundation
 import HeraldServer
 import HeraldStore
@@ -25,7 +26,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
             let configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
             let logger = Logger(label: "herald")
             let opened = try await Bootstrap.open(configuration, logger: logger)
-            let cutoff = AnalyticsConfiguration(retentionDays: retentionDays).cutoff(now: systemMillis())
+            let cutoff = AnalyticsConfiguration(retentionDays: retentionDays).cutoff(now: EpochClock.system.now.epochMilliseconds)
             let deleted: Int
             do {
                 deleted = try await opened.store.analytics.deleteEvents(receivedBefore: cutoff)

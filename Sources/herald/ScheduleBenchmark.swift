@@ -77,7 +77,7 @@ struct ScheduleBenchmark: AsyncParsableCommand {
             }
 
             let authorization = "Basic " + Data("\(appID.lowercasedString):\(apiKey)".utf8).base64EncodedString()
-            let first = systemMillis() + Int64(lead) * 1000
+            let first = EpochClock.system.now.epochMilliseconds + Int64(lead) * 1000
             let step = count > 1 ? Double(over) * 1000 / Double(count - 1) : 0
             let created = ContinuousClock.now
             let (servers, count, concurrency) = (bases, self.count, self.concurrency)
@@ -94,11 +94,11 @@ struct ScheduleBenchmark: AsyncParsableCommand {
             }
             let creation = ContinuousClock.now - created
             print("created \(count) schedules in \(creation)")
-            guard systemMillis() < first else {
+            guard EpochClock.system.now.epochMilliseconds < first else {
                 throw BenchmarkError("creating took longer than --lead: raise --lead")
             }
             let last = first + Int64(over) * 1000
-            while systemMillis() < last + 3000 {
+            while EpochClock.system.now.epochMilliseconds < last + 3000 {
                 for server in children where !server.isRunning {
                     throw BenchmarkError("a server exited; its output is in \(server.logPath)")
                 }

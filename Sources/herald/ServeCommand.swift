@@ -93,7 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let threshold {
             guard (0...86_400).contains(threshold) else { throw ValidationError("--send-immediately-within must be 0 to 86400 seconds") }
-            configuration.scheduling.sendImmediatelyWithin = threshold * 1000
+            configuration.scheduling.sendImmediatelyWithin = .seconds(threshold)
         }
         configuration.host = host
         configuration.port = port
@@ -109,7 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
             guard (1...3600).contains(idlePoll) else { throw ValidationError("--idle-poll must be between 1 and 3600 seconds") }
             configuration.delivery.idlePoll = .seconds(idlePoll)
             configuration.webhooks.idlePoll = .seconds(idlePoll)
-            configuration.scheduling.maximumSleep = Int64(idlePoll) * 1000
+            configuration.scheduling.maximumSleep = .seconds(idlePoll)
         }
         guard (0...100).contains(webhookWorkers) else { throw ValidationError("--webhook-workers must be between 0 and 100") }
         configuration.webhooks.workers = webhookWorkers

@@ -22,11 +22,11 @@ import Testing
     @Test func aTimeInThePastOrWithinTheThresholdIsSentNow() throws {
         let now: Int64 = 1_800_000_000_000
         let base = #"{"message":{"body":"x"},"target":{"platform":"all"},"#
-        #expect(PushSchedule.of(try push(base + #""scheduleAt":1}"#), now: now, sendImmediatelyWithin: 60_000) == .now)
-        #expect(PushSchedule.of(try push(base + #""scheduleIn":60}"#), now: now, sendImmediatelyWithin: 60_000) == .now)
-        #expect(PushSchedule.of(try push(base + #""scheduleIn":61}"#), now: now, sendImmediatelyWithin: 60_000) == .at(now + 61_000))
-        #expect(PushSchedule.of(try push(base + #""scheduleIn":1}"#), now: now, sendImmediatelyWithin: 0) == .at(now + 1000))
-        #expect(PushSchedule.of(try push(base + #""expiryTime":5}"#), now: now, sendImmediatelyWithin: 0) == .now)
+        #expect(PushSchedule.of(try push(base + #""scheduleAt":1}"#), now: now, sendImmediatelyWithin: .seconds(60)) == .now)
+        #expect(PushSchedule.of(try push(base + #""scheduleIn":60}"#), now: now, sendImmediatelyWithin: .seconds(60)) == .now)
+        #expect(PushSchedule.of(try push(base + #""scheduleIn":61}"#), now: now, sendImmediatelyWithin: .seconds(60)) == .at(now + 61_000))
+        #expect(PushSchedule.of(try push(base + #""scheduleIn":1}"#), now: now, sendImmediatelyWithin: .zero) == .at(now + 1000))
+        #expect(PushSchedule.of(try push(base + #""expiryTime":5}"#), now: now, sendImmediatelyWithin: .zero) == .now)
     }
 
     @Test func scheduleInIsSecondsEvenWhenItLooksLikeMilliseconds() throws {

@@ -26,7 +26,7 @@ import Testing
         let tls = try MockTLS()
         let clock = TestClock()
         var behavior = MockFCMServer.Behavior()
-        behavior.now = clock.secondsClosure
+        behavior.clock = clock.epochClock
         let server = MockFCMServer(tls: tls, behavior: behavior)
         let port = try await server.start(protocols: protocols)
         let client: FCMClient
@@ -290,11 +290,11 @@ import Testing
             }
             let message = try message()
             let quota = try await setup.client.send(message, token: randomFCMToken())
-            #expect(quota == .retry(FCMRejection(status: 429, reason: .quotaExceeded, message: "the sending quota is exceeded"), retryAfter: 30))
+            #expect(quota == .retry(FCMRejection(status: 429, reason: .quotaExceeded, message: "the sending quota is exceeded"), retryAfter: .seconds(30)))
             for _ in 0..<2 {
                 let unavailable = try await setup.client.send(message, token: randomFCMToken())
                 guard case .retry(let rejection, let after) = unavailable else { Issue.record("not retry: \(unavailable)"); return }
-                #expect(rejection.status == 503 && rejection.reason == .unavailable && after == 30)
+                #expect(rejection.status == 503 && rejection.reason == .unavailable && after == .seconds(30))
             }
             // The burst is over.
             guard case .delivered = try await setup.client.send(message, token: randomFCMToken()) else {

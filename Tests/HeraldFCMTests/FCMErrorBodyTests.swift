@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldHTTP
 import NIOCore
 import Testing
@@ -57,12 +58,12 @@ import Testing
     }
 
     @Test func retryAfterIsSecondsOrAnHTTPDate() {
-        let now: Int64 = 1_445_412_480  // Wed, 21 Oct 2015 07:28:00 GMT
-        #expect(RetryAfter.seconds("120", now: now) == 120)
-        #expect(RetryAfter.seconds(" 5 ", now: now) == 5)
-        #expect(RetryAfter.seconds("Wed, 21 Oct 2015 07:29:30 GMT", now: now) == 90)
-        #expect(RetryAfter.seconds("Wed, 21 Oct 2015 07:00:00 GMT", now: now) == 0)
-        #expect(RetryAfter.seconds("soon", now: now) == nil)
-        #expect(RetryAfter.seconds(nil, now: now) == nil)
+        let now = EpochClock.Instant(sinceEpoch: .seconds(1_445_412_480))  // Wed, 21 Oct 2015 07:28:00 GMT
+        #expect(RetryAfter.delay("120", at: now) == .seconds(120))
+        #expect(RetryAfter.delay(" 5 ", at: now) == .seconds(5))
+        #expect(RetryAfter.delay("Wed, 21 Oct 2015 07:29:30 GMT", at: now) == .seconds(90))
+        #expect(RetryAfter.delay("Wed, 21 Oct 2015 07:00:00 GMT", at: now) == .seconds(0))
+        #expect(RetryAfter.delay("soon", at: now) == nil)
+        #expect(RetryAfter.delay(nil, at: now) == nil)
     }
 }

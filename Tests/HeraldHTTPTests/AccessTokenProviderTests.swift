@@ -66,7 +66,7 @@ import Testing
     @Test func aTransientFailureIsThrownAndTriedAgainNextTime() async throws {
         let endpoint = FakeTokenEndpoint()
         let tokens = endpoint.provider(clock: TestClock())
-        let unavailable = TestTokenError(reason: .unavailable, status: 503, message: "down", retryAfter: 10)
+        let unavailable = TestTokenError(reason: .unavailable, status: 503, message: "down", retryAfter: .seconds(10))
         endpoint.fail(with: unavailable)
         await #expect(throws: unavailable) { try await tokens.token() }
         #expect(try await tokens.token() == "t2")

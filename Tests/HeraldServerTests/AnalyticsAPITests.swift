@@ -28,7 +28,7 @@ import Testing
             let (android, androidSecret) = try await harness.store.platforms.create(
                 applicationID: fixture.app.id, name: "android", type: .android, credentials: try Fixture.credentials(for: .android))
             let receipt = try await receipt(client, fixture)
-            let nowMillis = systemMillis()
+            let nowMillis = EpochClock.system.now.epochMilliseconds
             let nowSeconds = nowMillis / 1000
 
             // The iOS SDK: milliseconds, upper-case uuids, "Basic" and two spaces.
@@ -113,10 +113,10 @@ import Testing
             let fence = try await harness.store.geofences.create(
                 applicationID: fixture.app.id,
                 GeofenceChanges(
-                    platform: .ios, triggerType: .enter, expiryTime: systemMillis() + 86_400_000, data: ["ios": .object([:])],
+                    platform: .ios, triggerType: .enter, expiryTime: EpochClock.system.now.epochMilliseconds + 86_400_000, data: ["ios": .object([:])],
                     locationIDs: [place.id]),
                 notify: GeofenceUpdatePolicy())
-            let trigger = #"{"eventType":"pcf_push_event_type_geofence_location_triggered","eventTime":"\#(systemMillis())","geofenceId":"\#(fence.id)","locationId":"\#(place.id)"}"#
+            let trigger = #"{"eventType":"pcf_push_event_type_geofence_location_triggered","eventTime":"\#(EpochClock.system.now.epochMilliseconds)","geofenceId":"\#(fence.id)","locationId":"\#(place.id)"}"#
             #expect(try await post(client, basic(fixture), #"{"events":[\#(trigger),\#(trigger)]}"#).status == .ok)
             let read = try await client.execute(uri: "/v1/geofence/\(fence.id)", method: .get, headers: appAuth(fixture)).json()
             #expect(read["triggered"] as? Int == 2)
@@ -131,7 +131,7 @@ import Testing
             let reversed = try await client.execute(uri: "/v1/analytics/summary?from=10&to=5", method: .get, headers: appAuth(fixture))
             #expect(reversed.status == .ok)
             #expect((try reversed.json()["buckets"] as? [Any])?.isEmpty == true)
-            let to = systemMillis()
+            let to = EpochClock.system.now.epochMilliseconds
             let long = try await client.execute(
                 uri: "/v1/analytics/summary?interval=hour&from=0&to=\(to)", method: .get, headers: appAuth(fixture)).json()
             #expect((long["buckets"] as? [Any])?.count == 2000)

@@ -11,7 +11,7 @@ import Testing
     @Test(arguments: Backend.available)
     func theServiceDeletesEventsPastRetentionAndStopsOnShutdown(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             let receipt = UUID()
             let event = AnalyticsEvent(type: AnalyticsEventType.received, time: clock.now, receiptID: receipt.uuidString.lowercased())
@@ -19,7 +19,7 @@ import Testing
 
             let service = AnalyticsRetentionService(
                 store: db.store, configuration: AnalyticsConfiguration(retentionDays: 30, cleanupInterval: .milliseconds(10)),
-                now: { clock.now }, logger: TestDatabase.logger)
+                clock: clock.epochClock, logger: TestDatabase.logger)
             // 30 days later the events are still within retention.
             clock.advance(30 * 86_400_000)
             #expect(await service.cleanUp() == 0)

@@ -29,8 +29,8 @@ struct DeliveryWorld: Sendable {
         var logger = TestDatabase.logger
         /// `.live` for a test that needs a socket (server-sent events).
         var setup: TestingSetup = .router
-        /// The store's and the workers' clock (epoch ms); the system's unless a test moves it.
-        var now: @Sendable () -> Int64 = systemMillis
+        /// The store's and the workers' clock: the system's unless a test moves it.
+        var clock: EpochClock = .system
     }
 
     /// The key id the platform's .p8 is uploaded with, and the mock knows.
@@ -49,7 +49,7 @@ struct DeliveryWorld: Sendable {
     ) async throws {
         let (mock, key, configuration) = try await startMock()
         do {
-            try await withTestDatabase(backend, now: options.now) { db async throws in
+            try await withTestDatabase(backend, clock: options.clock) { db async throws in
                 let fixture = try await iOSFixture(db.store, key: key)
                 var configuration = configuration
                 configuration.idlePoll = options.idlePoll
@@ -60,7 +60,7 @@ struct DeliveryWorld: Sendable {
                 configuration.firstRetryDelay = options.firstRetryDelay
                 configuration.unreachableRetryWindow = options.unreachableRetryWindow
                 let service = DeliveryService(
-                    store: db.store, configuration: configuration, clock: EpochClock { .milliseconds(options.now()) }, logger: options.logger,
+                    store: db.store, configuration: configuration, clock: options.clock, logger: options.logger,
                     telemetry: options.observability.delivery)
                 let world = DeliveryWorld(db: db, mock: mock, fixture: fixture, configuration: configuration)
                 let workers = Task { try await service.run() }

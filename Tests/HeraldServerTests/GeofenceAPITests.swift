@@ -58,7 +58,7 @@ import Testing
             #expect(second["totalPages"] as? Int == 2)
             let search = try await send(client, .get, "/v1/locations?q=OFF", appAuth(fixture)).json()
             #expect(search["totalLocations"] as? Int == 1)
-            let since = try await send(client, .get, "/v1/locations?timestamp=\(systemMillis() + 1000)", appAuth(fixture)).json()
+            let since = try await send(client, .get, "/v1/locations?timestamp=\(EpochClock.system.now.epochMilliseconds + 1000)", appAuth(fixture)).json()
             #expect(since["totalLocations"] as? Int == 0)
 
             let updated = try await send(client, .put, "/v1/locations/\(id)", appAuth(fixture), #"{"rad":"150","name":"renamed"}"#)

@@ -92,7 +92,7 @@ import Testing
         let port = try await mock.start()
         do {
             let clock = TestClock()
-            try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+            try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
                 let tenant = try #require(try await db.store.tenants.create(name: "t"))
                 let (app, apiKey) = try await db.store.applications.create(tenantID: tenant.id, name: "Maps", description: "")
                 let credentials = try CredentialsInput(

@@ -21,7 +21,7 @@ import Testing
     @Test func anIdleSQLiteServerAsksTheStoreNothingAndStillDeliversAtOnce() async throws {
         try await IdleWorld.run(.sqlite) { world in
             var configuration = world.serverConfiguration()
-            configuration.scheduling.sendImmediatelyWithin = 0
+            configuration.scheduling.sendImmediatelyWithin = .zero
             let app = buildApplication(configuration, store: world.db.store, logger: TestDatabase.logger)
             let workers = configuration.delivery.workers
             try await app.test(.live) { client in
@@ -44,7 +44,7 @@ import Testing
 
                 // A schedule made while every loop sleeps: the scheduler wakes for it, sleeps until
                 // it is due, and the workers wake for the push it fires.
-                let due = systemMillis() + 2000
+                let due = EpochClock.system.now.epochMilliseconds + 2000
                 let response = try await client.execute(
                     uri: "/v1/push", method: .post, headers: appAuth(world.fixture),
                     body: body(#"{"message":{"body":"Later"},"target":{"platforms":["ios"]},"scheduleAt":\#(due)}"#))
@@ -52,7 +52,7 @@ import Testing
                 try await DeliveryWorld.poll("the scheduled push reaches the mock", within: .seconds(30)) {
                     world.mock.received.count == 2
                 }
-                let late = systemMillis() - due
+                let late = EpochClock.system.now.epochMilliseconds - due
                 #expect(late >= 0)
                 #expect(late < 20_000, "the scheduled push arrived \(late) ms after its time")
             }
@@ -92,7 +92,7 @@ import Testing
             configurationA.delivery.workers = 0
             var configurationB = world.serverConfiguration()
             configurationB.delivery.idlePoll = .seconds(60)
-            configurationB.scheduling.maximumSleep = 60_000
+            configurationB.scheduling.maximumSleep = .seconds(60)
             let appA = buildApplication(configurationA, store: storeA, logger: TestDatabase.logger)
             let appB = buildApplication(configurationB, store: storeB, logger: TestDatabase.logger)
             let workersB = configurationB.delivery.workers
@@ -104,7 +104,7 @@ import Testing
                     let device = try await world.register()
                     let receipt = try await world.send(#"{"message":{"body":"Elsewhere"},"target":{"platforms":["ios"]}}"#, clientA)
                     // Accepted: A has answered (read once the answer is here, so a little late).
-                    let acceptedAt = systemMillis()
+                    let acceptedAt = EpochClock.system.now.epochMilliseconds
                     let pushID = try #require(UUID(uuidString: receipt))
                     let fanout: SQL = """
                         SELECT state, lease_until FROM push_jobs WHERE push_id = \(pushID) AND kind = 'fanout'
@@ -148,7 +148,7 @@ enum IdleWorld {
     static func store(url: String) async throws -> Store {
         let database = try PostgresStoreDatabase(url: url, maximumConnections: 8, logger: TestDatabase.logger)
         return Store(
-            database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), now: systemMillis,
+            database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)),
             logger: TestDatabase.logger)
     }
 

@@ -56,7 +56,7 @@ import Testing
                 uri: "/v1/registration", method: .post, headers: platformAuth,
                 body: body(#"{"registration_token":"\#(token)","os":"ios","os_version":"17.2"}"#))
             #expect(registered.status == .ok || registered.status == .created, "\(String(buffer: registered.body))")
-            world.mock.update { $0.unregistered[token] = systemMillis() + 60_000 }
+            world.mock.update { $0.unregistered[token] = EpochClock.system.now.epochMilliseconds + 60_000 }
             sensitive.deadToken = token
             sensitive.values.append(("device token", token))
 

@@ -67,7 +67,7 @@ import Testing
     @Test func readyzIs503WhenTheDatabaseDoesNotAnswer() async throws {
         // Nothing listens on port 1: the database check fails (or times out) without hanging the probe.
         let database = try PostgresStoreDatabase(url: "postgres://herald@127.0.0.1:1/herald", maximumConnections: 1, logger: TestDatabase.logger)
-        let store = Store(database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), now: systemMillis, logger: TestDatabase.logger)
+        let store = Store(database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), logger: TestDatabase.logger)
         let app = Application(router: buildRouter(store: store), logger: TestDatabase.logger)
         do {
             try await app.test(.router) { client in
@@ -147,7 +147,7 @@ import Testing
         try await DeliveryWorld.run(backend, .init(observability: observability)) { world, client in
             _ = [try await world.register(), try await world.register(), try await world.register()]
             let dead = try await world.register()
-            world.mock.update { $0.unregistered[dead.registrationToken] = systemMillis() + 60_000 }
+            world.mock.update { $0.unregistered[dead.registrationToken] = EpochClock.system.now.epochMilliseconds + 60_000 }
 
             let accepted = #"herald_pushes_accepted_total"#
             let sent = #"herald_notifications_sent_total{provider="apns"}"#

@@ -33,7 +33,7 @@ import Testing
         try await DeliveryWorld.run(backend) { world, client in
             let live = [try await world.register(), try await world.register(), try await world.register()]
             let dead = try await world.register()
-            world.mock.update { $0.unregistered[dead.registrationToken] = systemMillis() + 60_000 }
+            world.mock.update { $0.unregistered[dead.registrationToken] = EpochClock.system.now.epochMilliseconds + 60_000 }
 
             let receipt = try await world.send(#"{"message":{"body":"Town Hall"},"target":{"platforms":["ios"]}}"#, client)
             let status = try await world.finished(receipt, client)

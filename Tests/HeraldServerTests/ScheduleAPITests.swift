@@ -49,7 +49,7 @@ import Testing
 
     @Test(arguments: Backend.available)
     func aTimeInThePastOrWithinSendImmediatelyWithinIsSentNow(_ backend: Backend) async throws {
-        try await ScheduleHarness.run(backend, sendImmediatelyWithin: 120_000) { world, client in
+        try await ScheduleHarness.run(backend, sendImmediatelyWithin: .seconds(120)) { world, client in
             for timing in [#""scheduleAt":1000"#, #""scheduleIn":0"#, #""scheduleIn":120"#, #""scheduleAt":\#(world.clock.now + 100_000)"#] {
                 let response = try await world.post(ScheduleHarness.push(timing), client)
                 #expect(response.status == .ok)

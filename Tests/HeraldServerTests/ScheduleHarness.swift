@@ -20,17 +20,17 @@ struct ScheduleHarness: Sendable {
     var store: Store { db.store }
 
     static func run(
-        _ backend: Backend, sendImmediatelyWithin: Int64 = 60_000,
+        _ backend: Backend, sendImmediatelyWithin: Duration = .seconds(60),
         _ body: @Sendable @escaping (ScheduleHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let other = try await Fixture.make(db.store)
             let (_, token) = try await db.store.adminTokens.create(tenantID: nil, name: "root")
             let harness = ScheduleHarness(db: db, clock: clock, fixture: fixture, other: other, adminToken: token)
             let router = buildRouter(
-                store: db.store, now: { clock.now }, scheduling: SchedulingConfiguration(sendImmediatelyWithin: sendImmediatelyWithin))
+                store: db.store, clock: clock.epochClock, scheduling: SchedulingConfiguration(sendImmediatelyWithin: sendImmediatelyWithin))
             let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestDatabase.logger)
             try await app.test(.router) { client in
                 try await body(harness, client)

@@ -35,10 +35,10 @@ import Glibc
                 for index in 0..<count {
                     ids.append(
                         try await schedule(
-                            setup, port: index % 2 == 0 ? first.port : second.port, at: systemMillis() + 3_600_000, body: "n\(index)"))
+                            setup, port: index % 2 == 0 ? first.port : second.port, at: EpochClock.system.now.epochMilliseconds + 3_600_000, body: "n\(index)"))
                 }
                 #expect(Set(ids).count == count)
-                try await setup.db.database.query("UPDATE push_schedule_slots SET due_at = \(systemMillis() + 2_000)")
+                try await setup.db.database.query("UPDATE push_schedule_slots SET due_at = \(EpochClock.system.now.epochMilliseconds + 2_000)")
 
                 try await DeliveryWorld.poll("every scheduled push is delivered", within: .seconds(90)) {
                     let open = try await setup.db.database.query("SELECT COUNT(*) AS n FROM pushes WHERE status <> 'done'")
@@ -79,12 +79,12 @@ import Glibc
             _ = try await setup.seed(2)
             let first = try await setup.start(Self.arguments, name: "first")
             try await ServerProcessTests().withServer(first) {
-                _ = try await schedule(setup, port: first.port, at: systemMillis() + 3_600_000)
+                _ = try await schedule(setup, port: first.port, at: EpochClock.system.now.epochMilliseconds + 3_600_000)
                 first.kill(SIGTERM)
                 #expect(try await first.waitForExit().status == 0)
             }
             // While the server is down, its time comes and goes (moved, rather than waited for).
-            try await setup.db.database.query("UPDATE push_schedule_slots SET due_at = \(systemMillis() - 1_000)")
+            try await setup.db.database.query("UPDATE push_schedule_slots SET due_at = \(EpochClock.system.now.epochMilliseconds - 1_000)")
             let pending = try await setup.db.database.query("SELECT COUNT(*) AS n FROM push_schedule_slots WHERE state = 'pending'")
             #expect(try pending.first?.int("n") == 1)
             #expect(setup.mock.arrivals.count == 0)

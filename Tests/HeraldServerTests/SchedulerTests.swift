@@ -19,19 +19,19 @@ import Testing
         try await ScheduleHarness.run(backend) { world, client in
             let registry = PrometheusCollectorRegistry()
             let service = SchedulerService(
-                store: world.store, configuration: SchedulingConfiguration(maximumSleep: 1000), now: { world.clock.now },
+                store: world.store, configuration: SchedulingConfiguration(maximumSleep: .seconds(1)), clock: world.clock.epochClock,
                 sleep: { _ in }, logger: TestDatabase.logger,
                 metrics: DeliveryMetrics(factory: Observability.metricsFactory(registry: registry)))
-            #expect(await service.tick() == 1000)
+            #expect(await service.tick() == .milliseconds(1000))
             let id = try await world.schedule(ScheduleHarness.push(#""scheduleIn":65"#), client)
-            #expect(await service.tick() == 1000)
+            #expect(await service.tick() == .milliseconds(1000))
             world.clock.advance(64_300)
-            #expect(await service.tick() == 700)
+            #expect(await service.tick() == .milliseconds(700))
             world.clock.advance(699)
-            #expect(await service.tick() == 1)
+            #expect(await service.tick() == .milliseconds(1))
             #expect(try await world.pushCount() == 0)
             world.clock.advance(1)
-            #expect(await service.tick() == 1000)
+            #expect(await service.tick() == .milliseconds(1000))
             #expect(try await world.pushCount() == 1)
             let fired = try await world.store.schedules.firedSlots(scheduleID: id)
             #expect(fired.count == 1)
@@ -115,7 +115,7 @@ import Testing
             // The server was down for an hour past both.
             world.clock.advance(3_600_000)
             let scheduler = SchedulerService(
-                store: world.store, configuration: SchedulingConfiguration(), now: { world.clock.now }, sleep: { _ in },
+                store: world.store, configuration: SchedulingConfiguration(), clock: world.clock.epochClock, sleep: { _ in },
                 logger: TestDatabase.logger)
             _ = await scheduler.tick()
             let pushes = try await world.db.database.query(
@@ -213,10 +213,10 @@ import Testing
         try await withTestDatabase(backend) { db in
             let asleep = Mutex(false)
             let service = SchedulerService(
-                store: db.store, configuration: SchedulingConfiguration(maximumSleep: 60_000),
-                sleep: { milliseconds in
+                store: db.store, configuration: SchedulingConfiguration(maximumSleep: .seconds(60)),
+                sleep: { duration in
                     asleep.withLock { $0 = true }
-                    try await Task.sleep(for: .milliseconds(milliseconds))
+                    try await Task.sleep(for: duration)
                 }, logger: TestDatabase.logger)
             let group = ServiceGroup(configuration: .init(services: [service], logger: TestDatabase.logger))
             let running = Task { try await group.run() }

@@ -78,16 +78,16 @@ import Testing
 
     /// Runs `body` with `servers` servers on one fresh database and the mock APNs.
     static func run(_ backend: Backend, servers: Int, _ body: @escaping @Sendable (World) async throws -> Void) async throws {
-        let clock = TestClock(systemMillis())
+        let clock = TestClock(EpochClock.system.now.epochMilliseconds)
         let tls = try MockTLS()
         let key = P256.Signing.PrivateKey()
         var behavior = MockAPNsServer.Behavior()
         behavior.signingKeys = [DeliveryWorld.keyID: key.publicKey]
-        behavior.now = clock.secondsClosure
+        behavior.clock = clock.epochClock
         let mock = MockAPNsServer(tls: tls, behavior: behavior)
         let port = try await mock.start()
         do {
-            try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+            try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
                 let tenant = try #require(try await db.store.tenants.create(name: "t"))
                 let (app, apiKey) = try await db.store.applications.create(tenantID: tenant.id, name: "News", description: "")
                 let credentials = try CredentialsInput(
@@ -122,7 +122,7 @@ import Testing
                             try await SQLiteStoreDatabase.open(path: db.directory + "/herald.sqlite", readerCount: 2, logger: TestDatabase.logger)
                         }
                     let store = Store(
-                        database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), now: { clock.now },
+                        database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), clock: clock.epochClock,
                         logger: TestDatabase.logger)
                     applications.append(
                         ServerApplication(buildApplication(configuration, store: store, logger: TestDatabase.logger, clock: clock.epochClock)))

@@ -28,11 +28,11 @@ import Testing
     func aPushStoredInTheOldShapeIsStillDelivered(_ backend: Backend) async throws {
         try await DeliveryWorld.run(backend) { world, client in
             let devices = [try await world.register(), try await world.register(), try await world.register()]
-            let id = UUID.timeOrdered(milliseconds: systemMillis())
+            let id = UUID.timeOrdered(milliseconds: EpochClock.system.now.epochMilliseconds)
             try await Self.insertVersion0(
                 world.db, id: id, applicationID: world.fixture.app.id,
                 request: #"{"message":{"body":"from before","custom":{"ios":{"badge":3}}},"target":{"platform":"ios"},"scheduleIn":0}"#,
-                time: systemMillis())
+                time: EpochClock.system.now.epochMilliseconds)
 
             let status = try await world.finished(id.lowercasedString, client)
             #expect(status["delivered"] as? Int == 3)
@@ -52,10 +52,10 @@ import Testing
     func anOldPushTodaysRulesRefuseIsNotSent(_ backend: Backend) async throws {
         try await DeliveryWorld.run(backend) { world, client in
             _ = try await world.register()
-            let id = UUID.timeOrdered(milliseconds: systemMillis())
+            let id = UUID.timeOrdered(milliseconds: EpochClock.system.now.epochMilliseconds)
             try await Self.insertVersion0(
                 world.db, id: id, applicationID: world.fixture.app.id,
-                request: #"{"message":{"custom":{"ios":{"badge":"many"}}},"target":{"platform":"ios"}}"#, time: systemMillis())
+                request: #"{"message":{"custom":{"ios":{"badge":"many"}}},"target":{"platform":"ios"}}"#, time: EpochClock.system.now.epochMilliseconds)
             let status = try await world.finished(id.lowercasedString, client)
             #expect(status["delivered"] as? Int == 0)
             #expect(world.mock.received.isEmpty)

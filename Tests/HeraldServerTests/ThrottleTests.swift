@@ -37,8 +37,8 @@ import Testing
 
     @Test(arguments: Backend.available)
     func aPushWithARateIsSentInBatchesOfAtMostTheRateASecondApart(_ backend: Backend) async throws {
-        let clock = TestClock(systemMillis())
-        try await DeliveryWorld.run(backend, .init(batchSize: 500, workers: 4, now: { clock.now })) { world, client in
+        let clock = TestClock(EpochClock.system.now.epochMilliseconds)
+        try await DeliveryWorld.run(backend, .init(batchSize: 500, workers: 4, clock: clock.epochClock)) { world, client in
             for _ in 0..<6 { _ = try await world.register() }
             let receipt = try await world.send(
                 #"{"message":{"body":"slowly"},"target":{"platform":"ios"},"rate":{"per_second":2}}"#, client)
@@ -52,7 +52,7 @@ import Testing
     @Test(arguments: Backend.available)
     func theSendGateLetsOneBatchASecondThroughOnTheStoresClock(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             let id = try await db.store.pushes.create(
                 applicationID: fixture.app.id, try .accepting(#"{"message":{"body":"x"},"target":{"platform":"all"}}"#))
@@ -71,8 +71,8 @@ import Testing
 
     @Test(arguments: Backend.available)
     func theAppsDefaultRateAppliesToPushesWithoutTheirOwn(_ backend: Backend) async throws {
-        let clock = TestClock(systemMillis())
-        try await DeliveryWorld.run(backend, .init(batchSize: 500, workers: 4, now: { clock.now })) { world, client in
+        let clock = TestClock(EpochClock.system.now.epochMilliseconds)
+        try await DeliveryWorld.run(backend, .init(batchSize: 500, workers: 4, clock: clock.epochClock)) { world, client in
             try await world.db.store.deliverySettings.save(AppDeliverySettings(ratePerSecond: 3), applicationID: world.fixture.app.id)
             for _ in 0..<7 { _ = try await world.register() }
             let receipt = try await world.send(#"{"message":{"body":"default"},"target":{"platform":"ios"}}"#, client)

@@ -11,7 +11,7 @@ import Testing
     @Test(arguments: Backend.available)
     func theServiceRemovesExpiredSubscriptionsAndStopsOnShutdown(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             _ = try await db.store.topics.create(
                 applicationID: fixture.app.id, [TopicRequest(name: "gone", expiresAt: clock.now + 60_000), TopicRequest(name: "kept", expiresAt: nil)])
@@ -23,7 +23,7 @@ import Testing
             }
             let (passes, reported) = AsyncStream.makeStream(of: TopicRepository.Cleanup.self)
             let service = TopicCleanupService(
-                store: db.store, interval: .seconds(3600), now: { clock.now }, logger: TestDatabase.logger, onPass: { reported.yield($0) })
+                store: db.store, interval: .seconds(3600), clock: clock.epochClock, logger: TestDatabase.logger, onPass: { reported.yield($0) })
 
             // Before expiry a pass removes nothing.
             #expect(await service.cleanUp() == TopicRepository.Cleanup())

@@ -15,8 +15,8 @@ import Testing
         _ backend: Backend, clock: TestClock,
         _ body: @Sendable @escaping (TestDatabase, any TestClientProtocol) async throws -> Void
     ) async throws {
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
-            let app = Application(router: buildRouter(store: db.store, now: { clock.now }), logger: TestDatabase.logger)
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
+            let app = Application(router: buildRouter(store: db.store, clock: clock.epochClock), logger: TestDatabase.logger)
             try await app.test(.router) { client in
                 try await body(db, client)
             }

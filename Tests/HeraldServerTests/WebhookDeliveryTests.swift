@@ -71,7 +71,7 @@ import Testing
                 let service = WebhookService(store: store, configuration: Self.configuration(), logger: TestDatabase.logger)
                 let dead = try await world.register()
                 _ = try await world.register()
-                let diedAt = systemMillis() + 60_000
+                let diedAt = EpochClock.system.now.epochMilliseconds + 60_000
                 world.mock.update { $0.unregistered[dead.registrationToken] = diedAt }
                 var receipt = ""
                 try await Self.running([service]) {
@@ -87,7 +87,7 @@ import Testing
                 #expect(received.filter { $0.eventType == "push.done" }.count == 1)
 
                 let done = try #require(received.first { $0.eventType == "push.done" })
-                let now = systemMillis() / 1000
+                let now = EpochClock.system.now.epochMilliseconds / 1000
                 #expect(WebhookSignature.verify(header: done.signature ?? "", secret: secret, body: done.body, now: now))
                 #expect(!WebhookSignature.verify(header: done.signature ?? "", secret: secret + "x", body: done.body, now: now))
                 #expect(!WebhookSignature.verify(header: done.signature ?? "", secret: secret, body: done.body + [0x20], now: now))
@@ -158,7 +158,7 @@ import Testing
     @Test(arguments: Backend.available)
     func aFailingReceiverIsRetriedWithBackoff(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             try await WebhookReceiver.with { receiver, port in
                 receiver.answer(.internalServerError)
@@ -212,7 +212,7 @@ import Testing
     @Test(arguments: Backend.available)
     func aDeliveryIsGivenUpAfterItsRetryWindow(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             try await WebhookReceiver.with { receiver, port in
                 receiver.answer(.serviceUnavailable)
@@ -244,7 +244,7 @@ import Testing
             let url = try #require(db.databaseURL)
             let otherDatabase = try PostgresStoreDatabase(url: url, maximumConnections: 4, logger: TestDatabase.logger)
             let other = Store(
-                database: otherDatabase, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), now: systemMillis,
+                database: otherDatabase, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)),
                 logger: TestDatabase.logger)
             do {
                 let fixture = try await Fixture.make(db.store)
@@ -351,7 +351,7 @@ import Testing
                 #expect(received.count == 1)
                 #expect(received.first?.path == "/hook")
                 #expect(WebhookSignature.verify(
-                    header: received.first?.signature ?? "", secret: secret, body: received.first?.body ?? [], now: systemMillis() / 1000))
+                    header: received.first?.signature ?? "", secret: secret, body: received.first?.body ?? [], now: EpochClock.system.now.epochMilliseconds / 1000))
                 #expect(bad.received.isEmpty)
                 let refused = try #require(try await Self.record(db.store, badEndpoint))
                 #expect(refused.lastStatus == nil)

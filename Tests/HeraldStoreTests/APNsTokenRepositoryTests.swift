@@ -62,7 +62,7 @@ import struct Foundation.UUID
                 for _ in 0..<2 {
                     let database = try PostgresStoreDatabase(url: url, maximumConnections: 4, logger: TestDatabase.logger)
                     stores.append(Store(
-                        database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), now: systemMillis,
+                        database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)),
                         logger: TestDatabase.logger))
                 }
             }

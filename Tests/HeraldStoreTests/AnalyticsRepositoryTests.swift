@@ -10,7 +10,7 @@ import Testing
     @Test(arguments: Backend.available)
     func eventsAreAggregatedByPushGeofenceTypeAndHour(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             let other = try await Fixture.make(db.store)
             let push = UUID()
@@ -51,7 +51,7 @@ import Testing
         try await withTestDatabase(backend) { db in
             let fixture = try await Fixture.make(db.store)
             let receipt = UUID()
-            let time = systemMillis()
+            let time = EpochClock.system.now.epochMilliseconds
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
@@ -74,7 +74,7 @@ import Testing
     @Test(arguments: Backend.available)
     func retentionDeletesRawEventsAndKeepsAggregates(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             let receipt = UUID()
             let old = (0..<25).map { _ in AnalyticsEvent(type: AnalyticsEventType.received, time: clock.now, receiptID: receipt.uuidString.lowercased()) }

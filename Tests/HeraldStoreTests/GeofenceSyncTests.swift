@@ -45,7 +45,7 @@ import Testing
 
     func withWorld(_ backend: Backend, _ body: (World) async throws -> Void) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             let office = try await db.store.locations.create(
                 applicationID: fixture.app.id, LocationChanges(name: "Office", latitude: 49.28, longitude: -123.12, radius: 100))

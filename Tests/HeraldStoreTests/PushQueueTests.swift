@@ -29,7 +29,7 @@ import Testing
     @Test(arguments: Backend.available)
     func aFanOutCutShortResumesWhereItWasAfterItsLease(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             try await registerDevices(db, fixture, count: 25)
             let request = #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#
@@ -81,7 +81,7 @@ import Testing
     @Test(arguments: Backend.available)
     func retriesWaitForTheirTimeAndDeadTokensRespectReRegistration(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let (id, ids) = try await fannedOut(db, fixture, devices: 3)
             let batch = try #require(try await db.store.pushes.claim(lease: 60_000)).job
@@ -120,7 +120,7 @@ import Testing
     @Test(arguments: Backend.available)
     func aWorkerThatLostItsLeaseRecordsNothing(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let (id, _) = try await fannedOut(db, fixture, devices: 2)
 
@@ -153,7 +153,7 @@ import Testing
     @Test(arguments: Backend.available)
     func aClaimReadsTheReceiptSwitchAndTheSendGateAsTheyAreNow(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             var ids: [Int64] = []
             for _ in 0..<4 {

@@ -36,7 +36,7 @@ import Testing
     @Test(arguments: Backend.available)
     func registrationCreatesTopicsThatNeverExpire(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             _ = try await register(db, fixture, tags: ["News", "sports"])
             let device = try await register(db, fixture, tags: ["news"])
@@ -55,7 +55,7 @@ import Testing
     @Test(arguments: Backend.available)
     func creatingAnExistingTopicReturnsItUnchanged(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let first = try await db.store.topics.create(
                 applicationID: fixture.app.id, [TopicRequest(name: "flash", expiresAt: clock.now + 120_000)])
@@ -72,7 +72,7 @@ import Testing
     @Test(arguments: Backend.available)
     func anExpiredTopicIsNotListedNotTargetedAndItsSubscriptionsAreCleanedUp(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             _ = try await db.store.topics.create(applicationID: fixture.app.id, [TopicRequest(name: "sale", expiresAt: clock.now + 60_000)])
             let subscriber = try await register(db, fixture, tags: ["sale", "news"])
@@ -100,7 +100,7 @@ import Testing
     @Test(arguments: Backend.available)
     func subscribingToAnExpiredTopicStartsANewOneWithoutTheOldSubscribers(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let old = try await db.store.topics.create(applicationID: fixture.app.id, [TopicRequest(name: "live", expiresAt: clock.now + 60_000)])
             let before = try await register(db, fixture, tags: ["live"])
@@ -119,7 +119,7 @@ import Testing
     @Test(arguments: Backend.available)
     func deletingExpiresAtOnceAndOnlyWithinTheApplication(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let mine = try await Fixture.make(db.store)
             let theirs = try await Fixture.make(db.store)
             let device = try await register(db, mine, tags: ["alerts"])
@@ -144,7 +144,7 @@ import Testing
     @Test(arguments: Backend.available)
     func listingFiltersByTextAndExpiryAndPages(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let other = try await Fixture.make(db.store)
             let requests = (1...5).map { TopicRequest(name: "team-\($0)", expiresAt: $0 % 2 == 0 ? clock.now + 3_600_000 : nil) }
@@ -170,7 +170,7 @@ import Testing
     @Test(arguments: Backend.available)
     func topicsAndCustomUserIDsReachTheUnionOnce(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let other = try await Fixture.make(db.store)
             let a = try await register(db, fixture, tags: ["red", "blue"])

@@ -23,7 +23,7 @@ import HeraldTestSupport
         let tls = try MockTLS()
         let clock = TestClock()
         var behavior = MockWNSServer.Behavior()
-        behavior.now = clock.secondsClosure
+        behavior.clock = clock.epochClock
         behavior.clients[Self.credentials.clientID] = Self.credentials.clientSecret
         let server = MockWNSServer(tls: tls, behavior: behavior)
         _ = try await server.start()
@@ -242,9 +242,9 @@ import HeraldTestSupport
             guard case .retry(let throttle, let retryAfter) = throttled else { Issue.record("not a retry: \(throttled)"); return }
             #expect(throttle.status == 406)
             #expect(throttle.reason == .throttled)
-            #expect(retryAfter == 120)
+            #expect(retryAfter == .seconds(120))
             let unavailable = try await setup.client.send(try notification(), channelURI: setup.server.channelURI())
-            #expect(unavailable == .retry(try #require(rejection(unavailable)), retryAfter: 30))
+            #expect(unavailable == .retry(try #require(rejection(unavailable)), retryAfter: .seconds(30)))
             #expect(rejection(unavailable)?.reason == .serviceUnavailable)
             let internalError = try await setup.client.send(try notification(), channelURI: setup.server.channelURI())
             guard case .retry(let failed, nil) = internalError else { Issue.record("not a plain retry: \(internalError)"); return }

@@ -1,10 +1,11 @@
+import HeraldCore
 @testable import HeraldWNS
 import NIOHTTP1
 import Testing
 
 /// WNS's answers sorted into outcomes, without a server.
 @Suite struct WNSOutcomeTests {
-    let now: Int64 = 1_800_000_000
+    let now = EpochClock.Instant(sinceEpoch: .seconds(1_800_000_000))
 
     func outcome(_ status: Int, _ headers: [(String, String)] = [], body: String = "") -> WNSOutcome {
         WNSOutcome(status: status, headers: HTTPHeaders(headers), body: body, now: now)
@@ -47,14 +48,14 @@ import Testing
     }
 
     @Test func theRetryTimeComesFromContinueAfterOrRetryAfter() {
-        func retryAfter(_ headers: [(String, String)]) -> Int64?? {
+        func retryAfter(_ headers: [(String, String)]) -> Duration?? {
             guard case .retry(_, let seconds) = outcome(406, headers) else { return .none }
             return .some(seconds)
         }
-        #expect(retryAfter([("X-WNS-CONTINUE-AFTER", "90"), ("Retry-After", "10")]) == 90)
-        #expect(retryAfter([("Retry-After", "10")]) == 10)
+        #expect(retryAfter([("X-WNS-CONTINUE-AFTER", "90"), ("Retry-After", "10")]) == .seconds(90))
+        #expect(retryAfter([("Retry-After", "10")]) == .seconds(10))
         // 2027-01-15 08:01:00 GMT is 60 seconds after `now`.
-        #expect(retryAfter([("x-wns-continue-after", "Fri, 15 Jan 2027 08:01:00 GMT")]) == 60)
+        #expect(retryAfter([("x-wns-continue-after", "Fri, 15 Jan 2027 08:01:00 GMT")]) == .seconds(60))
         #expect(retryAfter([("x-wns-continue-after", "later")]) == .some(nil))
         #expect(retryAfter([]) == .some(nil))
     }

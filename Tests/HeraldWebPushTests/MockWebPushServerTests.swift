@@ -27,7 +27,7 @@ import Testing
         let tls = try MockTLS()
         let clock = TestClock()
         var behavior = MockWebPushServer.Behavior()
-        behavior.now = clock.secondsClosure
+        behavior.clock = clock.epochClock
         let server = MockWebPushServer(tls: tls, behavior: behavior)
         _ = try await server.start()
         var configuration = HTTPClient.Configuration()

@@ -145,7 +145,7 @@ struct VAPIDHeader {
     @Test func reusesTheSignedHeaderPerOriginAndRenewsItOnTheInjectedClock() throws {
         let clock = TestClock()
         let key = P256.Signing.PrivateKey()
-        let signer = try VAPIDSigner(credentials: vapidCredentials(key), now: clock.secondsClosure)
+        let signer = try VAPIDSigner(credentials: vapidCredentials(key), clock: clock.epochClock)
         let first = try signer.authorization(audience: "https://push.example.net")
         clock.advance(by: .seconds(3600))
         #expect(try signer.authorization(audience: "https://push.example.net") == first)

@@ -21,11 +21,11 @@ import Testing
         let tls = try MockTLS()
         let clock = TestClock(epochSeconds: Int64(Date().timeIntervalSince1970))
         var behavior = MockWebPushServer.Behavior()
-        behavior.now = clock.secondsClosure
+        behavior.clock = clock.epochClock
         let server = MockWebPushServer(tls: tls, behavior: behavior, protocols: protocols)
         _ = try await server.start()
-        let client = try WebPushClient(extraTrustedCAPEM: tls.caCertificatePEM, now: clock.secondsClosure)
-        let signer = try VAPIDSigner(credentials: vapidCredentials(), now: clock.secondsClosure)
+        let client = try WebPushClient(extraTrustedCAPEM: tls.caCertificatePEM, clock: clock.epochClock)
+        let signer = try VAPIDSigner(credentials: vapidCredentials(), clock: clock.epochClock)
         do {
             try await body(Setup(server: server, client: client, signer: signer, clock: clock, tls: tls))
         } catch {
@@ -130,7 +130,7 @@ import Testing
                 $0.tooManyRequests = 1
                 $0.retryAfter = "30"
             }
-            #expect(try await setup.client.send(message, to: target, vapid: setup.signer) == .retry(.tooManyRequests, retryAfter: 30))
+            #expect(try await setup.client.send(message, to: target, vapid: setup.signer) == .retry(.tooManyRequests, retryAfter: .seconds(30)))
 
             // Retry-After as an HTTP date, read on the client's clock.
             let formatter = DateFormatter()
@@ -142,7 +142,7 @@ import Testing
                 $0.serviceUnavailable = 2
                 $0.retryAfter = date
             }
-            #expect(try await setup.client.send(message, to: target, vapid: setup.signer) == .retry(.serviceUnavailable, retryAfter: 120))
+            #expect(try await setup.client.send(message, to: target, vapid: setup.signer) == .retry(.serviceUnavailable, retryAfter: .seconds(120)))
             setup.server.update { $0.retryAfter = nil }
             #expect(try await setup.client.send(message, to: target, vapid: setup.signer) == .retry(.serviceUnavailable, retryAfter: nil))
             // The burst is over.
@@ -200,7 +200,7 @@ import Testing
             let clock = setup.clock
             setup.server.update { behavior in
                 let ahead = clock.epochSeconds + 13 * 3600
-                behavior.now = { ahead }
+                behavior.clock = EpochClock { .seconds(ahead) }
             }
             guard case .credentialsRejected(.forbidden, let expired) = try await setup.client.send(message, to: target, vapid: setup.signer)
             else {
@@ -263,7 +263,7 @@ import Testing
         try await withMock { setup in
             let subscriber = setup.server.subscribe()
             let client = try WebPushClient(
-                endpointOverride: setup.server.origin, extraTrustedCAPEM: setup.tls.caCertificatePEM, now: setup.clock.secondsClosure)
+                endpointOverride: setup.server.origin, extraTrustedCAPEM: setup.tls.caCertificatePEM, clock: setup.clock.epochClock)
             let message = try notification(#"{"message":{"body":"redirected"},"target":{"platforms":["web"]}}"#)
             let outcome = try await client.send(
                 message, to: try WebPushSubscription(json: subscriber.subscriptionJSON(origin: "https://fcm.googleapis.com")),

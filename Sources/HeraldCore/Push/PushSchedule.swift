@@ -20,11 +20,12 @@ public enum PushSchedule: Sendable, Equatable {
         }
     }
 
-    /// Decides when `push` is sent, received at `now` (epoch ms): a time that is past or less than
-    /// `sendImmediatelyWithin` ms away is sent now, as the Pivotal server does.
-    public static func of(_ push: Push, now: Int64, sendImmediatelyWithin: Int64) -> PushSchedule {
+    /// Decides when `push` is sent, received at `now` (epoch ms, as the push keeps its times): a
+    /// time that is past or less than `sendImmediatelyWithin` away is sent now, as the Pivotal
+    /// server does.
+    public static func of(_ push: Push, now: Int64, sendImmediatelyWithin: Duration) -> PushSchedule {
         if let local = push.localTime { return .local(local) }
-        guard let at = push.scheduledAt, at - now > sendImmediatelyWithin else { return .now }
+        guard let at = push.scheduledAt, Duration.milliseconds(at - now) > sendImmediatelyWithin else { return .now }
         return .at(at)
     }
 

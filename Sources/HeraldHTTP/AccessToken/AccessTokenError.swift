@@ -27,9 +27,9 @@ public struct AccessTokenError<Source: AccessTokenSource>: Error, Sendable, Equa
     /// The endpoint's `error_description`, or what went wrong.
     public var message: String
     /// The token endpoint's `Retry-After`, in seconds.
-    public var retryAfter: Int64?
+    public var retryAfter: Duration?
 
-    public init(reason: Reason, status: Int?, message: String, retryAfter: Int64? = nil) {
+    public init(reason: Reason, status: Int?, message: String, retryAfter: Duration? = nil) {
         self.reason = reason
         self.status = status
         self.message = message

@@ -8,8 +8,8 @@ public enum ProviderAnswer<Receipt: Sendable & Equatable, Rejection: ProviderRej
     case delivered(Receipt)
     /// The device's address is dead: deactivate the device.
     case deviceGone(Rejection)
-    /// Try again later, not before `retryAfter` seconds when the provider said.
-    case retry(Rejection, retryAfter: Int64?)
+    /// Try again later, not before `retryAfter` when the provider said.
+    case retry(Rejection, retryAfter: Duration?)
     /// The credentials are failing (the client's own remedy, a fresh access token, spent):
     /// pause the platform and keep its devices.
     case credentialsRejected(Rejection)
@@ -29,7 +29,7 @@ extension ProviderAnswer: ProviderOutcomeConvertible {
         switch self {
         case .delivered: .delivered
         case .deviceGone(let rejection): .gone(rejection.reason, since: nil)
-        case .retry(let rejection, let after): .retry(rejection.reason, after: after.map { .seconds($0) })
+        case .retry(let rejection, let after): .retry(rejection.reason, after: after)
         case .credentialsRejected(let rejection): .credentialsRejected(rejection.reason)
         case .failed(let rejection): .failed(rejection.reason)
         }

@@ -26,7 +26,7 @@ public struct DeviceImportConfiguration: Sendable {
 struct DeviceTransferController<Context: RequestContext>: Sendable {
     let store: Store
     let auth: Authenticator
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     var configuration = DeviceImportConfiguration()
     /// A WNS channel host accepted besides `*.notify.windows.com` (a test WNS).
     var wnsTestHost: String? = nil
@@ -85,7 +85,7 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
         for platform in try await store.platforms.list(applicationID: app.id) { platforms[platform.id] = platform }
 
         var importer = Importer(
-            store: store, applicationID: app.id, platforms: platforms, configuration: configuration, wnsTestHost: wnsTestHost, now: now)
+            store: store, applicationID: app.id, platforms: platforms, configuration: configuration, wnsTestHost: wnsTestHost, clock: clock)
         var splitter = NDJSONLineSplitter(maximumLineBytes: configuration.maximumLineBytes)
         var received: Int64 = 0
         for try await buffer in request.body {
@@ -131,7 +131,7 @@ private struct Importer {
     let platforms: [UUID: Platform]
     let configuration: DeviceImportConfiguration
     let wnsTestHost: String?
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     let decoder = JSONDecoder()
     var report = DeviceImportReport()
     private var pending: [(line: Int, device: DeviceImport)] = []
@@ -140,9 +140,9 @@ private struct Importer {
 
     init(
         store: Store, applicationID: UUID, platforms: [UUID: Platform], configuration: DeviceImportConfiguration, wnsTestHost: String?,
-        now: @escaping @Sendable () -> Int64
+        clock: EpochClock
     ) {
-        self.now = now
+        self.clock = clock
         self.store = store
         self.applicationID = applicationID
         self.platforms = platforms
@@ -169,7 +169,7 @@ private struct Importer {
                 } else {
                     parsed = try Request.decodeJSONDocument(DeviceImportLine.self, from: data, decoder: decoder)
                 }
-                let device = try parsed.validated(platforms: platforms, now: now(), wnsTestHost: wnsTestHost)
+                let device = try parsed.validated(platforms: platforms, now: clock.now.epochMilliseconds, wnsTestHost: wnsTestHost)
                 guard seen.insert(device.uuid).inserted else {
                     throw ValidationError(code: "duplicate", message: "this device_uuid is on an earlier line of this import", field: "device_uuid")
                 }

@@ -8,13 +8,13 @@ import ServiceLifecycle
 public struct AnalyticsRetentionService: Service {
     let store: Store
     let configuration: AnalyticsConfiguration
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     let logger: Logger
 
-    public init(store: Store, configuration: AnalyticsConfiguration, now: @escaping @Sendable () -> Int64 = systemMillis, logger: Logger) {
+    public init(store: Store, configuration: AnalyticsConfiguration, clock: EpochClock = .system, logger: Logger) {
         self.store = store
         self.configuration = configuration
-        self.now = now
+        self.clock = clock
         self.logger = logger
     }
 
@@ -30,7 +30,7 @@ public struct AnalyticsRetentionService: Service {
     /// One cleanup; returns how many events went. Failures are logged, and the next run tries again.
     public func cleanUp() async -> Int {
         do {
-            let deleted = try await store.analytics.deleteEvents(receivedBefore: configuration.cutoff(now: now()))
+            let deleted = try await store.analytics.deleteEvents(receivedBefore: configuration.cutoff(now: clock.now.epochMilliseconds))
             if deleted > 0 {
                 logger.info(
                     "deleted raw analytics events past retention",

@@ -39,7 +39,7 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     let observability = Observability(configuration.observability, expectedWorkers: configuration.delivery.workers)
     let router = buildRouter(
-        store: store, now: { clock.now.epochMilliseconds }, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
+        store: store, clock: clock, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
         observability: observability, scheduling: configuration.scheduling, dashboardAssets: configuration.dashboardAssets,
         dashboardMapTiles: configuration.dashboardMapTiles, deviceImport: configuration.deviceImport,
         webhookPolicy: configuration.webhooks.addressPolicy)
@@ -48,10 +48,10 @@ public func buildApplication(
         DeliveryService(
             store: store, configuration: configuration.delivery, clock: clock, logger: logger, telemetry: observability.delivery),
         WebhookService(store: store, configuration: configuration.webhooks, clock: clock, logger: logger),
-        AnalyticsRetentionService(store: store, configuration: configuration.analytics, logger: logger),
-        TopicCleanupService(store: store, logger: logger),
+        AnalyticsRetentionService(store: store, configuration: configuration.analytics, clock: clock, logger: logger),
+        TopicCleanupService(store: store, clock: clock, logger: logger),
         SchedulerService(
-            store: store, configuration: configuration.scheduling, logger: logger, metrics: observability.delivery.metrics),
+            store: store, configuration: configuration.scheduling, clock: clock, logger: logger, metrics: observability.delivery.metrics),
     ]
     if store.database.dialect == .postgres {
         // Other processes' work wakes this one's sleepers.
@@ -67,6 +67,7 @@ public func buildApplication(
 
 /// The routes of the Pivotal-compatible API, the admin API and the dashboard.
 ///
+/// - Parameter clock: the wall clock the API stamps and compares times by (tests move it by hand).
 /// - Parameter geofenceUpdates: when geofence changes are pushed to devices.
 /// - Parameter observability: metrics, activity logs and health state (see docs/OBSERVABILITY.md).
 /// - Parameter scheduling: when a push for later is sent at once instead.
@@ -75,7 +76,7 @@ public func buildApplication(
 /// - Parameter deviceImport: how large a device import may be.
 /// - Parameter webhookPolicy: which webhook URLs may be registered.
 public func buildRouter(
-    store: Store, now: @escaping @Sendable () -> Int64 = systemMillis, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
+    store: Store, clock: EpochClock = .system, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
     wnsTestHost: String? = nil, observability: Observability = Observability(),
     scheduling: SchedulingConfiguration = SchedulingConfiguration(), dashboardAssets: String? = "/usr/share/javascript",
     dashboardMapTiles: DashboardMapTiles? = nil, deviceImport: DeviceImportConfiguration = DeviceImportConfiguration(),
@@ -94,12 +95,12 @@ public func buildRouter(
     RegistrationsController(store: store, auth: auth).addRoutes(to: router)
     let pushScheduling = PushScheduling(store: store, configuration: scheduling)
     let pushes = PushController<HeraldRequestContext>(
-        store: store, auth: auth, now: now, telemetry: observability.delivery, scheduling: pushScheduling)
+        store: store, auth: auth, clock: clock, telemetry: observability.delivery, scheduling: pushScheduling)
     pushes.addRoutes(to: router)
-    SchedulesController(auth: auth, scheduling: pushScheduling, now: now).addRoutes(to: router)
+    SchedulesController(auth: auth, scheduling: pushScheduling, clock: clock).addRoutes(to: router)
     DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
     WebhooksController(store: store, auth: auth, policy: webhookPolicy).addRoutes(to: router)
-    TopicsController(store: store, auth: auth, now: now).addRoutes(to: router)
+    TopicsController(store: store, auth: auth, clock: clock).addRoutes(to: router)
     CustomUserIDsController(store: store, auth: auth).addRoutes(to: router)
     let locations = Locations(store: store, updates: geofenceUpdates)
     GeofencePlacesController<Locations, HeraldRequestContext>(places: locations, auth: auth, path: "v1/locations", parameter: "location_id")
@@ -109,16 +110,16 @@ public func buildRouter(
     ).addRoutes(to: router)
     GeofencesController(store: store, auth: auth, updates: geofenceUpdates).addRoutes(to: router)
     GeofenceSyncController(store: store, auth: auth).addRoutes(to: router)
-    AnalyticsController(store: store, auth: auth, now: now).addRoutes(to: router)
+    AnalyticsController(store: store, auth: auth, clock: clock).addRoutes(to: router)
     AdminController(store: store, auth: auth).addRoutes(to: router)
-    DeviceTransferController(store: store, auth: auth, now: now, configuration: deviceImport, wnsTestHost: wnsTestHost).addRoutes(to: router)
+    DeviceTransferController(store: store, auth: auth, clock: clock, configuration: deviceImport, wnsTestHost: wnsTestHost).addRoutes(to: router)
     HealthController(store: store, observability: observability).addRoutes(to: router)
     MetricsController(store: store, auth: auth, observability: observability).addRoutes(to: router)
     ActivityLogController(store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat)
         .addRoutes(to: router)
     DashboardController(
-        store: store, auth: auth, pages: DashboardPages(vendorDirectory: dashboardAssets), sessions: DashboardSessions(now: now),
-        throttle: SignInThrottle(now: now), pushes: pushes, locations: locations, activity: observability.activity, now: now,
+        store: store, auth: auth, pages: DashboardPages(vendorDirectory: dashboardAssets), sessions: DashboardSessions(clock: clock),
+        throttle: SignInThrottle(clock: clock), pushes: pushes, locations: locations, activity: observability.activity, clock: clock,
         heartbeat: observability.configuration.streamHeartbeat, mapTiles: dashboardMapTiles
     ).addRoutes(to: router)
     // Last, so that it wraps only the not-found responder.

@@ -36,11 +36,11 @@ public enum Bootstrap {
     }
 
     /// Opens the store, migrates it, and makes sure a default tenant and a root admin token exist.
-    public static func open(_ configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Int64 = systemMillis) async throws -> Opened {
+    public static func open(_ configuration: ServerConfiguration, logger: Logger, clock: EpochClock = .system) async throws -> Opened {
         let database = try await openDatabase(configuration, logger: logger)
         do {
             let secretBox = try loadSecretBox(configuration, logger: logger)
-            let store = Store(database: database, secretBox: secretBox, now: now, logger: logger)
+            let store = Store(database: database, secretBox: secretBox, clock: clock, logger: logger)
             try await store.migrator.migrate()
             if try await store.tenants.find(name: defaultTenantName) == nil {
                 _ = try await store.tenants.create(name: defaultTenantName)

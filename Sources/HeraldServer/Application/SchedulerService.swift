@@ -14,25 +14,25 @@ import ServiceLifecycle
 public struct SchedulerService: Service {
     let store: Store
     let configuration: SchedulingConfiguration
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     /// Nil: wait on the `scheduledPushes` signal (`IdleWait`).
-    let sleep: (@Sendable (Int64) async throws -> Void)?
+    let sleep: (@Sendable (Duration) async throws -> Void)?
     let logger: Logger
     /// Where each firing's lateness goes (`herald_scheduler_lateness_seconds`).
     let metrics: DeliveryMetrics
 
     /// - Parameters:
-    ///   - now: epoch milliseconds (the store fires by its own clock; tests give both the same).
-    ///   - sleep: waits this many milliseconds (tests inject their own); by default the wait ends
-    ///     early when a schedule is announced.
+    ///   - clock: the wall clock (the store fires by its own clock; tests give both the same).
+    ///   - sleep: waits this long (tests inject their own); by default the wait ends early when a
+    ///     schedule is announced.
     public init(
-        store: Store, configuration: SchedulingConfiguration, now: @escaping @Sendable () -> Int64 = systemMillis,
-        sleep: (@Sendable (Int64) async throws -> Void)? = nil,
+        store: Store, configuration: SchedulingConfiguration, clock: EpochClock = .system,
+        sleep: (@Sendable (Duration) async throws -> Void)? = nil,
         logger: Logger, metrics: DeliveryMetrics = DeliveryMetrics()
     ) {
         self.store = store
         self.configuration = configuration
-        self.now = now
+        self.clock = clock
         self.sleep = sleep
         self.logger = logger
         self.metrics = metrics
@@ -48,14 +48,14 @@ public struct SchedulerService: Service {
                 if let sleep {
                     try await sleep(wait)
                 } else {
-                    await signal.wait(after: seen, upTo: .milliseconds(wait))
+                    await signal.wait(after: seen, upTo: wait)
                 }
             }
         }
     }
 
-    /// One round: fires every due slot, then says how many milliseconds to sleep.
-    public func tick() async -> Int64 {
+    /// One round: fires every due slot, then says how long to sleep.
+    public func tick() async -> Duration {
         do {
             while !Task.isCancelled {
                 let fired = try await store.schedules.fireDue(limit: configuration.batchSize)
@@ -70,22 +70,23 @@ public struct SchedulerService: Service {
                 }
                 if fired.count < configuration.batchSize { break }
             }
-            return Self.wait(until: try await store.schedules.nextDue(), now: now(), maximum: maximumSleep)
+            let next = try await store.schedules.nextDue().map(EpochClock.Instant.init(epochMilliseconds:))
+            return Self.wait(until: next, now: clock.now, maximum: maximumSleep)
         } catch {
             logger.error("firing scheduled pushes failed; the scheduler tries again shortly", metadata: ["error": "\(error)"])
-            return min(maximumSleep, 1000)
+            return min(maximumSleep, .seconds(1))
         }
     }
 
-    /// The safety poll (ms): configured, or the backend's default.
-    var maximumSleep: Int64 {
-        configuration.maximumSleep ?? IdleWait.defaultSafetyPoll(for: store.database.dialect).milliseconds
+    /// The safety poll: configured, or the backend's default.
+    var maximumSleep: Duration {
+        configuration.maximumSleep ?? IdleWait.defaultSafetyPoll(for: store.database.dialect)
     }
 
-    /// Milliseconds from `now` to `next` (0 when due), at most `maximum`.
-    static func wait(until next: Int64?, now: Int64, maximum: Int64) -> Int64 {
+    /// How long from `now` to `next` (zero when due), at most `maximum`.
+    static func wait(until next: EpochClock.Instant?, now: EpochClock.Instant, maximum: Duration) -> Duration {
         guard let next else { return maximum }
-        return min(maximum, max(0, next - now))
+        return min(maximum, max(.zero, now.duration(to: next)))
     }
 }
 

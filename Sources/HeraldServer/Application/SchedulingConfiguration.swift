@@ -1,17 +1,17 @@
 /// How scheduled pushes are accepted and fired.
 public struct SchedulingConfiguration: Sendable, Equatable {
-    /// A push scheduled less than this many milliseconds ahead (or in the past) is sent at once,
-    /// as Pivotal's `push_scheduler_sendImmediatelyWithin` (60 s by default).
-    public var sendImmediatelyWithin: Int64
-    /// The longest the scheduler sleeps before looking again (ms): its safety poll. It sleeps
+    /// A push scheduled less than this far ahead (or in the past) is sent at once, as Pivotal's
+    /// `push_scheduler_sendImmediatelyWithin` (60 s by default).
+    public var sendImmediatelyWithin: Duration
+    /// The longest the scheduler sleeps before looking again: its safety poll. It sleeps
     /// until the earliest pending slot and is woken by a schedule made or changed in this process
     /// or (PostgreSQL) another; this bounds only how late it sees one nobody announced. Nil: the
     /// backend's default (`IdleWait.defaultSafetyPoll(for:)`).
-    public var maximumSleep: Int64?
+    public var maximumSleep: Duration?
     /// Due slots fired in one transaction.
     public var batchSize: Int
 
-    public init(sendImmediatelyWithin: Int64 = 60_000, maximumSleep: Int64? = nil, batchSize: Int = 200) {
+    public init(sendImmediatelyWithin: Duration = .seconds(60), maximumSleep: Duration? = nil, batchSize: Int = 200) {
         self.sendImmediatelyWithin = sendImmediatelyWithin
         self.maximumSleep = maximumSleep
         self.batchSize = batchSize

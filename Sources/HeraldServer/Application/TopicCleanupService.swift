@@ -11,20 +11,20 @@ import ServiceLifecycle
 public struct TopicCleanupService: Service {
     let store: Store
     let interval: Duration
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     let logger: Logger
     let onPass: @Sendable (TopicRepository.Cleanup) -> Void
 
     /// - Parameters:
-    ///   - now: epoch milliseconds; decides which topics have expired.
+    ///   - clock: the wall clock; decides which topics have expired.
     ///   - onPass: called after every pass with what it removed (tests wait on it instead of sleeping).
     public init(
-        store: Store, interval: Duration = .seconds(3600), now: @escaping @Sendable () -> Int64 = systemMillis, logger: Logger,
+        store: Store, interval: Duration = .seconds(3600), clock: EpochClock = .system, logger: Logger,
         onPass: @escaping @Sendable (TopicRepository.Cleanup) -> Void = { _ in }
     ) {
         self.store = store
         self.interval = interval
-        self.now = now
+        self.clock = clock
         self.logger = logger
         self.onPass = onPass
     }
@@ -41,7 +41,7 @@ public struct TopicCleanupService: Service {
     /// One pass; failures are logged, and the next pass tries again.
     public func cleanUp() async -> TopicRepository.Cleanup {
         do {
-            let cleanup = try await store.topics.removeExpired(at: now())
+            let cleanup = try await store.topics.removeExpired(at: clock.now.epochMilliseconds)
             if cleanup.topics > 0 || cleanup.subscriptions > 0 {
                 logger.info(
                     "removed expired topics",

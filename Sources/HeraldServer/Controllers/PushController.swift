@@ -11,7 +11,7 @@ import class Foundation.JSONDecoder
 struct PushController<Context: RequestContext>: Sendable {
     let store: Store
     let auth: Authenticator
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     /// Counts accepted pushes and tells the app's activity log.
     var telemetry = DeliveryTelemetry()
     /// Pushes for later become schedules (`schedule_id`).
@@ -73,7 +73,7 @@ struct PushController<Context: RequestContext>: Sendable {
     /// schedule (which also keeps `body`, the JSON text, to show and change), for `app`: what
     /// `POST /v1/push` and the dashboard's pushes both do.
     func accept(_ input: PushInput, body: String, for app: App) async throws -> Outcome {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let push = try AcceptedPush.check(input, now: time)
         if push.validateOnly {
             let audience: String
@@ -87,7 +87,7 @@ struct PushController<Context: RequestContext>: Sendable {
             return .scheduled(ScheduleAccepted(scheduleID: schedule.id))
         }
         let id = try await store.pushes.create(applicationID: app.id, AcceptedPush(push))
-        telemetry.pushAccepted(id, applicationID: app.id, scheduledAt: nil, time: now())
+        telemetry.pushAccepted(id, applicationID: app.id, scheduledAt: nil, time: clock.now.epochMilliseconds)
         var accepted = Accepted(receiptID: id.lowercasedString)
         accepted.unmatchedTopics = try await unmatchedTopics(push, applicationID: app.id)
         return .accepted(accepted)

@@ -12,7 +12,7 @@ import class Foundation.JSONEncoder
 struct SchedulesController<Context: RequestContext>: Sendable {
     let auth: Authenticator
     let scheduling: PushScheduling
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
 
     func addRoutes(to router: Router<Context>) {
         router.get("v1/schedules", use: list)
@@ -61,7 +61,7 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         guard let changes = try await request.decodeJSON(JSONValue.self).objectValue else {
             throw APIError.badRequest("the request body must be a JSON object", code: "invalid_json")
         }
-        return try ScheduleView(try await scheduling.change(id: id, applicationID: app.id, changes, now: now()))
+        return try ScheduleView(try await scheduling.change(id: id, applicationID: app.id, changes, now: clock.now.epochMilliseconds))
     }
 
     @Sendable func cancel(_ request: Request, context: Context) async throws -> Response {

@@ -23,7 +23,7 @@ extension DashboardController {
     /// with `pushID`, only that push's events.
     func analytics(_ app: App, pushID: UUID?, _ request: Request) async throws -> [String: Any] {
         let interval: AnalyticsInterval = request.uri.queryParameters.get("interval") == "day" ? .day : .hour
-        let to = interval.bucketStart(now()) + interval.milliseconds
+        let to = interval.bucketStart(clock.now.epochMilliseconds) + interval.milliseconds
         let from = to - (interval == .day ? 30 : 48) * interval.milliseconds
         let buckets = try await store.analytics.summary(applicationID: app.id, pushID: pushID, from: from, to: to, interval: interval)
         let rows = buckets.map { bucket in

@@ -25,7 +25,7 @@ extension DashboardController {
             let app = try await signed.scope.application(try Self.id(context, "app", "application"))
             do {
                 if let place = form["target_location"], !place.isEmpty { return try await composeGeofence(signed, app, form, place: place) }
-                let body = try Self.pushBody(form, validateOnly: form["action"] == "validate", now: now())
+                let body = try Self.pushBody(form, validateOnly: form["action"] == "validate", now: clock.now.epochMilliseconds)
                 let input: PushInput
                 do {
                     input = try JSONDecoder().decode(PushInput.self, from: Data(body.utf8))
@@ -34,8 +34,9 @@ extension DashboardController {
                 }
                 switch try await pushes.accept(input, body: body, for: app) {
                 case .validated:
-                    let push = try input.validated(now: now())
-                    return try await composer(signed, app, form: form, errors: [:], previews: Self.previews(push, now: now()))
+                    let time = clock.now.epochMilliseconds
+                    let push = try input.validated(now: time)
+                    return try await composer(signed, app, form: form, errors: [:], previews: Self.previews(push, now: time))
                 case .scheduled:
                     return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes")
                 case .accepted(let accepted):

@@ -10,7 +10,7 @@ extension DashboardController {
         let input = try await geofenceInput(app, form, place: place)
         let changes = try input.validated()
         if form["action"] == "validate" {
-            _ = try changes.definition(now: now())
+            _ = try changes.definition(now: clock.now.epochMilliseconds)
             return try await composer(
                 signed, app, form: form, errors: [:], previews: nil,
                 notice: "Valid. Sending creates a geofence: devices show the message when they \(input.triggerType ?? "enter") the location.")
@@ -52,7 +52,7 @@ extension DashboardController {
             guard let seconds = Int64((form["schedule_in"] ?? "").trimmingASCIIWhitespace()), seconds >= 0, seconds < 1_000_000_000 else {
                 throw APIError.badRequest("send in: a number of seconds", field: "scheduleIn")
             }
-            start = now() + seconds * 1000
+            start = clock.now.epochMilliseconds + seconds * 1000
         default: break
         }
         let topics = Self.commaList(form["topics"])

@@ -21,7 +21,7 @@ extension DashboardController {
             let id = try PushScheduling.scheduleID(context.parameters.get("schedule"))
             do {
                 let at = try Self.time(form["schedule_at"] ?? "", field: "scheduleAt")
-                _ = try await pushes.scheduling.change(id: id, applicationID: app.id, ["scheduleAt": .int(at)], now: now())
+                _ = try await pushes.scheduling.change(id: id, applicationID: app.id, ["scheduleAt": .int(at)], now: clock.now.epochMilliseconds)
                 return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/schedules")
             } catch {
                 guard let error = Self.formRefusal(error) else { throw error }

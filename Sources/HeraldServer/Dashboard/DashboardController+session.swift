@@ -37,7 +37,9 @@ extension DashboardController {
     @Sendable func signIn(_ request: Request, context: Context) async throws -> Response {
         let client = Self.client(context)
         if case .refuse(let retryAfter) = throttle.check(client) {
-            let seconds = max(1, (retryAfter + 999) / 1000)
+            // Whole seconds, rounded up, as the Retry-After header counts.
+            let (whole, fraction) = retryAfter.components
+            let seconds = max(1, whole + (fraction > 0 ? 1 : 0))
             var response = pages.page(
                 "signin", [:], layout: ["title": "Sign in", "errorMessage": "Too many sign-in attempts from here; try again in \(seconds) seconds."],
                 status: .tooManyRequests)

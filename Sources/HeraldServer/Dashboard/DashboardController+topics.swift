@@ -7,7 +7,7 @@ import struct Foundation.URLQueryItem
 /// Topics: the application's live topics with how many devices subscribe to each and when they
 /// expire; created and deleted through the same operations as `/v2/topics` (`AppTopics`).
 extension DashboardController {
-    var topics: AppTopics { AppTopics(store: store, now: now) }
+    var topics: AppTopics { AppTopics(store: store, clock: clock) }
 
     @Sendable func topicsPage(_ request: Request, context: Context) async throws -> Response {
         try await page(request) { signed in

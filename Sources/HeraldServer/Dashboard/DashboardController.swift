@@ -24,7 +24,7 @@ struct DashboardController<Context: RequestContext>: Sendable {
     let locations: Locations
     /// For a platform's last credentials rejection.
     let activity: ActivityLog
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     /// A comment line on the logs' event stream this often (as the admin API's stream).
     let heartbeat: Duration
     /// How often a live push page's event stream reads the push's counters.

@@ -14,34 +14,34 @@ final class DashboardSessions: Sendable {
         let token: String
         /// The value every state-changing form must send back.
         let csrf: String
-        /// Epoch milliseconds after which the session is gone.
-        let expiresAt: Int64
+        /// When the session is gone.
+        let expiresAt: EpochClock.Instant
     }
 
     /// How long a session lasts from sign-in.
     let lifetime: Duration
-    private let now: @Sendable () -> Int64
+    private let clock: EpochClock
     /// By the SHA-256 of their id; at most `capacity`, past it the one closest to expiry is dropped.
     private let sessions: ExpiringMap<String, Session>
 
-    init(lifetime: Duration = .seconds(8 * 3600), capacity: Int = 10_000, now: @escaping @Sendable () -> Int64 = systemMillis) {
+    init(lifetime: Duration = .seconds(8 * 3600), capacity: Int = 10_000, clock: EpochClock = .system) {
         self.lifetime = lifetime
         sessions = ExpiringMap(capacity: capacity)
-        self.now = now
+        self.clock = clock
     }
 
     /// A new session for `token`: its id (for the cookie) and the session.
     func open(token: String) -> (id: String, session: Session) {
         let id = Secret.generate()
-        let time = now()
-        let session = Session(token: token, csrf: Secret.generate(), expiresAt: time + lifetime.milliseconds)
+        let time = clock.now
+        let session = Session(token: token, csrf: Secret.generate(), expiresAt: time.advanced(by: lifetime))
         sessions.modify(Secret.hash(id), at: time) { $0 = .init(value: session, expiresAt: session.expiresAt) }
         return (id, session)
     }
 
     /// The live session whose id is `id`.
     func find(_ id: String) -> Session? {
-        sessions.entry(Secret.hash(id), at: now())?.value
+        sessions.entry(Secret.hash(id), at: clock.now)?.value
     }
 
     /// Ends the session `id` (sign-out).

@@ -1,14 +1,15 @@
+import HeraldCore
 import Synchronization
 
-/// A map held in memory whose entries each live until an expiry (epoch milliseconds) and of
+/// A map held in memory whose entries each live until an expiry (an instant of the wall clock) and of
 /// which at most `capacity` are kept: when a new key would pass it, the expired entries go, and
 /// then the one closest to expiry. The dashboard's sessions and sign-in throttle both keep one,
 /// so that nothing a client sends can grow memory without bound.
 final class ExpiringMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     struct Entry: Sendable {
         var value: Value
-        /// Epoch milliseconds from which the entry is gone.
-        var expiresAt: Int64
+        /// From when the entry is gone.
+        var expiresAt: EpochClock.Instant
     }
 
     let capacity: Int
@@ -19,13 +20,13 @@ final class ExpiringMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// The live entry for `key` at `time` (an expired one is removed).
-    func entry(_ key: Key, at time: Int64) -> Entry? {
+    func entry(_ key: Key, at time: EpochClock.Instant) -> Entry? {
         modify(key, at: time) { $0 }
     }
 
     /// Runs `body` with the live entry for `key` (nil when there is none) and keeps what it
     /// leaves: a new entry, a changed one, or none. Returns what `body` returns.
-    func modify<Result>(_ key: Key, at time: Int64, _ body: (inout Entry?) -> Result) -> Result {
+    func modify<Result>(_ key: Key, at time: EpochClock.Instant, _ body: (inout Entry?) -> Result) -> Result {
         entries.withLock { entries in
             var current = entries[key].flatMap { $0.expiresAt > time ? $0 : nil }
             let result = body(&current)
@@ -45,7 +46,7 @@ final class ExpiringMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Makes room for one entry: the expired ones go, then the one closest to expiry.
-    private static func evict(_ entries: inout [Key: Entry], at time: Int64, capacity: Int) {
+    private static func evict(_ entries: inout [Key: Entry], at time: EpochClock.Instant, capacity: Int) {
         entries = entries.filter { $0.value.expiresAt > time }
         if entries.count >= capacity, let soonest = entries.min(by: { $0.value.expiresAt < $1.value.expiresAt }) {
             entries[soonest.key] = nil

@@ -1,16 +1,17 @@
+import HeraldCore
 import Logging
 
 /// Applies the schema's migrations that a database has not seen yet.
 public struct Migrator: Sendable {
     public let database: any SQLDatabase
     public let migrations: [Migration]
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     let logger: Logger
 
-    public init(database: any SQLDatabase, migrations: [Migration] = Schema.migrations, now: @escaping @Sendable () -> Int64, logger: Logger) {
+    public init(database: any SQLDatabase, migrations: [Migration] = Schema.migrations, clock: EpochClock, logger: Logger) {
         self.database = database
         self.migrations = migrations
-        self.now = now
+        self.clock = clock
         self.logger = logger
     }
 
@@ -31,7 +32,7 @@ public struct Migrator: Sendable {
         var applied: [Int64] = []
         for migration in migrations.sorted(by: { $0.version < $1.version }) {
             let dialect = database.dialect
-            let now = self.now()
+            let now = clock.now.epochMilliseconds
             let didApply = try await database.transaction { connection in
                 if dialect == .postgres {
                     try await connection.query("SELECT pg_advisory_xact_lock(72657268)")

@@ -10,7 +10,7 @@ import struct Foundation.UUID
 public struct APNsTokenRepository: Sendable {
     let database: any SQLDatabase
     let secretBox: SecretBox
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
 
     /// Reads the platform's stored token under a lock that other processes' `renew` calls wait
     /// for, passes it to `body` (nil when none is stored), stores what `body` returns in its
@@ -23,7 +23,7 @@ public struct APNsTokenRepository: Sendable {
         platformID: UUID, _ body: @escaping @Sendable (APNsSharedProviderToken?) throws -> APNsSharedProviderToken
     ) async throws -> APNsSharedProviderToken {
         let secretBox = self.secretBox
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         let context = Self.context(platformID)
         return try await database.transaction { connection in

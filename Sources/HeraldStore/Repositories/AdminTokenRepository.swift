@@ -12,11 +12,11 @@ public struct AdminToken: Sendable, Equatable {
 /// Admin tokens, stored as hashes: the clear token exists only in the answer that created it.
 public struct AdminTokenRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
 
     /// Creates a token and returns it with its clear value.
     public func create(tenantID: UUID?, name: String, token: String = Secret.generate()) async throws -> (AdminToken, String) {
-        let record = AdminToken(id: UUID(), tenantID: tenantID, name: name, createdAt: now())
+        let record = AdminToken(id: UUID(), tenantID: tenantID, name: name, createdAt: clock.now.epochMilliseconds)
         try await database.query("""
             INSERT INTO admin_tokens (id, tenant_id, name, token_hash, created_at)
             VALUES (\(record.id), \(record.tenantID), \(record.name), \(Secret.hash(token)), \(record.createdAt))

@@ -22,7 +22,7 @@ public struct AnalyticsBucket: Sendable, Equatable {
 /// upsert of the batch's distinct aggregate keys), so the cost per event is a row, not a round trip.
 public struct AnalyticsRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
 
     /// Rows per multi-row statement: well under both backends' limits on bound values.
     static let rowsPerStatement = 500
@@ -30,7 +30,7 @@ public struct AnalyticsRepository: Sendable {
     /// Stores a validated batch and adds it to the aggregates, all or nothing.
     public func record(_ events: [AnalyticsEvent], applicationID: UUID, platformID: UUID) async throws {
         guard !events.isEmpty else { return }
-        let time = now()
+        let time = clock.now.epochMilliseconds
         var aggregates: [AggregateKey: Int] = [:]
         for event in events {
             let key = AggregateKey(

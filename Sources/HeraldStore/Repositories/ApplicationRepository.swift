@@ -4,7 +4,7 @@ import struct Foundation.UUID
 /// Applications and their api keys (stored as hashes).
 public struct ApplicationRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     private let cache = CredentialCache<App>()
 
     private static let columns = "id, tenant_id, name, description, include_receipt_id, verify_custom_user_id, created_at, updated_at"
@@ -20,7 +20,7 @@ public struct ApplicationRepository: Sendable {
     public func create(
         tenantID: UUID, name: String, description: String, verifiesCustomUserID: Bool = true, id: UUID? = nil, apiKey: String? = nil
     ) async throws -> (App, String) {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let app = App(
             id: id ?? UUID(), tenantID: tenantID, name: name, description: description, verifiesCustomUserID: verifiesCustomUserID,
             createdAt: time, updatedAt: time)
@@ -57,7 +57,7 @@ public struct ApplicationRepository: Sendable {
 
     /// The application whose id and api key these are; nil for any mismatch.
     public func authenticate(id: UUID, apiKey: String) async throws -> App? {
-        try await cache.authenticate(id, secret: apiKey, now: now()) {
+        try await cache.authenticate(id, secret: apiKey, now: clock.now.epochMilliseconds) {
             let rows = try await database.query(
                 "SELECT \(unsafeRaw: Self.columns), api_key_hash FROM applications WHERE id = \(id)")
             guard let row = rows.first else { return nil }
@@ -85,7 +85,7 @@ public struct ApplicationRepository: Sendable {
         if let description { app.description = description }
         if let includesReceiptID { app.includesReceiptID = includesReceiptID }
         if let verifiesCustomUserID { app.verifiesCustomUserID = verifiesCustomUserID }
-        app.updatedAt = now()
+        app.updatedAt = clock.now.epochMilliseconds
         cache.invalidate(id)
         try await database.query("""
             UPDATE applications SET name = \(app.name), description = \(app.description),
@@ -101,7 +101,7 @@ public struct ApplicationRepository: Sendable {
         let apiKey = Secret.generate()
         defer { cache.invalidate(id) }
         let rows = try await database.query(
-            "UPDATE applications SET api_key_hash = \(Secret.hash(apiKey)), updated_at = \(now()) WHERE id = \(id) RETURNING id")
+            "UPDATE applications SET api_key_hash = \(Secret.hash(apiKey)), updated_at = \(clock.now.epochMilliseconds) WHERE id = \(id) RETURNING id")
         return rows.isEmpty ? nil : apiKey
     }
 

@@ -4,12 +4,12 @@ import struct Foundation.UUID
 /// Devices and their tags.
 public struct DeviceRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     private let batcher: RegistrationBatcher
 
-    init(database: any SQLDatabase, now: @escaping @Sendable () -> Int64) {
+    init(database: any SQLDatabase, clock: EpochClock) {
         self.database = database
-        self.now = now
+        self.clock = clock
         self.batcher = RegistrationBatcher(database: database)
     }
 
@@ -30,7 +30,7 @@ public struct DeviceRepository: Sendable {
             throw ValidationError(code: "missing_field", message: "registration_token is required", field: "registration_token")
         }
         return try await batcher.register(
-            platform: platform, token: token, registration: registration, tags: Self.initialTags(registration.tags), time: now())
+            platform: platform, token: token, registration: registration, tags: Self.initialTags(registration.tags), time: clock.now.epochMilliseconds)
     }
 
     /// Registers many devices at once, as `register` would each (imports, benchmarks): a few
@@ -38,7 +38,7 @@ public struct DeviceRepository: Sendable {
     ///
     /// The registrations must carry tokens already normalised for the platform (validated).
     public func importRegistrations(on platform: Platform, _ registrations: [Registration]) async throws {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let perTransaction = 5000
         for start in stride(from: 0, to: registrations.count, by: perTransaction) {
             let slice = registrations[start..<min(start + perTransaction, registrations.count)]
@@ -66,7 +66,7 @@ public struct DeviceRepository: Sendable {
     /// A token that another device of this platform holds moves to this device, and the stale
     /// device is removed: one token is one device.
     public func update(on platform: Platform, uuid: UUID, _ registration: Registration) async throws -> Device? {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         return try await database.transaction { connection -> Device? in
             let rows = try await connection.query("SELECT \(unsafeRaw: Self.columns) FROM devices d WHERE d.uuid = \(uuid)")
             guard let row = rows.first else {

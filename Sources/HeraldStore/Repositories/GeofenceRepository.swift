@@ -27,7 +27,7 @@ public struct GeofenceSyncResult: Sendable, Equatable {
 /// geofence-update push in the same transaction (`GeofenceUpdateScheduler`).
 public struct GeofenceRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     /// Announced after a change that may have queued or moved a geofence-update push.
     let work: WorkSignals
 
@@ -42,7 +42,7 @@ public struct GeofenceRepository: Sendable {
 
     /// Creates a geofence from validated fields; its locations must belong to the application.
     public func create(applicationID: UUID, _ changes: GeofenceChanges, notify policy: GeofenceUpdatePolicy) async throws -> Geofence {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let definition = try changes.definition(now: time)
         let id = try await database.transaction { connection -> Int64 in
             try await LocationRepository.requireExisting(
@@ -95,7 +95,7 @@ public struct GeofenceRepository: Sendable {
     public func update(
         id: Int64, applicationID: UUID, _ changes: GeofenceChanges, notify policy: GeofenceUpdatePolicy
     ) async throws -> Geofence? {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let found = try await database.transaction { connection -> Bool in
             guard let stored = try await Self.load(
                 connection, "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL"
@@ -139,7 +139,7 @@ public struct GeofenceRepository: Sendable {
 
     /// Deletes the geofence, keeping its tombstone; false if the application has no such geofence.
     public func delete(id: Int64, applicationID: UUID, notify policy: GeofenceUpdatePolicy) async throws -> Bool {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let deleted = try await database.transaction { connection in
             guard let stored = try await Self.load(
                 connection, "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL"
@@ -170,7 +170,7 @@ public struct GeofenceRepository: Sendable {
     /// from it. A device whose registration changed since (its tags, perhaps) gets all of its
     /// geofences again, and every one of its platform it may hold and must not.
     public func sync(device: Device, since: Int64) async throws -> GeofenceSyncResult {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let lastModified = max(since, time - Self.syncOverlap, 0)
         guard device.platformType == .ios || device.platformType == .android else {
             return GeofenceSyncResult(geofences: [], deletedIDs: [], lastModified: lastModified)

@@ -4,7 +4,7 @@ import struct Foundation.UUID
 /// An application's location groups and their members.
 public struct LocationGroupRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
 
     static let columns = "g.id, g.app_id, g.name, g.description, g.created_at, g.updated_at"
 
@@ -13,7 +13,7 @@ public struct LocationGroupRepository: Sendable {
         guard let name = changes.name else {
             throw ValidationError(code: "missing_field", message: "name is required", field: "name")
         }
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let id = try await database.transaction { connection -> Int64 in
             let ids = changes.locationIDs ?? []
             try await LocationRepository.requireExisting(connection, ids: ids, applicationID: applicationID, field: "location_ids")
@@ -66,7 +66,7 @@ public struct LocationGroupRepository: Sendable {
 
     /// Updates the fields given; `locationIDs` replaces the members.
     public func update(id: Int64, applicationID: UUID, _ changes: LocationGroupChanges) async throws -> LocationGroup? {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let found = try await database.transaction { connection -> Bool in
             let rows = try await connection.query(
                 "SELECT \(unsafeRaw: Self.columns) FROM location_groups g WHERE g.id = \(id) AND g.app_id = \(applicationID)")

@@ -12,7 +12,7 @@ public enum LocationDeletion: Sendable, Equatable {
 /// An application's locations.
 public struct LocationRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     /// Announced after a change that may have queued or moved a geofence-update push.
     let work: WorkSignals
 
@@ -25,7 +25,7 @@ public struct LocationRepository: Sendable {
         else {
             throw ValidationError(code: "missing_field", message: "name, lat, long and rad are required")
         }
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let rows = try await database.query("""
             INSERT INTO locations (app_id, name, latitude, longitude, radius, created_at, updated_at)
             VALUES (\(applicationID), \(name), \(latitude), \(longitude), \(radius), \(time), \(time))
@@ -74,7 +74,7 @@ public struct LocationRepository: Sendable {
     public func update(
         id: Int64, applicationID: UUID, _ changes: LocationChanges, notify policy: GeofenceUpdatePolicy
     ) async throws -> Location? {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let location = try await database.transaction { connection -> Location? in
             let rows = try await connection.query(
                 "SELECT \(unsafeRaw: Self.columns) FROM locations l WHERE l.id = \(id) AND l.app_id = \(applicationID)")
@@ -109,7 +109,7 @@ public struct LocationRepository: Sendable {
     /// Deletes the location, unless a geofence that has not expired uses it (those that expired
     /// lose it, as do location groups).
     public func delete(id: Int64, applicationID: UUID) async throws -> LocationDeletion {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         return try await database.transaction { connection in
             let rows = try await connection.query("SELECT id FROM locations WHERE id = \(id) AND app_id = \(applicationID)")
             guard !rows.isEmpty else { return .notFound }

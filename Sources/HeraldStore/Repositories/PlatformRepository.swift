@@ -8,7 +8,7 @@ import class Foundation.JSONEncoder
 public struct PlatformRepository: Sendable {
     let database: any SQLDatabase
     let secretBox: SecretBox
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     /// Announced after a change that queued a webhook event (`WorkKind.webhookEvents`).
     let work: WorkSignals
     private let cache = CredentialCache<Platform>()
@@ -28,7 +28,7 @@ public struct PlatformRepository: Sendable {
         applicationID: UUID, name: String, type: PlatformType, credentials: PlatformCredentials?, id: UUID? = nil, secret: String? = nil,
         fcmNotification: Bool = false
     ) async throws -> (Platform, String) {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let given = id
         let id = id ?? UUID()
         let secret = secret ?? Secret.generate()
@@ -62,7 +62,7 @@ public struct PlatformRepository: Sendable {
 
     /// The platform whose id and secret these are; nil for any mismatch.
     public func authenticate(id: UUID, secret: String) async throws -> Platform? {
-        try await cache.authenticate(id, secret: secret, now: now()) {
+        try await cache.authenticate(id, secret: secret, now: clock.now.epochMilliseconds) {
             let rows = try await database.query("SELECT \(unsafeRaw: Self.columns), secret_hash FROM platforms WHERE id = \(id)")
             guard let row = rows.first else { return nil }
             return (try row.string("secret_hash"), try Self.platform(row))
@@ -82,7 +82,7 @@ public struct PlatformRepository: Sendable {
         defer { cache.invalidate(id) }
         if let name { platform.name = name }
         if let fcmNotification { platform.fcmNotification = fcmNotification }
-        platform.updatedAt = now()
+        platform.updatedAt = clock.now.epochMilliseconds
         if let credentials {
             let wasFailing = platform.credentialsStatus == .failing
             platform.credentialsSummary = credentials.summary
@@ -118,7 +118,7 @@ public struct PlatformRepository: Sendable {
     /// change of state: a platform already failing queues nothing).
     public func setCredentialsStatus(id: UUID, _ status: CredentialsStatus) async throws {
         defer { cache.invalidate(id) }
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let queued = try await database.transaction { connection -> Bool in
             let changed = try await connection.query("""
                 UPDATE platforms SET credentials_status = \(status.rawValue), updated_at = \(time)
@@ -162,7 +162,7 @@ public struct PlatformRepository: Sendable {
         let sealed = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
         defer { cache.invalidate(id) }
         let rows = try await database.query("""
-            UPDATE platforms SET secret_hash = \(Secret.hash(secret)), secret_sealed = \(sealed), updated_at = \(now())
+            UPDATE platforms SET secret_hash = \(Secret.hash(secret)), secret_sealed = \(sealed), updated_at = \(clock.now.epochMilliseconds)
             WHERE id = \(id) RETURNING id
             """)
         return rows.isEmpty ? nil : secret

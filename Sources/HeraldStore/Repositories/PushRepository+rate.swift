@@ -9,7 +9,7 @@ extension PushRepository {
     public func takeSendSlot(pushID: UUID) async throws -> Int64? {
         let gate = try await database.query("SELECT next_at FROM push_rates WHERE push_id = \(pushID)")
         guard gate.first != nil else { return nil }
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let taken = try await database.query(
             "UPDATE push_rates SET next_at = \(time + 1000) WHERE push_id = \(pushID) AND next_at <= \(time) RETURNING push_id")
         if !taken.isEmpty { return nil }

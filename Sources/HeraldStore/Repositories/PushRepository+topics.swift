@@ -18,7 +18,7 @@ extension PushRepository {
         applicationID: UUID, platforms: Set<PlatformType>?, topics: [String], customUserIDs: [String], interactiveOnly: Bool,
         timeZones: [String] = [], after cursor: Int64, limit: Int
     ) async throws -> AudiencePage {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         var live: [String] = []
         for start in stride(from: 0, to: topics.count, by: TopicRepository.chunk) {
             let slice = Array(topics[start..<min(start + TopicRepository.chunk, topics.count)])

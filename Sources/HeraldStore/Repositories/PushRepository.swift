@@ -104,7 +104,7 @@ public struct AudiencePage: Sendable, Equatable {
 /// Pushes and the job queue that delivers them.
 public struct PushRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     /// Announced after each commit that adds a job, due now or later (`WorkKind.deliveryJobs`).
     let work: WorkSignals
 
@@ -122,8 +122,8 @@ public struct PushRepository: Sendable {
 
     /// Stores a push with its fan-out job; when this returns the push is durable.
     public func create(applicationID: UUID, _ accepted: AcceptedPush, availableAt: Int64? = nil) async throws -> UUID {
-        let id = UUID.timeOrdered(milliseconds: now())
-        let time = now()
+        let id = UUID.timeOrdered(milliseconds: clock.now.epochMilliseconds)
+        let time = clock.now.epochMilliseconds
         let request = accepted.storedText
         try await database.transaction { connection in
             try await Self.insert(
@@ -163,7 +163,7 @@ public struct PushRepository: Sendable {
     /// The push comes with its app's receipt setting and whether it is throttled, read in the
     /// same statement on PostgreSQL (one round trip per job rather than four).
     public func claim(lease: Int64) async throws -> ClaimedJob? {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let update: SQL = """
             UPDATE push_jobs SET state = 'claimed', lease_until = \(time + lease), claim = claim + 1
@@ -221,7 +221,7 @@ public struct PushRepository: Sendable {
     /// Extends a claimed job's lease; throws `leaseLost` if another worker has claimed it since.
     public func renew(_ job: PushJob, lease: Int64) async throws {
         let rows = try await database.query(
-            "UPDATE push_jobs SET lease_until = \(now() + lease) WHERE \(Self.held(job)) RETURNING id")
+            "UPDATE push_jobs SET lease_until = \(clock.now.epochMilliseconds + lease) WHERE \(Self.held(job)) RETURNING id")
         if rows.isEmpty { throw Self.leaseLost(job) }
     }
 
@@ -300,7 +300,7 @@ public struct PushRepository: Sendable {
     public func advance(
         _ fanout: PushJob, page: [Int64], through cursor: Int64? = nil, finished: Bool, ratePerSecond: Int? = nil
     ) async throws {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let through = cursor ?? page.last ?? fanout.cursor
         if database.dialect == .postgres, !page.isEmpty, !finished, ratePerSecond == nil {
             // The common page, in one statement (so one implicit transaction and one round trip
@@ -382,7 +382,7 @@ public struct PushRepository: Sendable {
     /// job for what is to be retried, and one for what was released unsent. Throws `leaseLost`,
     /// recording nothing, if another worker has claimed the job since.
     public func complete(_ job: PushJob, _ result: BatchResult) async throws {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let events = try await database.transaction { connection -> Bool in
             var events = false
             let closed = try await connection.query("UPDATE push_jobs SET state = 'done' WHERE \(Self.held(job)) RETURNING id")

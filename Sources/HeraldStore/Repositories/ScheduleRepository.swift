@@ -47,7 +47,7 @@ public enum ScheduleChange: Sendable, Equatable {
 /// the push is durable.
 public struct ScheduleRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     /// Slots added are announced to the schedulers (`WorkKind.scheduledPushes`), pushes fired to
     /// the delivery workers.
     let work: WorkSignals
@@ -61,7 +61,7 @@ public struct ScheduleRepository: Sendable {
     ) async throws -> StoredSchedule {
         let request = accepted.storedText
         let expiresAt = accepted.push.expiresAt
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let id = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
         try await database.transaction { connection in
             try await connection.query("""
@@ -100,7 +100,7 @@ public struct ScheduleRepository: Sendable {
     ) async throws -> ScheduleChange {
         let request = accepted.storedText
         let expiresAt = accepted.push.expiresAt
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         do {
             let change = try await change(id: id, applicationID: applicationID, lock: lock) { connection in
@@ -143,7 +143,7 @@ public struct ScheduleRepository: Sendable {
     /// Cancels what is left of a schedule; false if there is nothing (not the app's, fired, or
     /// cancelled already).
     public func cancel(id: String, applicationID: UUID) async throws -> Bool {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         return try await database.transaction { connection in
             let owned = try await connection.query("""
@@ -162,7 +162,7 @@ public struct ScheduleRepository: Sendable {
     /// Fires up to `limit` due slots, soonest first: each becomes an accepted push (push row,
     /// its zones, fan-out job due now) in the transaction that marks it fired.
     public func fireDue(limit: Int) async throws -> [FiredSlot] {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let skip = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let fired = try await database.transaction { connection -> [FiredSlot] in
             let slots = try await connection.query("""

@@ -4,11 +4,11 @@ import struct Foundation.UUID
 /// Tenants: the top of the ownership tree.
 public struct TenantRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
 
     /// Creates a tenant; nil if the name is taken.
     public func create(name: String) async throws -> Tenant? {
-        let tenant = Tenant(id: UUID(), name: name, createdAt: now())
+        let tenant = Tenant(id: UUID(), name: name, createdAt: clock.now.epochMilliseconds)
         do {
             try await database.query(
                 "INSERT INTO tenants (id, name, created_at) VALUES (\(tenant.id), \(tenant.name), \(tenant.createdAt))")

@@ -11,7 +11,7 @@ import struct Foundation.UUID
 /// Deleting a topic expires it at that moment.
 public struct TopicRepository: Sendable {
     let database: any SQLDatabase
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
 
     static let columns = "id, app_id, name, created_at, expires_at"
 
@@ -26,7 +26,7 @@ public struct TopicRepository: Sendable {
     ///   - query: text the name must contain (case-insensitive, as names are lower case).
     ///   - hasExpiry: true for topics that expire, false for those that never do, nil for both.
     public func list(applicationID: UUID, query: String?, hasExpiry: Bool?, page: Int, size: Int) async throws -> (topics: [Topic], total: Int) {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         var condition: SQL = "app_id = \(applicationID) AND (expires_at IS NULL OR expires_at > \(time))"
         if let hasExpiry {
             condition.append(hasExpiry ? " AND expires_at IS NOT NULL" : " AND expires_at IS NULL")
@@ -48,14 +48,14 @@ public struct TopicRepository: Sendable {
     public func find(applicationID: UUID, id: Int64) async throws -> Topic? {
         let rows = try await database.query(
             "SELECT \(unsafeRaw: Self.columns) FROM topics WHERE id = \(id) AND app_id = \(applicationID)")
-        guard let topic = try rows.first.map(Self.topic), topic.isLive(at: now()) else { return nil }
+        guard let topic = try rows.first.map(Self.topic), topic.isLive(at: clock.now.epochMilliseconds) else { return nil }
         return topic
     }
 
     /// Of `names`, those that are live topics of the application with at least one subscribed
     /// device: what a push to these topics can reach.
     public func subscribed(applicationID: UUID, names: [String]) async throws -> Set<String> {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         var found = Set<String>()
         for start in stride(from: 0, to: names.count, by: Self.chunk) {
             let chunk = Array(names[start..<min(start + Self.chunk, names.count)])
@@ -79,7 +79,7 @@ public struct TopicRepository: Sendable {
         var seen = Set<String>()
         let unique = requests.filter { seen.insert($0.name).inserted }
         guard !unique.isEmpty else { return [] }
-        let time = now()
+        let time = clock.now.epochMilliseconds
         return try await database.transaction { connection in
             var byName = try await Self.existing(connection, applicationID: applicationID, names: unique.map(\.name), time: time)
             var created = Set<String>()
@@ -161,7 +161,7 @@ public struct TopicRepository: Sendable {
     /// A deleted topic expires now: gone at once, its subscriptions removed in the background.
     public func delete(applicationID: UUID, ids: [Int64]) async throws -> Int {
         guard !ids.isEmpty else { return 0 }
-        let time = now()
+        let time = clock.now.epochMilliseconds
         var deleted = 0
         for start in stride(from: 0, to: ids.count, by: Self.chunk) {
             let slice = Array(ids[start..<min(start + Self.chunk, ids.count)])
@@ -193,7 +193,7 @@ public struct TopicRepository: Sendable {
     ///
     /// - Parameter time: epoch milliseconds to judge expiry at (by default the store's clock).
     public func removeExpired(at time: Int64? = nil, chunk: Int = 10_000) async throws -> Cleanup {
-        let time = time ?? now()
+        let time = time ?? clock.now.epochMilliseconds
         let dialect = database.dialect
         var cleanup = Cleanup()
         while true {

@@ -62,7 +62,7 @@ public struct WebhookDeliveryRecord: Sendable, Equatable {
 public struct WebhookRepository: Sendable {
     let database: any SQLDatabase
     let secretBox: SecretBox
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
     /// Announced after each commit that queues a delivery (`WorkKind.webhookEvents`); the
     /// webhook workers sleep on it.
     public let work: WorkSignals
@@ -77,7 +77,7 @@ public struct WebhookRepository: Sendable {
         let secret = "whsec_" + Secret.generate()
         let sealed = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
         let ordered = WebhookEventType.allCases.filter(events.contains)
-        let endpoint = WebhookEndpoint(id: id, applicationID: applicationID, url: url, events: ordered, createdAt: now())
+        let endpoint = WebhookEndpoint(id: id, applicationID: applicationID, url: url, events: ordered, createdAt: clock.now.epochMilliseconds)
         try await database.query("""
             INSERT INTO webhook_endpoints (id, app_id, url, events, secret_sealed, created_at)
             VALUES (\(id), \(applicationID), \(url), \(Self.eventList(ordered)), \(sealed), \(endpoint.createdAt))
@@ -161,7 +161,7 @@ public struct WebhookRepository: Sendable {
     /// Takes the next due delivery for `lease` ms: a ready one, or one whose worker's lease ran
     /// out. PostgreSQL lets concurrent workers (in any process) skip each other's rows.
     public func claim(lease: Int64) async throws -> WebhookDelivery? {
-        let time = now()
+        let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let rows = try await database.query("""
             UPDATE webhook_deliveries SET state = 'claimed', lease_until = \(time + lease), claim = claim + 1
@@ -192,9 +192,10 @@ public struct WebhookRepository: Sendable {
     /// up. Throws `leaseLost` if another worker has claimed it since.
     public func record(_ delivery: WebhookDelivery, _ attempt: WebhookAttempt) async throws {
         let state = attempt.succeeded ? "delivered" : attempt.retryAt == nil ? "failed" : "ready"
+        let time = clock.now.epochMilliseconds
         let rows = try await database.query("""
-            UPDATE webhook_deliveries SET state = \(state), attempts = attempts + 1, available_at = \(attempt.retryAt ?? now()),
-                lease_until = 0, last_attempt_at = \(now()), last_status = \(attempt.status.map { Int64($0) }),
+            UPDATE webhook_deliveries SET state = \(state), attempts = attempts + 1, available_at = \(attempt.retryAt ?? time),
+                lease_until = 0, last_attempt_at = \(time), last_status = \(attempt.status.map { Int64($0) }),
                 last_error = \(attempt.error), last_excerpt = \(attempt.excerpt)
             WHERE id = \(delivery.id) AND claim = \(delivery.claim) AND state = 'claimed'
             RETURNING id

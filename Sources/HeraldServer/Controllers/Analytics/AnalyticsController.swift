@@ -7,7 +7,7 @@ import Hummingbird
 struct AnalyticsController<Context: RequestContext>: Sendable {
     let store: Store
     let auth: Authenticator
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
 
     /// The most buckets one summary answers.
     static var maximumBuckets: Int { 2000 }
@@ -81,7 +81,7 @@ struct AnalyticsController<Context: RequestContext>: Sendable {
             }
             return value
         }
-        let to = try time("to") ?? now()
+        let to = try time("to") ?? clock.now.epochMilliseconds
         var from = try time("from") ?? max(0, to - (interval == .hour ? 86_400_000 : 30 * 86_400_000))
         // An empty or reversed range has no buckets.
         guard from < to else {

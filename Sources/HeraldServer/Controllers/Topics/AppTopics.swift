@@ -7,7 +7,7 @@ import struct Foundation.UUID
 /// Expired topics are gone for all of them.
 struct AppTopics: Sendable {
     let store: Store
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
 
     /// One page of the live topics that match `query`, by name, with their total.
     func list(applicationID: UUID, _ query: TopicPageQuery) async throws -> (topics: [Topic], total: Int) {
@@ -16,7 +16,7 @@ struct AppTopics: Sendable {
 
     /// Creates the topic; one that already had this name is returned unchanged (`created` false).
     func create(applicationID: UUID, _ input: TopicInput) async throws -> (topic: Topic, created: Bool) {
-        let topic = try input.validated(now: now())
+        let topic = try input.validated(now: clock.now.epochMilliseconds)
         guard let result = try await store.topics.create(applicationID: applicationID, [topic]).first else {
             throw APIError.badRequest("the topic could not be created", field: "name")
         }

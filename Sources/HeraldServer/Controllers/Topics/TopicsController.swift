@@ -7,10 +7,10 @@ import Hummingbird
 struct TopicsController<Context: RequestContext>: Sendable {
     let store: Store
     let auth: Authenticator
-    let now: @Sendable () -> Int64
+    let clock: EpochClock
 
     /// The operations this API shares with the dashboard.
-    var topics: AppTopics { AppTopics(store: store, now: now) }
+    var topics: AppTopics { AppTopics(store: store, clock: clock) }
 
     func addRoutes(to router: Router<Context>) {
         let group = router.group("v2/topics")
@@ -58,7 +58,7 @@ struct TopicsController<Context: RequestContext>: Sendable {
         var request = request
         let app = try await auth.application(request)
         let input = try await request.decodeJSON(TopicBatchInput.self)
-        let results = try await store.topics.create(applicationID: app.id, try input.validated(now: now()))
+        let results = try await store.topics.create(applicationID: app.id, try input.validated(now: clock.now.epochMilliseconds))
         let created = results.filter { $0.created }.count
         return EditedResponse(
             status: .created,
