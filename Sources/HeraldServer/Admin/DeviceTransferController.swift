@@ -15,6 +15,9 @@ public struct DeviceImportConfiguration: Sendable {
     public var maximumLineBytes = 64 << 10
     /// Devices written per transaction.
     public var devicesPerTransaction = 2000
+    /// Transactions written at once while the next lines are read (each waits for its turn on
+    /// SQLite's single writer; on PostgreSQL each has a connection).
+    public var transactionsInFlight = 2
     /// After writing at least this many devices, the import refreshes the planner's statistics.
     public var analyzeAfter = 10_000
 
@@ -184,33 +187,45 @@ private struct Importer {
         }
     }
 
-    /// The transaction being written while the next lines are read: reading and writing overlap,
-    /// one transaction at a time, in order.
-    private var writing: Task<(lines: [Int], outcomes: [DeviceImportOutcome]), any Error>?
+    /// The transactions being written while the next lines are read, oldest first: up to
+    /// `DeviceImportConfiguration.transactionsInFlight` at once, counted in order. On PostgreSQL
+    /// each runs on its own connection, so the server's work spreads over its cores; on SQLite
+    /// the single writer always has the next chunk waiting.
+    private var writing: [Task<(lines: [Int], outcomes: [DeviceImportOutcome]), any Error>] = []
 
-    /// Starts writing the lines read so far, once the previous transaction is done.
+    /// Starts writing the lines read so far, once a transaction slot is free.
     mutating func flush() async throws {
         guard !pending.isEmpty else { return }
-        try await finish()
+        while writing.count >= max(1, configuration.transactionsInFlight) { try await finishOldest() }
         let batch = pending
         pending = []
         pending.reserveCapacity(configuration.devicesPerTransaction)
         let (store, applicationID) = (self.store, self.applicationID)
-        writing = Task {
+        writing.append(Task {
             (batch.map(\.line), try await store.devices.importDevices(batch.map(\.device), applicationID: applicationID))
-        }
+        })
     }
 
-    /// Waits for the transaction being written and counts its outcomes.
+    /// Waits for every transaction being written and counts their outcomes.
     mutating func finish() async throws {
-        guard let task = writing else { return }
-        writing = nil
-        let (lines, outcomes) = try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
+        while !writing.isEmpty { try await finishOldest() }
+    }
+
+    private mutating func finishOldest() async throws {
+        let task = writing.removeFirst()
+        let result: (lines: [Int], outcomes: [DeviceImportOutcome])
+        do {
+            result = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            for other in writing { other.cancel() }
+            writing = []
+            throw error
         }
-        for (line, outcome) in zip(lines, outcomes) {
+        for (line, outcome) in zip(result.lines, result.outcomes) {
             switch outcome {
             case .imported: report.imported += 1
             case .updated: report.updated += 1
