@@ -98,6 +98,7 @@ public func buildRouter(
     pushes.addRoutes(to: router)
     SchedulesController(auth: auth, scheduling: pushScheduling, now: now).addRoutes(to: router)
     DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
+    DeviceBadgeController(store: store, auth: auth).addRoutes(to: router)
     WebhooksController(store: store, auth: auth, policy: webhookPolicy).addRoutes(to: router)
     TopicsController(store: store, auth: auth, now: now).addRoutes(to: router)
     CustomUserIDsController(store: store, auth: auth).addRoutes(to: router)
