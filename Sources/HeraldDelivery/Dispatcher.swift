@@ -100,6 +100,17 @@ struct Dispatcher: Sendable {
         }
         let targets = try await store.pushes.targets(job.deviceIDs)
         result.skipped = job.deviceIDs.count - targets.count
+        // The iOS badge count Herald keeps: a relative badge counts each device once per push
+        // (also when this batch is a retry or a redelivery), a number sets it.
+        var badges: [Int64: Int64]?
+        switch push.badge {
+        case nil: break
+        case .add(let delta)?:
+            badges = try await store.pushes.badges(
+                for: job, adding: delta, deviceIDs: targets.filter { $0.platformType == .ios }.map(\.id))
+        case .set(let value)?:
+            try await store.pushes.setBadges(value, deviceIDs: targets.filter { $0.platformType == .ios }.map(\.id))
+        }
 
         // The app may have turned receipts off since the push was accepted: read with each claim.
         // Rendered once for the batch, per kind of device in it. Every provider rendered this push
@@ -108,14 +119,14 @@ struct Dispatcher: Sendable {
         do {
             rendered = try RenderedPush(
                 push, receiptID: claimed.includesReceiptID ? stored.id.lowercasedString : nil,
-                types: Set(targets.map(\.platformType)), now: time)
+                types: Set(targets.map(\.platformType)), now: time, badges: badges)
         } catch {
             try await failUndeliverable(job, stored, error)
             return
         }
         var byPlatform: [UUID: [DeliveryTarget]] = [:]
         for target in targets {
-            if rendered.hasContent(for: target.platformType) {
+            if rendered.hasContent(for: target) {
                 byPlatform[target.platformID, default: []].append(target)
             } else {
                 // The push has nothing for this kind of device (or Herald no provider for it yet).

@@ -35,7 +35,12 @@ struct PlatformSender: Sendable {
     /// Sends the batch's payload to each target; the outcomes come in the targets' order.
     func send(_ content: RenderedPush, to targets: [DeliveryTarget]) async -> [DeliveryOutcome] {
         switch client {
-        case .apns(let client): await send(content.apns, with: client, to: targets)
+        case .apns(let client):
+            if let badged = content.badged {
+                await send(badged, with: client, to: targets)
+            } else {
+                await send(content.apns, with: client, to: targets)
+            }
         case .fcm(let client, let notification): await send(notification ? content.fcmWithNotification : content.fcm, with: client, to: targets)
         case .webPush(let client): await send(content.webPush, with: client, to: targets)
         case .wns(let client): await send(content.wns, with: client, to: targets)
@@ -50,6 +55,29 @@ struct PlatformSender: Sendable {
             await client.send(notification, to: targets.map(\.token))
         }
         return outcomes.map(Self.outcome)
+    }
+
+    /// A push with a relative badge: each group of devices showing the same number gets that
+    /// number's notification, the groups at once; the outcomes come in the targets' order.
+    private func send(
+        _ badged: RenderedPush.BadgedAPNs, with client: APNsPlatformClient, to targets: [DeliveryTarget]
+    ) async -> [DeliveryOutcome] {
+        var groups: [Int64: [Int]] = [:]
+        var outcomes = [DeliveryOutcome](repeating: .failed(reason: "NothingToSend"), count: targets.count)
+        for (index, target) in targets.enumerated() {
+            if let number = badged.numbers[target.id] { groups[number, default: []].append(index) }
+        }
+        await withTaskGroup(of: ([Int], [DeliveryOutcome]).self) { group in
+            for (number, indexes) in groups {
+                group.addTask {
+                    (indexes, await send(badged.notifications[number], with: client, to: indexes.map { targets[$0] }))
+                }
+            }
+            for await (indexes, sent) in group {
+                for (index, outcome) in zip(indexes, sent) { outcomes[index] = outcome }
+            }
+        }
+        return outcomes
     }
 
     // MARK: Providers' outcomes in the engine's terms

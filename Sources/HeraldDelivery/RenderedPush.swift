@@ -1,10 +1,15 @@
 import HeraldCore
+import HeraldStore
 
 /// One push rendered for each kind of device a batch holds, once per batch.
 ///
 /// A stored push was rendered for every provider when it was accepted (`AcceptedPush.check`; an
 /// older Herald's push is checked again as it is read), so rendering it here does not fail for
 /// what it says; a failure is a stored push Herald cannot deliver, and the caller fails the batch.
+///
+/// A push with a relative badge (`"+1"`) shows each iOS device its own number: its APNs
+/// notification is rendered once per number the batch's devices show (`badged`), not once per
+/// device. Every other push takes none of that path.
 struct RenderedPush: Sendable {
     var apns: APNsNotification?
     /// The FCM message of a platform that sends data messages (the default), and of one with
@@ -13,12 +18,36 @@ struct RenderedPush: Sendable {
     var fcmWithNotification: FCMMessage?
     var webPush: WebPushNotification?
     var wns: WNSNotification?
+    /// For a push with a relative badge: the iOS devices' numbers and a notification per number.
+    var badged: BadgedAPNs?
 
-    /// Renders the payloads for the platform types present.
-    init(_ push: Push, receiptID: String?, types: Set<PlatformType>, now: Int64) throws(ValidationError) {
+    /// The APNs notifications of a push with a relative badge.
+    struct BadgedAPNs: Sendable {
+        /// Device id → the number it shows (`PushRepository.badges`).
+        var numbers: [Int64: Int64]
+        /// Number → the notification showing it.
+        var notifications: [Int64: APNsNotification]
+
+        /// The notification for the device `id`; nil when it has no number (it no longer exists).
+        func notification(for id: Int64) -> APNsNotification? {
+            numbers[id].flatMap { notifications[$0] }
+        }
+    }
+
+    /// Renders the payloads for the platform types present; `badges` (device id → number) for a
+    /// push with a relative badge.
+    init(_ push: Push, receiptID: String?, types: Set<PlatformType>, now: Int64, badges: [Int64: Int64]? = nil) throws(ValidationError) {
         for type in types {
             switch type {
-            case .ios: apns = try APNsRenderer.render(push, receiptID: receiptID)
+            case .ios:
+                apns = try APNsRenderer.render(push, receiptID: receiptID)
+                if let badges {
+                    var notifications: [Int64: APNsNotification] = [:]
+                    for number in Set(badges.values) {
+                        notifications[number] = try APNsRenderer.render(push, receiptID: receiptID, badge: number)
+                    }
+                    badged = BadgedAPNs(numbers: badges, notifications: notifications)
+                }
             case .android:
                 fcm = try FCMRenderer.render(push, receiptID: receiptID, now: now)
                 fcmWithNotification = try FCMRenderer.render(push, receiptID: receiptID, now: now, notificationByDefault: true)
@@ -28,10 +57,10 @@ struct RenderedPush: Sendable {
         }
     }
 
-    /// Whether there is something to send to a device of `type`.
-    func hasContent(for type: PlatformType) -> Bool {
-        switch type {
-        case .ios: apns != nil
+    /// Whether there is something to send to the device `target`.
+    func hasContent(for target: DeliveryTarget) -> Bool {
+        switch target.platformType {
+        case .ios: if let badged { badged.notification(for: target.id) != nil } else { apns != nil }
         case .android: fcm != nil
         case .web: webPush != nil
         case .windows: wns != nil

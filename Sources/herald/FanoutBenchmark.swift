@@ -51,6 +51,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(help: "Their platform: ios, android, web, windows, or mixed (a quarter each).") var platform: Audience = .ios
     @Option(help: "Subscribe every device to this topic and target the topic instead of broadcasting.")
     var topic: String?
+    @Option(help: "The push's custom.ios.badge: a number, +N, -N or auto (autobadge: each device counted and rendered per number).")
+    var badge: String?
     @Option(name: .customLong("database-url"), help: "postgres://… to benchmark PostgreSQL (a scratch database).")
     var databaseURL: String?
     @Option(help: "Delivery workers in the server.") var workers: Int = 4
@@ -334,13 +336,13 @@ struct FanoutBenchmark: AsyncParsableCommand {
         return receipt
     }
 
-    static let broadcastBody = #"{"message":{"body":"Hello from the Herald benchmark"},"target":{"platform":"all"}}"#
-
-    /// The push sent: the broadcast, or the same message to `--topic`.
+    /// The push sent: the broadcast, or the same message to `--topic`; with `--badge`, its iOS badge.
     var pushBody: String {
-        guard let topic else { return Self.broadcastBody }
-        let target = String(decoding: (try? JSONSerialization.data(withJSONObject: ["topics": [topic]])) ?? Data(), as: UTF8.self)
-        return #"{"message":{"body":"Hello from the Herald benchmark"},"target":"# + target + "}"
+        var message: [String: Any] = ["body": "Hello from the Herald benchmark"]
+        if let badge { message["custom"] = ["ios": ["badge": Int(badge).map { $0 as Any } ?? badge]] }
+        let target: [String: Any] = topic.map { ["topics": [$0]] } ?? ["platform": "all"]
+        let data = (try? JSONSerialization.data(withJSONObject: ["message": message, "target": target], options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
     }
 
     private func pushStatus(_ base: String, _ seeded: Seeded, receipt: String) async throws -> String {

@@ -33,8 +33,10 @@ public enum APNsRenderer {
     /// The notification for iOS devices, or nil when the push has nothing for them
     /// (no `message.body` and no `custom.ios`).
     ///
-    /// - Parameter receiptID: put at the payload's root as `receiptId`, as the PCF SDKs read it; nil to leave out.
-    public static func render(_ push: Push, receiptID: String?) throws(ValidationError) -> APNsNotification? {
+    /// - Parameters:
+    ///   - receiptID: put at the payload's root as `receiptId`, as the PCF SDKs read it; nil to leave out.
+    ///   - badge: for a push with a relative badge (`"+1"`), the number this device shows.
+    public static func render(_ push: Push, receiptID: String?, badge: Int64? = nil) throws(ValidationError) -> APNsNotification? {
         let ios = push.ios ?? [:]
         if push.body == nil && push.custom["ios"] == nil { return nil }
         func field(_ key: String) -> String { "message.custom.ios.\(key)" }
@@ -100,10 +102,12 @@ public enum APNsRenderer {
             aps["alert"] = .string(alertText)
         }
 
-        switch ios["badge"] {
-        case nil, .null?: break
-        case .int(let badge)? where badge >= 0: aps["badge"] = .int(badge)
-        default: throw ValidationError(code: "invalid_type", message: "must be a whole number of at least 0", field: field("badge"))
+        // Read when the push was accepted (`Push.badge`); a relative change shows `badge`, the
+        // device's new count, or the largest number when rendered for a check or a preview.
+        switch push.badge {
+        case nil: break
+        case .set(let number)?: aps["badge"] = .int(number)
+        case .add?: aps["badge"] = .int(badge ?? BadgeChange.limit)
         }
         switch ios["sound"] {
         case nil, .null?: break

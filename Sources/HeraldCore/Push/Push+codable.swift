@@ -7,6 +7,7 @@ extension Push: Codable {
     enum CodingKeys: String, CodingKey {
         case body, custom, audience
         case expiresAt = "expires_at", scheduledAt = "scheduled_at", localTime = "local_time", ratePerSecond = "rate_per_second"
+        case badge
     }
 
     public init(from decoder: any Decoder) throws {
@@ -20,6 +21,8 @@ extension Push: Codable {
             validateOnly: false,
             localTime: try container.decodeIfPresent(LocalDateTime.self, forKey: .localTime),
             ratePerSecond: try container.decodeIfPresent(Int.self, forKey: .ratePerSecond))
+        // A push stored before the badge was kept typed had only numbers, in `custom.ios.badge`.
+        badge = try container.decodeIfPresent(BadgeChange.self, forKey: .badge) ?? (try? Push.badgeChange(in: custom))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -31,6 +34,7 @@ extension Push: Codable {
         try container.encodeIfPresent(scheduledAt, forKey: .scheduledAt)
         try container.encodeIfPresent(localTime, forKey: .localTime)
         try container.encodeIfPresent(ratePerSecond, forKey: .ratePerSecond)
+        try container.encodeIfPresent(badge, forKey: .badge)
     }
 }
 

@@ -16,6 +16,9 @@ public struct Push: Sendable, Equatable {
     public var localTime: LocalDateTime? = nil
     /// `rate.per_second`: at most this many devices a second.
     public var ratePerSecond: Int? = nil
+    /// `custom.ios.badge`, typed: a number to show, or a change to each device's count
+    /// (autobadge, applied per device at send time; see `PushRepository.badges`).
+    public var badge: BadgeChange? = nil
 
     /// The iOS block of `message.custom`.
     public var ios: [String: JSONValue]? { custom["ios"]?.objectValue }
@@ -76,6 +79,7 @@ extension PushInput {
                 field: "target")
         }
         let audience = try Self.audience(target)
+        let badge = try Push.badgeChange(in: custom)
 
         if scheduleAt != nil && scheduleIn != nil {
             throw ValidationError(code: "conflicting_fields", message: "give scheduleAt or scheduleIn, not both", field: "scheduleIn")
@@ -93,7 +97,8 @@ extension PushInput {
         }
         return Push(
             body: body, custom: custom, audience: audience, expiresAt: expiryTime, scheduledAt: scheduledAt,
-            validateOnly: validateOnly ?? false, localTime: extras.localTime, ratePerSecond: extras.ratePerSecond)
+            validateOnly: validateOnly ?? false, localTime: extras.localTime, ratePerSecond: extras.ratePerSecond,
+            badge: badge)
     }
 
     /// A custom user id a push targets: storable, 1 to `Limits.customUserIDLength` characters.

@@ -13,6 +13,10 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
     public var tags: TagsChange
     /// `time_zone`: the device's IANA zone, for `scheduleLocal` pushes (Herald's addition).
     public var timeZone: FieldChange<String> = .unchanged
+    /// `badge`: the iOS badge count the app shows now (`0` after it cleared it), as given; the PCF
+    /// SDKs never send it, so absent leaves the count as it is (Herald's addition; see
+    /// `validatedBadge`).
+    public var badge: JSONValue? = nil
 
     enum CodingKeys: String, CodingKey {
         case os
@@ -24,6 +28,7 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
         case customUserID = "custom_user_id"
         case tags
         case timeZone = "time_zone"
+        case badge
     }
 
     public init(
@@ -57,6 +62,7 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
         self.customUserID = try change(.customUserID)
         self.tags = try container.decodeIfPresent(TagsChange.self, forKey: .tags) ?? .unchanged
         self.timeZone = try change(.timeZone)
+        self.badge = try container.decodeIfPresent(JSONValue.self, forKey: .badge)
     }
 }
 

@@ -29,7 +29,9 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         // Written with the device in the batched upsert; a new registration says everything, so
         // no time_zone clears it.
         registration.timeZone = try input.validatedTimeZone()
+        let badge = try input.validatedBadge()
         let device = try await store.devices.register(on: platform, registration)
+        if let badge { try await store.devices.setBadge(badge, deviceID: device.id) }
         return RegistrationResponse(device: device)
     }
 
@@ -47,10 +49,12 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         let registration = try input.validated(for: platform.type, requireToken: false)
         try checkChannel(registration, platform)
         let timeZone = try input.validatedTimeZone()
+        let badge = try input.validatedBadge()
         guard let device = try await store.devices.update(on: platform, uuid: uuid, registration) else {
             throw APIError.notFound("device")
         }
         try await store.devices.setTimeZone(timeZone, deviceID: device.id)
+        if let badge { try await store.devices.setBadge(badge, deviceID: device.id) }
         return RegistrationResponse(device: device)
     }
 

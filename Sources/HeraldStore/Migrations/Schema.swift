@@ -70,7 +70,7 @@ public enum Schema {
             "CREATE INDEX devices_app_custom_user ON devices (app_id, custom_user_id)",
             """
             CREATE TABLE device_tags (
-                device_id {int} NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                device_id {int} NOT NULL,
                 app_id TEXT NOT NULL,
                 tag TEXT NOT NULL,
                 PRIMARY KEY (device_id, tag)
@@ -392,6 +392,23 @@ public enum Schema {
             """,
             "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, available_at)",
             "CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, id)",
+        ]),
+        // MARK: Autobadge
+        Migration(version: 12, name: "iOS badge counts, and the number each autobadge push showed", statements: [
+            // The number the device's app icon shows, as Herald last sent it or the app reset it.
+            "ALTER TABLE devices ADD COLUMN badge {int} NOT NULL DEFAULT 0",
+            // For a push with a relative badge (`"+1"`): the number each device was sent, written
+            // in the transaction that changed the device's count, so that a retried or redelivered
+            // batch sends the same number and counts it once. Removed when the push is done; no
+            // key to devices, so that deleting a device does not look through this table.
+            """
+            CREATE TABLE push_badges (
+                push_id TEXT NOT NULL REFERENCES pushes(id) ON DELETE CASCADE,
+                device_id {int} NOT NULL,
+                badge {int} NOT NULL,
+                PRIMARY KEY (push_id, device_id)
+            )
+            """,
         ]),
     ]
 }

@@ -358,17 +358,8 @@ public struct PushRepository: Sendable {
     /// The devices of a batch that still exist.
     public func targets(_ ids: [Int64]) async throws -> [DeliveryTarget] {
         guard !ids.isEmpty else { return [] }
-        let selected: SQL
-        switch database.dialect {
-        case .postgres:
-            // One array value rather than hundreds of parameters to bind and plan.
-            let array = "{" + ids.map(String.init).joined(separator: ",") + "}"
-            selected = "id = ANY(CAST(\(array) AS bigint[]))"
-        case .sqlite:
-            selected = "id IN (\(list: ids))"
-        }
         return try await database.query(
-            "SELECT id, platform_id, platform_type, token, updated_at FROM devices WHERE \(selected) ORDER BY id"
+            "SELECT id, platform_id, platform_type, token, updated_at FROM devices WHERE \(Self.among(ids, column: "id", database.dialect)) ORDER BY id"
         ).map { row in
             DeliveryTarget(
                 id: try row.int("id"), platformID: try row.uuid("platform_id"),
@@ -498,6 +489,8 @@ public struct PushRepository: Sendable {
         let closed = try await connection.query(
             "UPDATE pushes SET status = 'done' WHERE id = \(pushID) AND status <> 'done' RETURNING \(unsafeRaw: pushColumns)")
         guard let row = closed.first else { return false }
+        // The numbers an autobadge push sent are needed only while its batches may be retried.
+        try await connection.query("DELETE FROM push_badges WHERE push_id = \(pushID)")
         return try await pushDone(connection, try push(row), time: time)
     }
 

@@ -1,0 +1,71 @@
+import HeraldCore
+import struct Foundation.UUID
+
+extension PushRepository {
+    // MARK: Autobadge
+
+    /// For a batch of a push with a relative badge (`"+1"`): the number each of `deviceIDs`
+    /// shows, its count plus `delta` (kept from 0 to `BadgeChange.limit`).
+    ///
+    /// Each device's count changes once per push: the number is stored with the change
+    /// (`push_badges`), in one transaction, so a retried batch, or one a worker takes over after
+    /// another's lease ran out, sends the number already counted. The job's row is locked first,
+    /// so that a worker whose lease ran out counts nothing (`leaseLost`) and a concurrent claim
+    /// of the same job waits for this transaction. Devices that no longer exist are left out.
+    public func badges(for job: PushJob, adding delta: Int64, deviceIDs: [Int64]) async throws -> [Int64: Int64] {
+        guard !deviceIDs.isEmpty else { return [:] }
+        let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
+        let dialect = database.dialect
+        return try await database.transaction { connection in
+            let held = try await connection.query("SELECT id FROM push_jobs WHERE \(Self.held(job))\(unsafeRaw: lock)")
+            if held.isEmpty { throw Self.leaseLost(job) }
+            var badges: [Int64: Int64] = [:]
+            let counted = try await connection.query(
+                "SELECT device_id, badge FROM push_badges WHERE push_id = \(job.pushID) AND \(Self.among(deviceIDs, column: "device_id", dialect))")
+            for row in counted { badges[try row.int("device_id")] = try row.int("badge") }
+            let fresh = deviceIDs.filter { badges[$0] == nil }
+            guard !fresh.isEmpty else { return badges }
+            // Integers chosen by code, written as text: one plan for every batch.
+            let sum = "badge + (\(delta))"
+            let limit = BadgeChange.limit
+            let changed = try await connection.query("""
+                UPDATE devices SET badge = CASE WHEN \(unsafeRaw: sum) < 0 THEN 0 WHEN \(unsafeRaw: sum) > \(unsafeRaw: String(limit))
+                    THEN \(unsafeRaw: String(limit)) ELSE \(unsafeRaw: sum) END
+                WHERE \(Self.among(fresh, column: "id", dialect)) RETURNING id, badge
+                """)
+            guard !changed.isEmpty else { return badges }
+            var rows: [String] = []
+            for row in changed {
+                let id = try row.int("id")
+                let badge = try row.int("badge")
+                badges[id] = badge
+                rows.append("(\(id), \(badge))")
+            }
+            try await connection.query("""
+                WITH v (device_id, badge) AS (VALUES \(unsafeRaw: rows.joined(separator: ", ")))
+                INSERT INTO push_badges (push_id, device_id, badge) SELECT \(job.pushID), device_id, badge FROM v
+                """)
+            return badges
+        }
+    }
+
+    /// For a push with a number as its badge: the devices' counts become that number, so that a
+    /// later `"+1"` counts on from what they show.
+    public func setBadges(_ value: Int64, deviceIDs: [Int64]) async throws {
+        guard !deviceIDs.isEmpty else { return }
+        try await database.query(
+            "UPDATE devices SET badge = \(value) WHERE \(Self.among(deviceIDs, column: "id", database.dialect)) AND badge <> \(value)")
+    }
+
+    /// `column` is one of `ids`: on PostgreSQL one array value rather than hundreds of parameters
+    /// to bind and plan.
+    static func among(_ ids: [Int64], column: String, _ dialect: SQLDialect) -> SQL {
+        switch dialect {
+        case .postgres:
+            let array = "{" + ids.map(String.init).joined(separator: ",") + "}"
+            return "\(unsafeRaw: column) = ANY(CAST(\(array) AS bigint[]))"
+        case .sqlite:
+            return "\(unsafeRaw: column) IN (\(list: ids))"
+        }
+    }
+}
