@@ -30,7 +30,7 @@ import Testing
     @Test(arguments: Backend.available)
     func aBatchRedeliveredAfterItsLeaseSendsTheNumbersAlreadyCounted(_ backend: Backend) async throws {
         let clock = TestClock()
-        try await withTestDatabase(backend, now: { clock.now }) { db async throws in
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let request = #"{"message":{"custom":{"ios":{"badge":"+2"}}},"target":{"platform":"ios"}}"#
             let devices = try await fannedOut(db, fixture, request, count: 3)
