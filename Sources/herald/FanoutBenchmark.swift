@@ -51,6 +51,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(help: "Their platform: ios, android, web, windows, or mixed (a quarter each).") var platform: Audience = .ios
     @Option(help: "Subscribe every device to this topic and target the topic instead of broadcasting.")
     var topic: String?
+    @Option(help: "Send to this audience expression (target.audience, JSON) instead; with --topic, the devices are still subscribed to it.")
+    var audience: String?
     @Option(name: .customLong("database-url"), help: "postgres://… to benchmark PostgreSQL (a scratch database).")
     var databaseURL: String?
     @Option(help: "Delivery workers in the server.") var workers: Int = 4
@@ -80,6 +82,16 @@ struct FanoutBenchmark: AsyncParsableCommand {
     func validate() throws {
         guard devices > 0 else { throw ValidationError("--devices must be at least 1") }
         guard sink == .mock || platform == .ios else { throw ValidationError("--sink h2o answers APNs requests only: use --platform ios") }
+        if let audience {
+            do {
+                _ = try AudienceExpression.parse(
+                    try JSONDecoder().decode(JSONValue.self, from: Data(audience.utf8)), path: "--audience")
+            } catch let error as HeraldCore.ValidationError {
+                throw ArgumentParser.ValidationError("--audience: \(error.message) at \(error.field ?? "--audience")")
+            } catch {
+                throw ArgumentParser.ValidationError("--audience is not JSON: \(error)")
+            }
+        }
         if let topic {
             do {
                 _ = try RegistrationInput.normalizedTags([topic], field: "--topic")
@@ -93,7 +105,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let workspace = try BenchmarkWorkspace()
         defer { workspace.finish(keep: keep) }
         let (executable, directory) = (workspace.executable, workspace.directory)
-        let audience = topic.map { "subscribed to topic '\($0)'" } ?? "broadcast"
+        var audience = topic.map { "subscribed to topic '\($0)'" } ?? "broadcast"
+        if let expression = self.audience { audience += ", audience \(expression)" }
         print(
             "herald bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers, sink \(sink.rawValue)")
 
@@ -336,8 +349,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
     static let broadcastBody = #"{"message":{"body":"Hello from the Herald benchmark"},"target":{"platform":"all"}}"#
 
-    /// The push sent: the broadcast, or the same message to `--topic`.
+    /// The push sent: the broadcast, the same message to `--topic`, or to `--audience`.
     var pushBody: String {
+        if let audience {
+            return #"{"message":{"body":"Hello from the Herald benchmark"},"target":{"audience":"# + audience + "}}"
+        }
         guard let topic else { return Self.broadcastBody }
         let target = String(decoding: (try? JSONSerialization.data(withJSONObject: ["topics": [topic]])) ?? Data(), as: UTF8.self)
         return #"{"message":{"body":"Hello from the Herald benchmark"},"target":"# + target + "}"

@@ -267,7 +267,7 @@ public struct PushRepository: Sendable {
                 source = "device_tags dt JOIN devices d ON d.id = dt.device_id"
                 condition = """
                     dt.app_id = \(applicationID) AND dt.tag = \(topic) AND dt.device_id > \(cursor)
-                    AND d.app_id = \(applicationID) AND d.active = 1
+                    AND d.id > \(cursor) AND d.app_id = \(applicationID) AND d.active = 1
                     """
                 if !zones.isEmpty {
                     condition.append(" AND COALESCE(d.time_zone, '') IN (\(list: zones))")
