@@ -24,16 +24,10 @@ import struct Foundation.UUID
 struct AudienceCondition: Sendable {
     /// The condition, over `devices d`.
     let sql: SQL
-    /// A live topic every device in the audience has (a topic leaf at the root, or directly
-    /// under a root `and`): the page may be read from its subscriptions instead of from all
-    /// the app's devices.
-    let drivingTopic: String?
-
     /// Compiles `expression`; `liveTopics` are the named topics that exist and have not expired
     /// (`PushRepository.liveTopics`): the others match no device.
     init(_ expression: AudienceExpression, liveTopics: Set<String>) {
         self.sql = Self.condition(expression, liveTopics: liveTopics)
-        self.drivingTopic = Self.drivingTopic(expression, liveTopics: liveTopics)
     }
 
     /// The topic names the expression's leaves test.
@@ -84,18 +78,6 @@ struct AudienceCondition: Sendable {
         case .device(let id): return "d.uuid = \(id)"
         case .timeZone(let zone): return "COALESCE(d.time_zone, '') = \(zone)"
         case .os(let os): return "LOWER(d.os) = \(os)"
-        }
-    }
-
-    private static func drivingTopic(_ expression: AudienceExpression, liveTopics: Set<String>) -> String? {
-        switch expression {
-        case .leaf(.topic(let name)) where liveTopics.contains(name):
-            return name
-        case .and(let operands):
-            for case .leaf(.topic(let name)) in operands where liveTopics.contains(name) { return name }
-            return nil
-        case .leaf, .or, .not:
-            return nil
         }
     }
 }

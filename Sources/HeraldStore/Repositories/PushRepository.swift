@@ -249,8 +249,6 @@ public struct PushRepository: Sendable {
         var interactiveOnly = false
         // `target.audience`, compiled at each page (its topics may expire during the fan-out).
         let filter = try await audienceCondition(of: push, applicationID: applicationID, time: now())
-        var source: SQL = "devices d"
-        var order = "d.id"
         switch push.audience {
         case .devices(let ids):
             condition.append(" AND d.uuid IN (\(list: ids))")
@@ -261,19 +259,6 @@ public struct PushRepository: Sendable {
                     applicationID: applicationID, platforms: platforms, topics: topics, customUserIDs: customUserIDs,
                     interactiveOnly: interactive, timeZones: zones, filter: filter?.sql, after: cursor, limit: limit)
             }
-            if customUserIDs.isEmpty, let topic = filter?.drivingTopic {
-                // Every device of the audience has this topic: read its subscriptions in device
-                // order rather than every device of the app.
-                source = "device_tags dt JOIN devices d ON d.id = dt.device_id"
-                condition = """
-                    dt.app_id = \(applicationID) AND dt.tag = \(topic) AND dt.device_id > \(cursor)
-                    AND d.id > \(cursor) AND d.app_id = \(applicationID) AND d.active = 1
-                    """
-                if !zones.isEmpty {
-                    condition.append(" AND COALESCE(d.time_zone, '') IN (\(list: zones))")
-                }
-                order = "dt.device_id"
-            }
             interactiveOnly = interactive
             if let platforms {
                 condition.append(" AND d.platform_type IN (\(list: platforms.map(\.rawValue).sorted()))")
@@ -282,9 +267,13 @@ public struct PushRepository: Sendable {
                 condition.append(" AND d.custom_user_id IN (\(list: customUserIDs))")
             }
         }
-        if let filter { condition.append(" AND \(filter.sql)") }
+        if let filter {
+            if case .devices = push.audience { condition.append(" AND \(filter.sql)") } else {
+                return try await windowPage(condition, filter: filter.sql, interactiveOnly: interactiveOnly, after: cursor, limit: limit)
+            }
+        }
         let rows = try await database.query(
-            "SELECT d.id, d.platform_type, d.os_version FROM \(source) WHERE \(condition) ORDER BY \(unsafeRaw: order) LIMIT \(limit)")
+            "SELECT d.id, d.platform_type, d.os_version FROM devices d WHERE \(condition) ORDER BY d.id LIMIT \(limit)")
         var page = AudiencePage(deviceIDs: [], cursor: cursor, exhausted: rows.count < limit)
         page.deviceIDs.reserveCapacity(rows.count)
         for row in rows {
