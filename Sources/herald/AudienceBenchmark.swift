@@ -19,8 +19,8 @@ struct AudienceBenchmark: AsyncParsableCommand {
             times, reads the whole audience page by page (`PushRepository.audiencePage`, as the fan-out does) for:
             topic — target.topics ["news"]; example — the issue's expression
             {"and":[{"topic":"news"},{"not":{"topic":"sports"}},{"or":[{"platform":"ios"},{"platform":"android"}]}]}
-            (a topic at the root: read from its subscriptions); scan — {"and":[{"or":[{"os":"ios"},{"os":"android"}]},
-            {"not":{"topic":"sports"}}]} (no topic at the root: read from the app's devices). All three reach all N.
+            and scan — {"and":[{"or":[{"os":"ios"},{"os":"android"}]},{"not":{"topic":"sports"}}]}; both expressions are read
+            in windows of the app's devices (`windowPage`). All three reach all N.
             Prints each run's time and devices/s, and the time of validate_only's count for each.
             What differs between a topic push and an expression is this read; the batches it makes are sent alike.
             """)
