@@ -4,5 +4,5 @@ import ArgumentParser
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure Herald on this machine against its provider mocks.",
-        subcommands: [FanoutBenchmark.self, AnalyticsBenchmark.self, ScheduleBenchmark.self, ImportBenchmark.self])
+        subcommands: [FanoutBenchmark.self, AudienceBenchmark.self, AnalyticsBenchmark.self, ScheduleBenchmark.self, ImportBenchmark.self])
 }

@@ -53,6 +53,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
     var topic: String?
     @Option(help: "The push's custom.ios.badge: a number, +N, -N or auto (autobadge: each device counted and rendered per number).")
     var badge: String?
+    @Option(help: "Send to this audience expression (target.audience, JSON) instead; with --topic, the devices are still subscribed to it.")
+    var audience: String?
     @Option(name: .customLong("database-url"), help: "postgres://… to benchmark PostgreSQL (a scratch database).")
     var databaseURL: String?
     @Option(help: "Delivery workers in the server.") var workers: Int = 4
@@ -82,6 +84,16 @@ struct FanoutBenchmark: AsyncParsableCommand {
     func validate() throws {
         guard devices > 0 else { throw ValidationError("--devices must be at least 1") }
         guard sink == .mock || platform == .ios else { throw ValidationError("--sink h2o answers APNs requests only: use --platform ios") }
+        if let audience {
+            do {
+                _ = try AudienceExpression.parse(
+                    try JSONDecoder().decode(JSONValue.self, from: Data(audience.utf8)), path: "--audience")
+            } catch let error as HeraldCore.ValidationError {
+                throw ArgumentParser.ValidationError("--audience: \(error.message) at \(error.field ?? "--audience")")
+            } catch {
+                throw ArgumentParser.ValidationError("--audience is not JSON: \(error)")
+            }
+        }
         if let topic {
             do {
                 _ = try RegistrationInput.normalizedTags([topic], field: "--topic")
@@ -95,7 +107,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let workspace = try BenchmarkWorkspace()
         defer { workspace.finish(keep: keep) }
         let (executable, directory) = (workspace.executable, workspace.directory)
-        let audience = topic.map { "subscribed to topic '\($0)'" } ?? "broadcast"
+        var audience = topic.map { "subscribed to topic '\($0)'" } ?? "broadcast"
+        if let expression = self.audience { audience += ", audience \(expression)" }
         print(
             "herald bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers, sink \(sink.rawValue)")
 
@@ -336,11 +349,17 @@ struct FanoutBenchmark: AsyncParsableCommand {
         return receipt
     }
 
-    /// The push sent: the broadcast, or the same message to `--topic`; with `--badge`, its iOS badge.
+    /// The push sent: the broadcast, the same message to `--topic` or to `--audience`; with
+    /// `--badge`, its iOS badge.
     var pushBody: String {
         var message: [String: Any] = ["body": "Hello from the Herald benchmark"]
         if let badge { message["custom"] = ["ios": ["badge": Int(badge).map { $0 as Any } ?? badge]] }
-        let target: [String: Any] = topic.map { ["topics": [$0]] } ?? ["platform": "all"]
+        let target: [String: Any]
+        if let audience, let expression = try? JSONSerialization.jsonObject(with: Data(audience.utf8)) {
+            target = ["audience": expression]
+        } else {
+            target = topic.map { ["topics": [$0]] } ?? ["platform": "all"]
+        }
         let data = (try? JSONSerialization.data(withJSONObject: ["message": message, "target": target], options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

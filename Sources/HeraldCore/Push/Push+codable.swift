@@ -6,6 +6,7 @@ import struct Foundation.UUID
 extension Push: Codable {
     enum CodingKeys: String, CodingKey {
         case body, custom, audience
+        case audienceExpression = "audience_expression"
         case expiresAt = "expires_at", scheduledAt = "scheduled_at", localTime = "local_time", ratePerSecond = "rate_per_second"
         case badge
     }
@@ -16,6 +17,7 @@ extension Push: Codable {
             body: try container.decodeIfPresent(String.self, forKey: .body),
             custom: try container.decodeIfPresent([String: JSONValue].self, forKey: .custom) ?? [:],
             audience: try container.decode(Audience.self, forKey: .audience),
+            audienceExpression: try container.decodeIfPresent(AudienceExpression.self, forKey: .audienceExpression),
             expiresAt: try container.decodeIfPresent(Int64.self, forKey: .expiresAt),
             scheduledAt: try container.decodeIfPresent(Int64.self, forKey: .scheduledAt),
             validateOnly: false,
@@ -30,6 +32,7 @@ extension Push: Codable {
         try container.encodeIfPresent(body, forKey: .body)
         if !custom.isEmpty { try container.encode(custom, forKey: .custom) }
         try container.encode(audience, forKey: .audience)
+        try container.encodeIfPresent(audienceExpression, forKey: .audienceExpression)
         try container.encodeIfPresent(expiresAt, forKey: .expiresAt)
         try container.encodeIfPresent(scheduledAt, forKey: .scheduledAt)
         try container.encodeIfPresent(localTime, forKey: .localTime)

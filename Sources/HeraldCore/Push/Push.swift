@@ -7,6 +7,8 @@ public struct Push: Sendable, Equatable {
     /// `message.custom`, by platform key (`ios`, `android`, `web`, `windows8`, `windowsPhone`).
     public var custom: [String: JSONValue]
     public var audience: Audience
+    /// `target.audience`: the devices `audience` selects are limited to those it holds for.
+    public var audienceExpression: AudienceExpression? = nil
     /// Epoch milliseconds after which nothing is delivered.
     public var expiresAt: Int64?
     /// Epoch milliseconds to send at; nil to send now.
@@ -75,10 +77,11 @@ extension PushInput {
         }
         guard let target else {
             throw ValidationError(
-                code: "missing_field", message: "target is required: devices, topics, platforms, platform or custom_user_ids",
+                code: "missing_field", message: "target is required: devices, topics, platforms, platform, custom_user_ids or audience",
                 field: "target")
         }
         let audience = try Self.audience(target)
+        let audienceExpression = try target.audienceExpression()
         let badge = try Push.badgeChange(in: custom)
 
         if scheduleAt != nil && scheduleIn != nil {
@@ -96,9 +99,9 @@ extension PushInput {
             throw ValidationError(message: "expiryTime is epoch milliseconds", field: "expiryTime")
         }
         return Push(
-            body: body, custom: custom, audience: audience, expiresAt: expiryTime, scheduledAt: scheduledAt,
-            validateOnly: validateOnly ?? false, localTime: extras.localTime, ratePerSecond: extras.ratePerSecond,
-            badge: badge)
+            body: body, custom: custom, audience: audience, audienceExpression: audienceExpression, expiresAt: expiryTime,
+            scheduledAt: scheduledAt, validateOnly: validateOnly ?? false, localTime: extras.localTime,
+            ratePerSecond: extras.ratePerSecond, badge: badge)
     }
 
     /// A custom user id a push targets: storable, 1 to `Limits.customUserIDLength` characters.
@@ -157,9 +160,11 @@ extension PushInput {
             }
             return .devices(ids)
         }
-        if platforms == nil && topics.isEmpty && customUserIDs.isEmpty {
+        // An audience alone selects among all the app's devices.
+        if platforms == nil && topics.isEmpty && customUserIDs.isEmpty && target.audience == nil {
             throw ValidationError(
-                code: "missing_field", message: "target needs at least one of devices, topics, platforms, platform or custom_user_ids",
+                code: "missing_field",
+                message: "target needs at least one of devices, topics, platforms, platform, custom_user_ids or audience",
                 field: "target")
         }
         return .selection(

@@ -19,16 +19,20 @@ public struct PushInput: Sendable, Equatable, Decodable {
         public var platform: String?
         public var customUserIDs: [String]?
         public var interactiveOnly: Bool?
+        /// An audience expression (Herald's addition), read by `AudienceExpression.parse` when
+        /// the push is checked, so that its faults name their JSON path.
+        public var audience: JSONValue?
 
         enum CodingKeys: String, CodingKey {
             case devices, topics, platforms, platform
             case customUserIDs = "custom_user_ids"
             case interactiveOnly = "interactive-only"
+            case audience
         }
 
         public init(
             devices: [String]? = nil, topics: [String]? = nil, platforms: [String]? = nil, platform: String? = nil,
-            customUserIDs: [String]? = nil, interactiveOnly: Bool? = nil
+            customUserIDs: [String]? = nil, interactiveOnly: Bool? = nil, audience: JSONValue? = nil
         ) {
             self.devices = devices
             self.topics = topics
@@ -36,6 +40,7 @@ public struct PushInput: Sendable, Equatable, Decodable {
             self.platform = platform
             self.customUserIDs = customUserIDs
             self.interactiveOnly = interactiveOnly
+            self.audience = audience
         }
     }
 

@@ -45,6 +45,14 @@ struct PushController<Context: RequestContext>: Sendable {
     struct Validated: ResponseEncodable {
         var valid: Bool
         var targets: String
+        /// The active devices the push would reach if sent now (Herald's addition), counted by
+        /// the store with the fan-out's rules: the dashboard's preview of an audience.
+        var audienceCount: Int
+
+        enum CodingKeys: String, CodingKey {
+            case valid, targets
+            case audienceCount = "audience_count"
+        }
     }
 
     @Sendable func push(_ request: Request, context: Context) async throws -> Response {
@@ -81,7 +89,8 @@ struct PushController<Context: RequestContext>: Sendable {
             case .devices(let ids): audience = "\(ids.count) devices"
             case .selection: audience = "selection"
             }
-            return .validated(Validated(valid: true, targets: audience))
+            let count = try await store.pushes.audienceCount(of: push, applicationID: app.id)
+            return .validated(Validated(valid: true, targets: audience, audienceCount: count))
         }
         if let schedule = try await scheduling.schedule(push, request: body, applicationID: app.id, now: time) {
             return .scheduled(ScheduleAccepted(scheduleID: schedule.id))

@@ -42,6 +42,11 @@ public final class PostgresStoreDatabase: SQLDatabase {
         configuration.options.minimumConnections = 1
         configuration.options.connectionIdleTimeout = Self.idleConnectionLifetime
         configuration.options.keepAliveBehavior = nil
+        // No JIT compilation: Herald's statements each read a page or a row, and the planner's
+        // cost estimates for a fan-out page with an audience expression (its row filters' guessed
+        // selectivity) pass `jit_above_cost`, so PostgreSQL compiled each such page — 426 ms of
+        // JIT for 13 ms of execution on a 1,000,000-device app (EXPLAIN ANALYZE, BENCHMARKS.md).
+        configuration.options.additionalStartupParameters.append(("jit", "off"))
         // Connections get an event loop of their own: on the server's loops, each database
         // round trip would wait behind the HTTP traffic. It is the write executor's thread, so
         // that the registration batcher's drain loop, which runs there, goes on after each round

@@ -6,7 +6,8 @@ extension PushRepository {
     static let topicsPerStatement = 64
 
     /// `audiencePage` for a push that targets topics, and perhaps custom user ids too: the union,
-    /// one copy per device, in device id order.
+    /// one copy per device, in device id order, limited by `filter` (the push's audience
+    /// expression) when it has one.
     ///
     /// Each source is read from its index: a live topic's subscriptions from `device_tags
     /// (app_id, tag, device_id)`, the custom user ids from `devices (app_id, custom_user_id)`, each
@@ -16,17 +17,9 @@ extension PushRepository {
     /// every page: one that expires during the fan-out reaches no one after that.
     func subscriberPage(
         applicationID: UUID, platforms: Set<PlatformType>?, topics: [String], customUserIDs: [String], interactiveOnly: Bool,
-        timeZones: [String] = [], after cursor: Int64, limit: Int
+        timeZones: [String] = [], filter: SQL? = nil, after cursor: Int64, limit: Int
     ) async throws -> AudiencePage {
-        let time = clock.now.epochMilliseconds
-        var live: [String] = []
-        for start in stride(from: 0, to: topics.count, by: TopicRepository.chunk) {
-            let slice = Array(topics[start..<min(start + TopicRepository.chunk, topics.count)])
-            live += try await database.query("""
-                SELECT name FROM topics
-                WHERE app_id = \(applicationID) AND name IN (\(list: slice)) AND (expires_at IS NULL OR expires_at > \(time))
-                """).map { try $0.string("name") }
-        }
+        let live = try await liveTopics(applicationID: applicationID, names: topics, time: clock.now.epochMilliseconds)
 
         // Every source's next `limit` ids; a source that gives `limit` may have more.
         var sources: [[Int64]] = []
@@ -56,14 +49,16 @@ extension PushRepository {
             return page
         }
 
-        var condition: SQL = "id IN (\(list: read)) AND app_id = \(applicationID) AND active = 1"
+        var condition: SQL = "d.id IN (\(list: read)) AND d.app_id = \(applicationID) AND d.active = 1"
         if let platforms {
-            condition.append(" AND platform_type IN (\(list: platforms.map(\.rawValue).sorted()))")
+            condition.append(" AND d.platform_type IN (\(list: platforms.map(\.rawValue).sorted()))")
         }
         if !timeZones.isEmpty {
-            condition.append(" AND COALESCE(time_zone, '') IN (\(list: timeZones))")
+            condition.append(" AND COALESCE(d.time_zone, '') IN (\(list: timeZones))")
         }
-        for row in try await database.query("SELECT id, platform_type, os_version FROM devices WHERE \(condition) ORDER BY id") {
+        // `target.audience` (an `AudienceCondition` over `devices d`): the intersection.
+        if let filter { condition.append(" AND \(filter)") }
+        for row in try await database.query("SELECT d.id, d.platform_type, d.os_version FROM devices d WHERE \(condition) ORDER BY d.id") {
             if interactiveOnly {
                 guard let type = PlatformType(rawValue: try row.string("platform_type")),
                     InteractivePush.isSupported(by: type, osVersion: try row.optionalString("os_version"))

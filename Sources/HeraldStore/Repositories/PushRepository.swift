@@ -247,6 +247,8 @@ public struct PushRepository: Sendable {
             condition.append(" AND COALESCE(d.time_zone, '') IN (\(list: zones))")
         }
         var interactiveOnly = false
+        // `target.audience`, compiled at each page (its topics may expire during the fan-out).
+        let filter = try await audienceCondition(of: push, applicationID: applicationID, time: clock.now.epochMilliseconds)
         switch push.audience {
         case .devices(let ids):
             condition.append(" AND d.uuid IN (\(list: ids))")
@@ -255,7 +257,7 @@ public struct PushRepository: Sendable {
                 // Read from each live topic's subscriptions rather than from every device.
                 return try await subscriberPage(
                     applicationID: applicationID, platforms: platforms, topics: topics, customUserIDs: customUserIDs,
-                    interactiveOnly: interactive, timeZones: zones, after: cursor, limit: limit)
+                    interactiveOnly: interactive, timeZones: zones, filter: filter?.sql, after: cursor, limit: limit)
             }
             interactiveOnly = interactive
             if let platforms {
@@ -263,6 +265,11 @@ public struct PushRepository: Sendable {
             }
             if !customUserIDs.isEmpty {
                 condition.append(" AND d.custom_user_id IN (\(list: customUserIDs))")
+            }
+        }
+        if let filter {
+            if case .devices = push.audience { condition.append(" AND \(filter.sql)") } else {
+                return try await windowPage(condition, filter: filter.sql, interactiveOnly: interactiveOnly, after: cursor, limit: limit)
             }
         }
         let rows = try await database.query(
