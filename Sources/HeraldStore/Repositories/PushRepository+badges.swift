@@ -62,8 +62,9 @@ extension PushRepository {
     static func among(_ ids: [Int64], column: String, _ dialect: SQLDialect) -> SQL {
         switch dialect {
         case .postgres:
-            let array = "{" + ids.map(String.init).joined(separator: ",") + "}"
-            return "\(unsafeRaw: column) = ANY(CAST(\(array) AS bigint[]))"
+            var array = PostgresTextArray()
+            for id in ids { array.append(integer: id) }
+            return "\(unsafeRaw: column) = ANY(\(array.text)::bigint[])"
         case .sqlite:
             return "\(unsafeRaw: column) IN (\(list: ids))"
         }
