@@ -22,7 +22,10 @@ import Testing
         let mock = try await SignedMockAPNs.start()
         let server = mock.server
         let client = try APNsClient(
-            endpoint: "https://127.0.0.1:\(mock.port)", extraTrustedCAPEM: mock.tls.caCertificatePEM, requestTimeout: requestTimeout)
+            endpoint: "https://127.0.0.1:\(mock.port)", extraTrustedCAPEM: mock.tls.caCertificatePEM,
+            // Connections open in well under a second alone; in the whole suite on two cores CI
+            // saw a TLS handshake wait past the 10 s default.
+            connectTimeout: .seconds(30), requestTimeout: requestTimeout)
         do {
             try await body(Setup(server: server, client: client, generator: try mock.generator(), key: mock.key))
         } catch {

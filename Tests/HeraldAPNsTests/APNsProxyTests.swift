@@ -30,7 +30,7 @@ import Testing
             proxy: OutboundProxy(
                 kind: kind == .socks5 ? .socks5 : .httpConnect, host: "127.0.0.1", port: proxyPort, username: username,
                 password: password),
-            connectTimeout: .seconds(5))
+            connectTimeout: .seconds(30))
         let generator = try mock.generator()
         let push = try PushInput(message: .init(body: "through the proxy"), target: .init(platform: "ios")).validated(now: 0)
         let notification = try #require(try APNsRenderer.render(push, receiptID: "receipt-1"))

@@ -34,13 +34,12 @@ import Testing
                 #expect(database.statementsExecuted == before, "an idle server ran \(database.statementsExecuted - before) statements")
 
                 let device = try await world.register()
-                let accepted = ContinuousClock.now
                 _ = try await world.send(#"{"message":{"body":"Now"},"target":{"platforms":["ios"]}}"#, client)
-                // Bounds far below the ten-minute safety poll, yet loose enough for a loaded machine.
-                try await DeliveryWorld.poll("the push reaches the mock", within: .seconds(30)) {
+                // A bound far below the ten-minute safety poll (a missed wake-up sleeps that long),
+                // yet loose enough for the whole suite on two cores, where CI once took 20.8 s.
+                try await DeliveryWorld.poll("the push reaches the mock", within: .seconds(120)) {
                     world.mock.received.contains { $0.deviceToken == device.registrationToken }
                 }
-                #expect(ContinuousClock.now - accepted < .seconds(20))
 
                 // A schedule made while every loop sleeps: the scheduler wakes for it, sleeps until
                 // it is due, and the workers wake for the push it fires.
@@ -49,12 +48,12 @@ import Testing
                     uri: "/v1/push", method: .post, headers: appAuth(world.fixture),
                     body: body(#"{"message":{"body":"Later"},"target":{"platforms":["ios"]},"scheduleAt":\#(due)}"#))
                 #expect(response.status == .ok, "\(String(buffer: response.body))")
-                try await DeliveryWorld.poll("the scheduled push reaches the mock", within: .seconds(30)) {
+                try await DeliveryWorld.poll("the scheduled push reaches the mock", within: .seconds(120)) {
                     world.mock.received.count == 2
                 }
                 let late = EpochClock.system.now.epochMilliseconds - due
                 #expect(late >= 0)
-                #expect(late < 20_000, "the scheduled push arrived \(late) ms after its time")
+                #expect(late < 60_000, "the scheduled push arrived \(late) ms after its time")
             }
         }
     }
@@ -71,12 +70,12 @@ import Testing
             world.mock.update { $0.serviceUnavailable = 1 }
             let accepted = ContinuousClock.now
             let receipt = try await world.send(#"{"message":{"body":"Again"},"target":{"platforms":["ios"]}}"#, client)
-            let status = try await world.finished(receipt, client, within: .seconds(60))
+            let status = try await world.finished(receipt, client, within: .seconds(100))
             #expect(status["delivered"] as? Int == 1)
             #expect(world.mock.statistics.requests == 2)
             // Retried after its one-second delay, not after the two-minute poll (the bound leaves
-            // room for a loaded machine).
-            #expect(ContinuousClock.now - accepted < .seconds(30))
+            // room for the whole suite on two cores).
+            #expect(ContinuousClock.now - accepted < .seconds(90))
         }
     }
 
