@@ -340,8 +340,10 @@ public struct PushRepository: Sendable {
                 var availableAt = time
                 if let ratePerSecond {
                     try await Self.throttle(connection, pushID: fanout.pushID, perSecond: ratePerSecond)
+                    // A batch held for its devices' quiet time is due when that ends: it must not
+                    // push the pages still to come past it.
                     let latest = try await connection.query(
-                        "SELECT MAX(available_at) AS latest FROM push_jobs WHERE push_id = \(fanout.pushID) AND kind = 'batch'")
+                        "SELECT MAX(available_at) AS latest FROM push_jobs WHERE push_id = \(fanout.pushID) AND kind = 'batch' AND quiet = 0")
                     if let latest = try latest.first?.optionalInt("latest") { availableAt = max(time, latest + 1000) }
                 }
                 try await Self.enqueue(
