@@ -69,9 +69,7 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
         self.timeZone = try change(.timeZone)
         self.badge = try container.decodeIfPresent(JSONValue.self, forKey: .badge)
         // null (remove it) is told apart from absent (keep it).
-        if container.contains(.quietTime) {
-            self.quietTime = try container.decodeIfPresent(JSONValue.self, forKey: .quietTime) ?? .null
-        }
+        self.quietTime = try container.decodeJSONIfPresent(forKey: .quietTime)
     }
 }
 

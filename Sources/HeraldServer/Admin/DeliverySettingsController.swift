@@ -61,9 +61,7 @@ struct DeliverySettingsController<Context: RequestContext>: Sendable {
             } else {
                 ratePerSecond = .clear
             }
-            if container.contains(.quietTime) {
-                quietTime = try container.decodeIfPresent(JSONValue.self, forKey: .quietTime) ?? .null
-            }
+            quietTime = try container.decodeJSONIfPresent(forKey: .quietTime)
         }
     }
 

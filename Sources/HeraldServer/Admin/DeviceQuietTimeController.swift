@@ -43,9 +43,7 @@ struct DeviceQuietTimeController<Context: RequestContext>: Sendable {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            if container.contains(.quietTime) {
-                quietTime = try container.decodeIfPresent(JSONValue.self, forKey: .quietTime) ?? .null
-            }
+            quietTime = try container.decodeJSONIfPresent(forKey: .quietTime)
         }
     }
 
