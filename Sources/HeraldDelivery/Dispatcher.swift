@@ -98,8 +98,24 @@ struct Dispatcher: Sendable {
             try await store.pushes.release(job, availableAt: notBefore)
             return
         }
-        let targets = try await store.pushes.targets(job.deviceIDs)
+        var targets = try await store.pushes.targets(job.deviceIDs, quietTime: push.quietTime != .ignore)
         result.skipped = job.deviceIDs.count - targets.count
+        // A push whose quiet time matters: the devices in theirs now are held until it ends, or
+        // get the silent rendering. Every other push takes none of this path.
+        var quiet: Set<Int64> = []
+        if push.quietTime != .ignore {
+            let ends = try await quietTimeEnds(targets, applicationID: stored.applicationID, now: time)
+            switch push.quietTime {
+            case .hold:
+                for (id, end) in ends { result.held[end, default: []].append(id) }
+                for end in result.held.keys { result.held[end]?.sort() }
+                targets.removeAll { ends[$0.id] != nil }
+            case .silent:
+                quiet = Set(ends.keys)
+            case .ignore:
+                break
+            }
+        }
         // The iOS badge count Herald keeps: a relative badge counts each device once per push
         // (also when this batch is a retry or a redelivery), a number sets it.
         var badges: [Int64: Int64]?
@@ -124,9 +140,12 @@ struct Dispatcher: Sendable {
             try await failUndeliverable(job, stored, error)
             return
         }
+        let silent = quiet.isEmpty ? nil : RenderedPush.silenced(
+            push, receiptID: claimed.includesReceiptID ? stored.id.lowercasedString : nil,
+            types: Set(targets.filter { quiet.contains($0.id) }.map(\.platformType)), now: time, badges: badges)
         var byPlatform: [UUID: [DeliveryTarget]] = [:]
         for target in targets {
-            if rendered.hasContent(for: target) {
+            if (quiet.contains(target.id) ? silent ?? rendered : rendered).hasContent(for: target) {
                 byPlatform[target.platformID, default: []].append(target)
             } else {
                 // The push has nothing for this kind of device (or Herald no provider for it yet).
@@ -156,10 +175,17 @@ struct Dispatcher: Sendable {
                     platformID: platformID, type: type, applicationID: stored.applicationID, devices: devices.count,
                     message: "the platform is paused: the provider refused its credentials; upload new ones", time: time)
             case .ready(let sender):
-                try await deliver(
-                    rendered, to: devices, with: sender, platformID: platformID, applicationID: stored.applicationID,
-                    attempt: job.attempt, pushAge: EpochClock.Instant(epochMilliseconds: stored.createdAt).duration(to: now), into: &result,
-                    providerDelay: &providerDelay)
+                // Devices in their quiet time get the silent rendering, as a group of their own.
+                var groups = [(rendered, devices)]
+                if let silent {
+                    groups = [(rendered, devices.filter { !quiet.contains($0.id) }), (silent, devices.filter { quiet.contains($0.id) })]
+                }
+                for (content, group) in groups where !group.isEmpty {
+                    try await deliver(
+                        content, to: group, with: sender, platformID: platformID, applicationID: stored.applicationID,
+                        attempt: job.attempt, pushAge: EpochClock.Instant(epochMilliseconds: stored.createdAt).duration(to: now),
+                        into: &result, providerDelay: &providerDelay)
+                }
             }
         }
         if !result.released.isEmpty {

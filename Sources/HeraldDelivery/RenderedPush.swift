@@ -57,6 +57,33 @@ struct RenderedPush: Sendable {
         }
     }
 
+    private init() {}
+
+    /// The push as devices in their quiet time get it (`"quiet_time": "silent"`): `Push.silenced`
+    /// rendered, Web Push at `Urgency: very-low` and WNS toasts without their popup. A kind of
+    /// device the push has nothing quiet for (an Android push that is only a notification block)
+    /// gets nothing, and is counted skipped.
+    static func silenced(
+        _ push: Push, receiptID: String?, types: Set<PlatformType>, now: Int64, badges: [Int64: Int64]? = nil
+    ) -> RenderedPush {
+        var rendered = RenderedPush()
+        let quiet = push.silenced
+        for type in types {
+            guard let one = try? RenderedPush(quiet, receiptID: receiptID, types: [type], now: now, badges: badges) else { continue }
+            switch type {
+            case .ios:
+                rendered.apns = one.apns
+                rendered.badged = one.badged
+            case .android:
+                rendered.fcm = one.fcm
+                rendered.fcmWithNotification = one.fcmWithNotification
+            case .web: rendered.webPush = one.webPush?.silenced
+            case .windows: rendered.wns = one.wns?.silenced
+            }
+        }
+        return rendered
+    }
+
     /// Whether there is something to send to the device `target`.
     func hasContent(for target: DeliveryTarget) -> Bool {
         switch target.platformType {

@@ -65,7 +65,7 @@ struct DeliveryWorld: Sendable {
                 let world = DeliveryWorld(db: db, mock: mock, fixture: fixture, configuration: configuration)
                 let workers = Task { try await service.run() }
                 let application = Application(
-                    router: buildRouter(store: db.store, observability: options.observability),
+                    router: buildRouter(store: db.store, clock: options.clock, observability: options.observability),
                     configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: options.logger)
                 do {
                     try await application.test(options.setup) { client in

@@ -54,9 +54,11 @@ import Testing
             // Devices as SDKs register them: tags, custom user ids, a time zone…
             let ios = basic(Self.iosUUID, Self.secret)
             for index in 0..<3 {
+                // One with a quiet time of its own (issue 19), which the export carries.
+                let quiet = index == 1 ? #","quiet_time":{"start":"22:00","end":"07:00"}"# : ""
                 let response = try await client.execute(
                     uri: "/v1/registration", method: .post, headers: ios,
-                    body: body(#"{"os":"ios","os_version":"17.\#(index)","device_alias":"phone \"\#(index)\"","device_model":"iPhone15,2","device_manufacturer":"Apple","registration_token":"\#(String(repeating: "ab", count: 31))\#(index)0","custom_user_id":"user-\#(index)","tags":["News","sport","ünïcode"],"time_zone":"Europe/Paris"}"#))
+                    body: body(#"{"os":"ios","os_version":"17.\#(index)","device_alias":"phone \"\#(index)\"","device_model":"iPhone15,2","device_manufacturer":"Apple","registration_token":"\#(String(repeating: "ab", count: 31))\#(index)0","custom_user_id":"user-\#(index)","tags":["News","sport","ünïcode"],"time_zone":"Europe/Paris"\#(quiet)}"#))
                 #expect(response.status == .ok)
             }
             // …and, through an import, an inactive device and a bare one, then many more.
@@ -84,7 +86,8 @@ import Testing
         #expect(inactive.contains(#""created_at":1600000000000,"updated_at":1600000001000"#))
         let registered = try #require(lines.first { $0.contains("user-1") })
         #expect(registered.contains(#""tags":["news","sport","ünïcode"]"#))
-        #expect(registered.contains(#""time_zone":"Europe/Paris""#))
+        #expect(registered.contains(#""time_zone":"Europe/Paris","quiet_time":{"start":"22:00","end":"07:00"}"#))
+        #expect(!exported.contains(#""quiet_time":null"#))
         #expect(registered.contains(#""device_alias":"phone \"1\"""#))
 
         // A second, empty server: the same identities, then the export imported: the same devices.

@@ -9,6 +9,7 @@ extension Push: Codable {
         case audienceExpression = "audience_expression"
         case expiresAt = "expires_at", scheduledAt = "scheduled_at", localTime = "local_time", ratePerSecond = "rate_per_second"
         case badge
+        case quietTime = "quiet_time"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -25,6 +26,7 @@ extension Push: Codable {
             ratePerSecond: try container.decodeIfPresent(Int.self, forKey: .ratePerSecond))
         // A push stored before the badge was kept typed had only numbers, in `custom.ios.badge`.
         badge = try container.decodeIfPresent(BadgeChange.self, forKey: .badge) ?? (try? Push.badgeChange(in: custom))
+        quietTime = try container.decodeIfPresent(QuietTimePolicy.self, forKey: .quietTime) ?? .ignore
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -38,6 +40,8 @@ extension Push: Codable {
         try container.encodeIfPresent(localTime, forKey: .localTime)
         try container.encodeIfPresent(ratePerSecond, forKey: .ratePerSecond)
         try container.encodeIfPresent(badge, forKey: .badge)
+        // Left out when it is the default, so that an ordinary push is stored as before.
+        if quietTime != .ignore { try container.encode(quietTime, forKey: .quietTime) }
     }
 }
 

@@ -21,6 +21,8 @@ public struct Push: Sendable, Equatable {
     /// `custom.ios.badge`, typed: a number to show, or a change to each device's count
     /// (autobadge, applied per device at send time; see `PushRepository.badges`).
     public var badge: BadgeChange? = nil
+    /// `quiet_time`: what a device's quiet time means for this push (`ignore` unless it says).
+    public var quietTime: QuietTimePolicy = .ignore
 
     /// The iOS block of `message.custom`.
     public var ios: [String: JSONValue]? { custom["ios"]?.objectValue }
@@ -101,7 +103,7 @@ extension PushInput {
         return Push(
             body: body, custom: custom, audience: audience, audienceExpression: audienceExpression, expiresAt: expiryTime,
             scheduledAt: scheduledAt, validateOnly: validateOnly ?? false, localTime: extras.localTime,
-            ratePerSecond: extras.ratePerSecond, badge: badge)
+            ratePerSecond: extras.ratePerSecond, badge: badge, quietTime: try Push.quietTimePolicy(quietTime))
     }
 
     /// A custom user id a push targets: storable, 1 to `Limits.customUserIDLength` characters.

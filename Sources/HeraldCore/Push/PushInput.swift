@@ -58,11 +58,15 @@ public struct PushInput: Sendable, Equatable, Decodable {
     public var scheduleLocal: String?
     /// At most this many devices a second (Herald's addition).
     public var rate: Rate?
+    /// What a device's quiet time means for the push: `hold`, `silent` or `ignore` (Herald's
+    /// addition), as given; read by `quietTimePolicy`.
+    public var quietTime: JSONValue?
 
     enum CodingKeys: String, CodingKey {
         case message, target, expiryTime, scheduleAt, scheduleIn
         case validateOnly = "validate_only"
         case scheduleLocal, rate
+        case quietTime = "quiet_time"
     }
 
     public init(

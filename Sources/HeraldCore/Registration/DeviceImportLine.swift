@@ -67,6 +67,7 @@ public struct DeviceImportLine: Sendable, Decodable {
         }
         var checked = try registration.validated(for: platform.type, requireToken: true)
         checked.timeZone = try registration.validatedTimeZone()
+        let quietTime = try registration.validatedQuietTime().applied(to: nil)
         if platform.type == .windows, let channel = checked.registrationToken {
             _ = try WNSChannel.check(channel, allowedTestHost: wnsTestHost)
         }
@@ -78,7 +79,7 @@ public struct DeviceImportLine: Sendable, Decodable {
         let created = createdAt ?? updatedAt ?? now
         return DeviceImport(
             uuid: uuid, platform: platform, registration: checked, active: active ?? true, createdAt: created,
-            updatedAt: updatedAt ?? max(created, now))
+            updatedAt: updatedAt ?? max(created, now), quietTime: quietTime)
     }
 }
 
@@ -92,14 +93,20 @@ public struct DeviceImport: Sendable, Equatable {
     /// Epoch milliseconds.
     public var createdAt: Int64
     public var updatedAt: Int64
+    /// The device's quiet time (`quiet_time`); nil for none.
+    public var quietTime: QuietTime?
 
-    public init(uuid: UUID, platform: Platform, registration: Registration, active: Bool, createdAt: Int64, updatedAt: Int64) {
+    public init(
+        uuid: UUID, platform: Platform, registration: Registration, active: Bool, createdAt: Int64, updatedAt: Int64,
+        quietTime: QuietTime? = nil
+    ) {
         self.uuid = uuid
         self.platform = platform
         self.registration = registration
         self.active = active
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.quietTime = quietTime
     }
 
     /// The device's tags (lower-cased, without duplicates).

@@ -7,3 +7,10 @@ extension RegistrationInput {
         return timeZone
     }
 }
+
+extension RegistrationInput {
+    /// `quiet_time`, checked (`QuietTime.change`): errors name `quiet_time.start` and so on.
+    public func validatedQuietTime() throws(ValidationError) -> FieldChange<QuietTime> {
+        try QuietTime.change(quietTime, field: "quiet_time")
+    }
+}

@@ -17,6 +17,10 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
     /// SDKs never send it, so absent leaves the count as it is (Herald's addition; see
     /// `validatedBadge`).
     public var badge: JSONValue? = nil
+    /// `quiet_time`: `{"start": "22:00", "end": "07:00"}` in the device's `time_zone`, `null` to
+    /// remove it, absent to keep it (Herald's addition, which the PCF SDKs never send; see
+    /// `validatedQuietTime`).
+    public var quietTime: JSONValue? = nil
 
     enum CodingKeys: String, CodingKey {
         case os
@@ -29,6 +33,7 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
         case tags
         case timeZone = "time_zone"
         case badge
+        case quietTime = "quiet_time"
     }
 
     public init(
@@ -63,6 +68,8 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
         self.tags = try container.decodeIfPresent(TagsChange.self, forKey: .tags) ?? .unchanged
         self.timeZone = try change(.timeZone)
         self.badge = try container.decodeIfPresent(JSONValue.self, forKey: .badge)
+        // null (remove it) is told apart from absent (keep it).
+        self.quietTime = try container.decodeJSONIfPresent(forKey: .quietTime)
     }
 }
 

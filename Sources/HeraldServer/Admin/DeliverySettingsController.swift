@@ -4,7 +4,8 @@ import Hummingbird
 import struct Foundation.UUID
 
 /// `GET`/`PUT /admin/v1/apps/:app/delivery`: an app's default time zone (for `scheduleLocal`
-/// and devices registered without `time_zone`) and default send rate, with a bearer admin token.
+/// and devices registered without `time_zone`), default send rate and default quiet time (for
+/// devices registered without `quiet_time`), with a bearer admin token.
 struct DeliverySettingsController<Context: RequestContext>: Sendable {
     let store: Store
     let auth: Authenticator
@@ -17,31 +18,37 @@ struct DeliverySettingsController<Context: RequestContext>: Sendable {
     struct SettingsView: ResponseEncodable {
         var defaultTimeZone: String
         var ratePerSecond: Int?
+        var quietTime: QuietTime?
 
         enum CodingKeys: String, CodingKey {
-            case defaultTimeZone = "default_time_zone", ratePerSecond = "rate_per_second"
+            case defaultTimeZone = "default_time_zone", ratePerSecond = "rate_per_second", quietTime = "quiet_time"
         }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(defaultTimeZone, forKey: .defaultTimeZone)
-            // null (not absent) when there is no limit, so that the setting is visible.
+            // null (not absent) when there is no limit or no quiet time, so that the setting is visible.
             try container.encode(ratePerSecond, forKey: .ratePerSecond)
+            try container.encode(quietTime?.json ?? .null, forKey: .quietTime)
         }
 
         init(_ settings: AppDeliverySettings) {
             defaultTimeZone = settings.defaultTimeZone
             ratePerSecond = settings.ratePerSecond
+            quietTime = settings.quietTime
         }
     }
 
-    /// The body of a `PUT`: each field given is changed; `rate_per_second: null` removes the limit.
+    /// The body of a `PUT`: each field given is changed; `rate_per_second: null` removes the
+    /// limit, `quiet_time: null` the default quiet time.
     struct SettingsInput: Decodable {
         var defaultTimeZone: String?
         var ratePerSecond: FieldChange<Int64>
+        /// As given (checked by `QuietTime.change`); `.null` when given as null, nil when absent.
+        var quietTime: JSONValue?
 
         enum CodingKeys: String, CodingKey {
-            case defaultTimeZone = "default_time_zone", ratePerSecond = "rate_per_second"
+            case defaultTimeZone = "default_time_zone", ratePerSecond = "rate_per_second", quietTime = "quiet_time"
         }
 
         init(from decoder: any Decoder) throws {
@@ -54,6 +61,7 @@ struct DeliverySettingsController<Context: RequestContext>: Sendable {
             } else {
                 ratePerSecond = .clear
             }
+            quietTime = try container.decodeJSONIfPresent(forKey: .quietTime)
         }
     }
 
@@ -82,6 +90,7 @@ struct DeliverySettingsController<Context: RequestContext>: Sendable {
             }
             settings.ratePerSecond = Int(rate)
         }
+        settings.quietTime = try QuietTime.change(input.quietTime, field: "quiet_time").applied(to: settings.quietTime)
         try await store.deliverySettings.save(settings, applicationID: app.id)
         return SettingsView(settings)
     }

@@ -4,7 +4,9 @@ import NIOCore
 
 /// One line of a device export: a JSON object and `\n`, in the shape an import reads
 /// (`DeviceImportLine`): the registration's fields with `tags` as a list of strings, plus
-/// `device_uuid`, `platform_uuid`, `time_zone`, `active` and the times in epoch milliseconds.
+/// `device_uuid`, `platform_uuid`, `time_zone`, `active` and the times in epoch milliseconds; a
+/// device with a quiet time of its own has `quiet_time` too (left out otherwise, so that a line
+/// without one stays in the shape the import reads fastest, `DeviceImportLine.scan`).
 enum DeviceExportLine {
     /// Appends the device's line to `buffer`, written directly (a million devices a few seconds).
     static func write(_ device: ExportedDevice, into buffer: inout ByteBuffer) {
@@ -28,6 +30,13 @@ enum DeviceExportLine {
         buffer.writeInteger(UInt8(ascii: "]"))
         field(",\"custom_user_id\":", device.customUserID, &buffer)
         field(",\"time_zone\":", device.timeZone, &buffer)
+        if let quiet = device.quietTime {
+            buffer.writeStaticString(",\"quiet_time\":{\"start\":\"")
+            buffer.writeString(quiet.startText)
+            buffer.writeStaticString("\",\"end\":\"")
+            buffer.writeString(quiet.endText)
+            buffer.writeStaticString("\"}")
+        }
         buffer.writeStaticString(device.active ? ",\"active\":true,\"created_at\":" : ",\"active\":false,\"created_at\":")
         buffer.writeString(String(device.createdAt))
         buffer.writeStaticString(",\"updated_at\":")

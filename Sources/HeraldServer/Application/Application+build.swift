@@ -100,6 +100,7 @@ public func buildRouter(
     SchedulesController(auth: auth, scheduling: pushScheduling, clock: clock).addRoutes(to: router)
     DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
     DeviceBadgeController(store: store, auth: auth).addRoutes(to: router)
+    DeviceQuietTimeController(store: store, auth: auth).addRoutes(to: router)
     WebhooksController(store: store, auth: auth, policy: webhookPolicy).addRoutes(to: router)
     TopicsController(store: store, auth: auth, clock: clock).addRoutes(to: router)
     CustomUserIDsController(store: store, auth: auth).addRoutes(to: router)

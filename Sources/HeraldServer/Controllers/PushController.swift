@@ -114,6 +114,9 @@ struct PushController<Context: RequestContext>: Sendable {
         var expired: Int
         var skipped: Int
         var pending: Int
+        /// Of the pending devices, those held until their quiet time ends (`"quiet_time": "hold"`),
+        /// by due time; only for a push that holds some.
+        var quietTimeHeld: [Held]?
         /// Device reports (`POST /v1/analytics`) carrying this receipt.
         var received: Int
         var opened: Int
@@ -121,8 +124,18 @@ struct PushController<Context: RequestContext>: Sendable {
 
         enum CodingKeys: String, CodingKey {
             case receiptID = "receipt_id", status, createdAt = "created_at", targeted, delivered, failed, failures
-            case invalidTokens = "invalid_tokens", expired, skipped, pending
+            case invalidTokens = "invalid_tokens", expired, skipped, pending, quietTimeHeld = "quiet_time_held"
             case received, opened, geofenceTriggers = "geofence_triggers"
+        }
+
+        /// Devices sent when their quiet time ends, at `dueAt` (epoch ms).
+        struct Held: Encodable {
+            var dueAt: Int64
+            var devices: Int
+
+            enum CodingKeys: String, CodingKey {
+                case dueAt = "due_at", devices
+            }
         }
     }
 
@@ -134,11 +147,16 @@ struct PushController<Context: RequestContext>: Sendable {
             throw APIError.notFound("push")
         }
         let reported = try await store.analytics.counts(pushID: push.id, applicationID: app.id)
+        // Only a push that can hold devices looks for held batches.
+        var held: [Status.Held]?
+        if push.status != "done", (try? push.accepted().push.quietTime) == .hold {
+            held = try await store.pushes.quietTimeHolds(pushID: push.id).map { Status.Held(dueAt: $0.dueAt, devices: $0.devices) }
+        }
         return Status(
             receiptID: push.id.lowercasedString, status: push.status, createdAt: push.createdAt,
             targeted: push.targeted, delivered: push.delivered, failed: push.failed, failures: push.failures,
             invalidTokens: push.invalidTokens, expired: push.expired, skipped: push.skipped, pending: push.pending,
-            received: reported[AnalyticsEventType.received] ?? 0, opened: reported[AnalyticsEventType.opened] ?? 0,
+            quietTimeHeld: held, received: reported[AnalyticsEventType.received] ?? 0, opened: reported[AnalyticsEventType.opened] ?? 0,
             geofenceTriggers: reported[AnalyticsEventType.geofenceTriggered] ?? 0)
     }
 }

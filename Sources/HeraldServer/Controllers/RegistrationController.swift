@@ -30,8 +30,10 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         // no time_zone clears it.
         registration.timeZone = try input.validatedTimeZone()
         let badge = try input.validatedBadge()
+        let quietTime = try input.validatedQuietTime()
         let device = try await store.devices.register(on: platform, registration)
         if let badge { try await store.devices.setBadge(badge, deviceID: device.id) }
+        try await store.devices.setQuietTime(quietTime, deviceID: device.id)
         return RegistrationResponse(device: device)
     }
 
@@ -50,11 +52,13 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         try checkChannel(registration, platform)
         let timeZone = try input.validatedTimeZone()
         let badge = try input.validatedBadge()
+        let quietTime = try input.validatedQuietTime()
         guard let device = try await store.devices.update(on: platform, uuid: uuid, registration) else {
             throw APIError.notFound("device")
         }
         try await store.devices.setTimeZone(timeZone, deviceID: device.id)
         if let badge { try await store.devices.setBadge(badge, deviceID: device.id) }
+        try await store.devices.setQuietTime(quietTime, deviceID: device.id)
         return RegistrationResponse(device: device)
     }
 

@@ -410,5 +410,14 @@ public enum Schema {
             )
             """,
         ]),
+        // MARK: Quiet time
+        Migration(version: 13, name: "devices' and apps' quiet times, and the batches a quiet time holds", statements: [
+            // `HH:MM-HH:MM` in the device's time zone (`QuietTime.stored`); NULL: the app's default.
+            "ALTER TABLE devices ADD COLUMN quiet_time TEXT",
+            "ALTER TABLE app_delivery_settings ADD COLUMN quiet_time TEXT",
+            // 1 for a batch held until its devices' quiet time ends (`"quiet_time": "hold"`): the
+            // receipt shows its devices as pending, due at its `available_at`.
+            "ALTER TABLE push_jobs ADD COLUMN quiet {int} NOT NULL DEFAULT 0",
+        ]),
     ]
 }

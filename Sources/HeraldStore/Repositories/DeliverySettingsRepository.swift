@@ -7,18 +7,19 @@ public struct DeliverySettingsRepository: Sendable {
 
     public func find(applicationID: UUID) async throws -> AppDeliverySettings {
         let rows = try await database.query(
-            "SELECT default_time_zone, rate_per_second FROM app_delivery_settings WHERE app_id = \(applicationID)")
+            "SELECT default_time_zone, rate_per_second, quiet_time FROM app_delivery_settings WHERE app_id = \(applicationID)")
         guard let row = rows.first else { return AppDeliverySettings() }
         return AppDeliverySettings(
-            defaultTimeZone: try row.string("default_time_zone"), ratePerSecond: try row.optionalInt("rate_per_second").map(Int.init))
+            defaultTimeZone: try row.string("default_time_zone"), ratePerSecond: try row.optionalInt("rate_per_second").map(Int.init),
+            quietTime: try row.optionalString("quiet_time").flatMap(QuietTime.init(stored:)))
     }
 
     public func save(_ settings: AppDeliverySettings, applicationID: UUID) async throws {
         try await database.query("""
-            INSERT INTO app_delivery_settings (app_id, default_time_zone, rate_per_second)
-            VALUES (\(applicationID), \(settings.defaultTimeZone), \(settings.ratePerSecond.map(Int64.init)))
+            INSERT INTO app_delivery_settings (app_id, default_time_zone, rate_per_second, quiet_time)
+            VALUES (\(applicationID), \(settings.defaultTimeZone), \(settings.ratePerSecond.map(Int64.init)), \(settings.quietTime?.stored))
             ON CONFLICT (app_id) DO UPDATE SET default_time_zone = excluded.default_time_zone,
-                rate_per_second = excluded.rate_per_second
+                rate_per_second = excluded.rate_per_second, quiet_time = excluded.quiet_time
             """)
     }
 }

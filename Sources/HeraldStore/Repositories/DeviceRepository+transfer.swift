@@ -18,6 +18,8 @@ public struct ExportedDevice: Sendable, Equatable {
     public var tags: [String]
     public var customUserID: String?
     public var timeZone: String?
+    /// Its own quiet time, nil for none.
+    public var quietTime: QuietTime? = nil
     public var active: Bool
     /// Epoch milliseconds.
     public var createdAt: Int64
@@ -44,14 +46,14 @@ extension DeviceRepository {
         // Read by position (the order of this SELECT), not by name: a million rows are read.
         let rows = try await database.query("""
             SELECT id, uuid, platform_id, os, os_version, device_model, device_manufacturer, device_alias, token,
-                custom_user_id, time_zone, active, created_at, updated_at
+                custom_user_id, time_zone, active, created_at, updated_at, quiet_time
             FROM devices WHERE app_id = \(applicationID) AND id > \(after) ORDER BY id LIMIT \(limit)
             """)
         var page: [ExportedDevice] = []
         page.reserveCapacity(rows.count)
         for row in rows {
             let values = row.values
-            guard values.count == 14 else { throw StoreError.decoding(column: "devices", expected: "14 columns") }
+            guard values.count == 15 else { throw StoreError.decoding(column: "devices", expected: "15 columns") }
             page.append(ExportedDevice(
                 id: try Self.int(values[0], "id"), uuid: try Self.text(values[1], "uuid"), platformID: try Self.text(values[2], "platform_id"),
                 os: try Self.text(values[3], "os"), osVersion: try Self.optionalText(values[4], "os_version"),
@@ -61,6 +63,7 @@ extension DeviceRepository {
                 customUserID: try Self.optionalText(values[9], "custom_user_id"), timeZone: try Self.optionalText(values[10], "time_zone"),
                 active: try Self.int(values[11], "active") != 0, createdAt: try Self.int(values[12], "created_at"),
                 updatedAt: try Self.int(values[13], "updated_at")))
+            page[page.count - 1].quietTime = try Self.optionalText(values[14], "quiet_time").flatMap(QuietTime.init(stored:))
         }
         guard let first = page.first, let last = page.last else { return [] }
         // The page's tags in one range scan of the primary key (device_id, tag).
@@ -295,14 +298,14 @@ extension DeviceRepository {
     /// then returns no row for it).
     private static let upsertColumns = """
         uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
-            device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at
+            device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at, quiet_time
         """
     private static let upsertConflict = """
         ON CONFLICT (uuid) DO UPDATE SET
             token = excluded.token, os = excluded.os, os_version = excluded.os_version, device_alias = excluded.device_alias,
             device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
             custom_user_id = excluded.custom_user_id, time_zone = excluded.time_zone, active = excluded.active,
-            created_at = excluded.created_at, updated_at = excluded.updated_at
+            created_at = excluded.created_at, updated_at = excluded.updated_at, quiet_time = excluded.quiet_time
         WHERE devices.app_id = excluded.app_id AND devices.platform_id = excluded.platform_id
         """
 
@@ -343,7 +346,7 @@ extension DeviceRepository {
                 uuid: PostgresTextArray(), platformID: PostgresTextArray(), platformType: PostgresTextArray(), token: PostgresTextArray(),
                 os: PostgresTextArray(), osVersion: PostgresTextArray(), deviceAlias: PostgresTextArray(), deviceModel: PostgresTextArray(),
                 deviceManufacturer: PostgresTextArray(), customUserID: PostgresTextArray(), timeZone: PostgresTextArray(),
-                active: PostgresTextArray(), createdAt: PostgresTextArray(), updatedAt: PostgresTextArray())
+                active: PostgresTextArray(), createdAt: PostgresTextArray(), updatedAt: PostgresTextArray(), quietTime: PostgresTextArray())
             for device in devices {
                 let registration = device.registration
                 columns.uuid.append(device.uuid.lowercasedString)
@@ -360,18 +363,19 @@ extension DeviceRepository {
                 columns.active.append(integer: device.active ? 1 : 0)
                 columns.createdAt.append(integer: device.createdAt)
                 columns.updatedAt.append(integer: device.updatedAt)
+                columns.quietTime.append(device.quietTime?.stored)
             }
             try read(try await connection.query("""
                 INSERT INTO devices (\(unsafeRaw: upsertColumns))
                 SELECT uuid, \(applicationID), platform_id, platform_type, token, os, os_version, device_alias, device_model,
-                    device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at
+                    device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at, quiet_time
                 FROM unnest(\(columns.uuid.text)::text[], \(columns.platformID.text)::text[], \(columns.platformType.text)::text[],
                     \(columns.token.text)::text[], \(columns.os.text)::text[], \(columns.osVersion.text)::text[],
                     \(columns.deviceAlias.text)::text[], \(columns.deviceModel.text)::text[], \(columns.deviceManufacturer.text)::text[],
                     \(columns.customUserID.text)::text[], \(columns.timeZone.text)::text[], \(columns.active.text)::bigint[],
-                    \(columns.createdAt.text)::bigint[], \(columns.updatedAt.text)::bigint[])
+                    \(columns.createdAt.text)::bigint[], \(columns.updatedAt.text)::bigint[], \(columns.quietTime.text)::text[])
                     AS x(uuid, platform_id, platform_type, token, os, os_version, device_alias, device_model, device_manufacturer,
-                        custom_user_id, time_zone, active, created_at, updated_at)
+                        custom_user_id, time_zone, active, created_at, updated_at, quiet_time)
                 \(unsafeRaw: upsertConflict)
                 RETURNING id, uuid, (xmax = 0) AS inserted
                 """))
@@ -386,7 +390,8 @@ extension DeviceRepository {
                         \(registration.os ?? Self.defaultOS(device.platform.type)), \(registration.osVersion.applied(to: nil)),
                         \(registration.deviceAlias.applied(to: nil)), \(registration.deviceModel.applied(to: nil)),
                         \(registration.deviceManufacturer.applied(to: nil)), \(registration.customUserID.applied(to: nil)),
-                        \(registration.timeZone.applied(to: nil)), \(device.active ? 1 : 0), \(device.createdAt), \(device.updatedAt))
+                        \(registration.timeZone.applied(to: nil)), \(device.active ? 1 : 0), \(device.createdAt), \(device.updatedAt),
+                        \(device.quietTime?.stored))
                         """)
                 }
                 insert.append(" \(unsafeRaw: upsertConflict) RETURNING id, uuid, NULL AS inserted")

@@ -70,6 +70,10 @@ public struct DeliveryTarget: Sendable, Equatable {
     public var platformType: PlatformType
     public var token: String
     public var updatedAt: Int64
+    /// Read only for a push whose quiet time is not `ignore` (`targets(_:quietTime:)`): the
+    /// device's own zone and quiet time, nil where it has none.
+    public var timeZone: String? = nil
+    public var quietTime: QuietTime? = nil
 }
 
 /// What a batch came to, applied in one transaction.
@@ -88,6 +92,9 @@ public struct BatchResult: Sendable, Equatable {
     public var retryAt: Int64 = 0
     /// Not sent at all (the worker is stopping): due again at once, at the same attempt.
     public var released: [Int64] = []
+    /// In their quiet time (`"quiet_time": "hold"`): when it ends (epoch ms) → the devices, each
+    /// group a new batch due then, at the same attempt, shown on the receipt.
+    public var held: [Int64: [Int64]] = [:]
 
     public init() {}
 }
@@ -333,8 +340,10 @@ public struct PushRepository: Sendable {
                 var availableAt = time
                 if let ratePerSecond {
                     try await Self.throttle(connection, pushID: fanout.pushID, perSecond: ratePerSecond)
+                    // A batch held for its devices' quiet time is due when that ends: it must not
+                    // push the pages still to come past it.
                     let latest = try await connection.query(
-                        "SELECT MAX(available_at) AS latest FROM push_jobs WHERE push_id = \(fanout.pushID) AND kind = 'batch'")
+                        "SELECT MAX(available_at) AS latest FROM push_jobs WHERE push_id = \(fanout.pushID) AND kind = 'batch' AND quiet = 0")
                     if let latest = try latest.first?.optionalInt("latest") { availableAt = max(time, latest + 1000) }
                 }
                 try await Self.enqueue(
@@ -362,16 +371,23 @@ public struct PushRepository: Sendable {
         return statement
     }
 
-    /// The devices of a batch that still exist.
-    public func targets(_ ids: [Int64]) async throws -> [DeliveryTarget] {
+    /// The devices of a batch that still exist; with `quietTime`, each with its time zone and
+    /// quiet time (only a push whose quiet time matters reads them).
+    public func targets(_ ids: [Int64], quietTime: Bool = false) async throws -> [DeliveryTarget] {
         guard !ids.isEmpty else { return [] }
+        let extra = quietTime ? ", time_zone, quiet_time" : ""
         return try await database.query(
-            "SELECT id, platform_id, platform_type, token, updated_at FROM devices WHERE \(Self.among(ids, column: "id", database.dialect)) ORDER BY id"
+            "SELECT id, platform_id, platform_type, token, updated_at\(unsafeRaw: extra) FROM devices WHERE \(Self.among(ids, column: "id", database.dialect)) ORDER BY id"
         ).map { row in
-            DeliveryTarget(
+            var target = DeliveryTarget(
                 id: try row.int("id"), platformID: try row.uuid("platform_id"),
                 platformType: PlatformType(rawValue: try row.string("platform_type")) ?? .ios,
                 token: try row.string("token"), updatedAt: try row.int("updated_at"))
+            if quietTime {
+                target.timeZone = try row.optionalString("time_zone")
+                target.quietTime = try row.optionalString("quiet_time").flatMap(QuietTime.init(stored:))
+            }
+            return target
         }
     }
 
@@ -428,11 +444,16 @@ public struct PushRepository: Sendable {
                     connection, pushID: job.pushID, kind: .batch, deviceIDs: result.released, attempt: job.attempt,
                     availableAt: time, time: time)
             }
+            // Held for a quiet time: not an attempt, so the same one.
+            for (due, devices) in result.held.sorted(by: { $0.key < $1.key }) where !devices.isEmpty {
+                try await connection.query(Self.enqueueStatement(
+                    pushID: job.pushID, kind: .batch, deviceIDs: devices, attempt: job.attempt, availableAt: due, time: time, quiet: true))
+            }
             let done = try await Self.closeIfFinished(connection, pushID: job.pushID, time: time)
             return events || done
         }
-        // A retry is due later, a released batch at once: either way a new job.
-        if !result.retry.isEmpty || !result.released.isEmpty { await work.announce(.deliveryJobs) }
+        // A retry or a held batch is due later, a released batch at once: either way a new job.
+        if !result.retry.isEmpty || !result.released.isEmpty || !result.held.isEmpty { await work.announce(.deliveryJobs) }
         if events { await work.announce(.webhookEvents) }
     }
 
@@ -473,14 +494,16 @@ public struct PushRepository: Sendable {
             enqueueStatement(pushID: pushID, kind: kind, deviceIDs: deviceIDs, attempt: attempt, availableAt: availableAt, time: time))
     }
 
-    /// The INSERT of a ready job; with `onlyIf`, only if that CTE has a row.
+    /// The INSERT of a ready job; with `onlyIf`, only if that CTE has a row; `quiet` for a batch
+    /// held for its devices' quiet time.
     static func enqueueStatement(
-        pushID: UUID, kind: PushJob.Kind, deviceIDs: [Int64], attempt: Int, availableAt: Int64, time: Int64, onlyIf source: String? = nil
+        pushID: UUID, kind: PushJob.Kind, deviceIDs: [Int64], attempt: Int, availableAt: Int64, time: Int64, onlyIf source: String? = nil,
+        quiet: Bool = false
     ) -> SQL {
         var statement: SQL = """
-            INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at)
+            INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at, quiet)
             SELECT \(pushID), \(kind.rawValue), 0, \(deviceIDs.map(String.init).joined(separator: ",")), \(attempt), 'ready',
-                \(availableAt), 0, \(time)
+                \(availableAt), 0, \(time), \(quiet ? 1 : 0)
             """
         if let source { statement.append(" WHERE EXISTS (SELECT 1 FROM \(unsafeRaw: source))") }
         return statement
