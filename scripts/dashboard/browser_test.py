@@ -113,7 +113,11 @@ class Suite:
         self.passed += 1
         print(f"ok: {what}")
 
-    def shot(self, name):
+    def shot(self, name, showing=None):
+        """A screenshot; `showing`: a selector scrolled to the window's middle first."""
+        if showing:
+            retrying(lambda: self.browser.execute_script(
+                "arguments[0].scrollIntoView({block: 'center'})", self.browser.find_element(By.CSS_SELECTOR, showing)))
         self.browser.save_screenshot(os.path.join(self.shots, f"{name}.png"))
 
     def open(self, path):
@@ -549,12 +553,23 @@ class Suite:
         self.check(self.find("#audience-count").text == "Reaches 2 devices if sent now",
                    "Preview audience counts the devices the expression reaches")
         self.check(self.find("#audience").get_attribute("value") == expression, "the previewed expression stays in its field")
+        self.shot("27-composer-audience", showing="#audience")
         self.fill("#topics", "group2")
         self.submit("#preview-audience")
         self.check(self.find("#audience-count").text == "Reaches 1 device if sent now",
                    "the audience narrows the other target fields")
+        # With the script, the count follows what is typed, without a page load.
+        page = retrying(lambda: self.browser.find_element(By.CSS_SELECTOR, "html"))
         self.fill("#topics", "")
-        self.shot("27-composer-audience")
+        self.wait.until(lambda browser: self.find("#audience-count").text == "Reaches 2 devices if sent now")
+        self.fill("#audience", '{"topic":"group2"}')
+        self.wait.until(lambda browser: self.find("#audience-count").text == "Reaches 1 device if sent now")
+        self.check(not replaced(page), "with a script, the count follows the audience as it is typed, without a page load")
+        self.fill("#audience", '{"topc":"group2"}')
+        self.wait.until(lambda browser: len(browser.find_elements(By.CSS_SELECTOR, "#audience_error")) == 1)
+        self.check("target.audience.topc: unknown audience member" in self.find("#audience_error").text
+                   and len(self.browser.find_elements(By.CSS_SELECTOR, "#audience-count")) == 0 and not replaced(page),
+                   "a refusal appears at the audience field as it is typed")
 
         # The API's errors next to the field, naming the JSON path; HTML typed in comes back as text.
         self.fill("#audience", json.dumps({"and": [{"topic": "news"}, {XSS: "x"}]}))
@@ -563,7 +578,7 @@ class Suite:
         self.check(error.startswith("target.audience.and[1].<img src=x") and "unknown audience member" in error and self.no_script_ran(),
                    "an unknown audience member is refused at the field with its JSON path, as text")
         self.check(len(self.browser.find_elements(By.CSS_SELECTOR, "#audience-count")) == 0, "a refused audience has no count")
-        self.shot("27b-composer-audience-refused")
+        self.shot("27b-composer-audience-refused", showing="#audience")
         self.fill("#audience", '{"or":[]}')
         self.submit("#preview-audience")
         self.check("target.audience.or: 'or' needs at least one operand" in self.find("#audience_error").text,
@@ -582,7 +597,7 @@ class Suite:
         self.check('"badge":"+1"' in previews and "1000000" not in previews and "each device's own count +1" in previews,
                    "a relative badge is previewed as +1 with a note, not as 1000000")
         self.check(self.find("#audience-count").text == "Reaches 2 devices if sent now", "Validate only shows the audience count too")
-        self.shot("28-composer-badge")
+        self.shot("28-composer-badge", showing="#previews h3")
 
         # Sent: the two devices reached each count 1; the third is untouched.
         before = [badge(index) for index in range(3)]
