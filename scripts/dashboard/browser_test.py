@@ -113,7 +113,11 @@ class Suite:
         self.passed += 1
         print(f"ok: {what}")
 
-    def shot(self, name):
+    def shot(self, name, showing=None):
+        """A screenshot; `showing`: a selector scrolled to the window's middle first."""
+        if showing:
+            retrying(lambda: self.browser.execute_script(
+                "arguments[0].scrollIntoView({block: 'center'})", self.browser.find_element(By.CSS_SELECTOR, showing)))
         self.browser.save_screenshot(os.path.join(self.shots, f"{name}.png"))
 
     def open(self, path):
@@ -338,6 +342,7 @@ class Suite:
         self.shot("11b-push-analytics")
 
         self.schedules_topics_and_locations(app_uuid)
+        self.audiences_and_badges(app_uuid, devices)
 
         # A state-changing form without the CSRF token does nothing.
         self.open(f"/dashboard/apps/{app_uuid}")
@@ -529,6 +534,108 @@ class Suite:
             self.check(width <= 400, f"the {page} page fits a phone-sized window ({width} px wide) {wide}")
             self.shot(name)
         self.browser.set_window_size(1280, 1000)
+
+    def audiences_and_badges(self, app_uuid, devices):
+        """Issue 19 on the dashboard: an audience expression in the composer with its count, a
+        relative badge previewed as the change, the badge counts it leaves on the devices and their
+        reset, and a schedule's audience on its target line. The devices are on "news" and
+        "group0".."group2", with custom user ids user-0..user-2."""
+        root = {"Authorization": "Bearer " + self.root}
+
+        def badge(index):
+            return self.api("GET", f"/admin/v1/apps/{app_uuid}/devices/{devices[index]}/badge", root)["badge"]
+
+        # The audience and its count, previewed without a message (the page works without a script).
+        self.open(f"/dashboard/apps/{app_uuid}/compose")
+        expression = '{"and":[{"topic":"news"},{"not":{"topic":"group1"}}]}'
+        self.fill("#audience", expression)
+        self.submit("#preview-audience")
+        self.check(self.find("#audience-count").text == "Reaches 2 devices if sent now",
+                   "Preview audience counts the devices the expression reaches")
+        self.check(self.find("#audience").get_attribute("value") == expression, "the previewed expression stays in its field")
+        self.shot("27-composer-audience", showing="#audience")
+        self.fill("#topics", "group2")
+        self.submit("#preview-audience")
+        self.check(self.find("#audience-count").text == "Reaches 1 device if sent now",
+                   "the audience narrows the other target fields")
+        # With the script, the count follows what is typed, without a page load.
+        page = retrying(lambda: self.browser.find_element(By.CSS_SELECTOR, "html"))
+        self.fill("#topics", "")
+        self.wait.until(lambda browser: self.find("#audience-count").text == "Reaches 2 devices if sent now")
+        self.fill("#audience", '{"topic":"group2"}')
+        self.wait.until(lambda browser: self.find("#audience-count").text == "Reaches 1 device if sent now")
+        self.check(not replaced(page), "with a script, the count follows the audience as it is typed, without a page load")
+        self.fill("#audience", '{"topc":"group2"}')
+        self.wait.until(lambda browser: len(browser.find_elements(By.CSS_SELECTOR, "#audience_error")) == 1)
+        self.check("target.audience.topc: unknown audience member" in self.find("#audience_error").text
+                   and len(self.browser.find_elements(By.CSS_SELECTOR, "#audience-count")) == 0 and not replaced(page),
+                   "a refusal appears at the audience field as it is typed")
+
+        # The API's errors next to the field, naming the JSON path; HTML typed in comes back as text.
+        self.fill("#audience", json.dumps({"and": [{"topic": "news"}, {XSS: "x"}]}))
+        self.submit("#preview-audience")
+        error = self.find("#audience_error").text
+        self.check(error.startswith("target.audience.and[1].<img src=x") and "unknown audience member" in error and self.no_script_ran(),
+                   "an unknown audience member is refused at the field with its JSON path, as text")
+        self.check(len(self.browser.find_elements(By.CSS_SELECTOR, "#audience-count")) == 0, "a refused audience has no count")
+        self.shot("27b-composer-audience-refused", showing="#audience")
+        self.fill("#audience", '{"or":[]}')
+        self.submit("#preview-audience")
+        self.check("target.audience.or: 'or' needs at least one operand" in self.find("#audience_error").text,
+                   "an empty 'or' is refused at the field")
+        self.fill("#audience", "news")
+        self.submit("#preview-audience")
+        self.check("must be JSON" in self.find("#audience_error").text, "text that is not JSON is refused at the field")
+
+        # A relative badge is previewed as the change, not the renderer's check number.
+        self.fill("#message", "Counted " + XSS)
+        self.fill("#audience", expression)
+        self.find("#platform_ios").click()
+        self.fill("#custom_ios", '{"badge": "auto"}')
+        self.submit("#validate-push")
+        previews = self.find("#previews").text
+        self.check('"badge":"+1"' in previews and "1000000" not in previews and "each device's own count +1" in previews,
+                   "a relative badge is previewed as +1 with a note, not as 1000000")
+        self.check(self.find("#audience-count").text == "Reaches 2 devices if sent now", "Validate only shows the audience count too")
+        self.shot("28-composer-badge", showing="#previews h3")
+
+        # Sent: the two devices reached each count 1; the third is untouched.
+        before = [badge(index) for index in range(3)]
+        self.submit("#send-push")
+        WebDriverWait(self.browser, 30).until(lambda browser: self.find("#push-status").text == "done")
+        self.check(self.find("[data-field=delivered]").text == "2", "the push with an audience reaches the two devices it names")
+        self.check([badge(index) for index in range(3)] == [before[0] + 1, before[1], before[2] + 1],
+                   "the relative badge counts once on each device reached")
+
+        # The device page shows the count; a forged reset does nothing; a real one sets 0.
+        self.open(f"/dashboard/apps/{app_uuid}/devices/{devices[0]}")
+        self.check(self.find("#device-badge").text == str(before[0] + 1), "the device page shows its badge count")
+        self.shot("29-device-badge")
+        self.browser.execute_script("document.querySelector('#reset-badge input[name=csrf]').value = 'forged'")
+        self.submit("#reset-badge-button")
+        self.check("form has expired" in self.text() and badge(0) == before[0] + 1, "a badge reset with a forged CSRF token does nothing")
+        self.open(f"/dashboard/apps/{app_uuid}/devices/{devices[0]}")
+        self.submit("#reset-badge-button")
+        self.check(self.find("#device-badge").text == "0" and "reset to 0" in self.text() and badge(0) == 0,
+                   "Reset to 0 resets the device's badge count, as the admin API reads it")
+        self.check(not self.find("#reset-badge-button").is_enabled(), "a count of 0 has nothing to reset")
+        self.shot("29b-device-badge-reset")
+
+        # A schedule's target line shows its audience, compactly and as text.
+        audience = {"and": [{"topic": "news"}, {"or": [{"custom_user_id": "user-0"}, {"custom_user_id": XSS}]}]}
+        self.open(f"/dashboard/apps/{app_uuid}/compose")
+        self.fill("#message", "Later with an audience")
+        self.fill("#audience", json.dumps(audience))
+        self.find("input[name=schedule][value=at]").click()
+        self.fill("#schedule_at", "2039-06-01T08:15")
+        self.submit("#send-push")
+        self.open(f"/dashboard/apps/{app_uuid}/schedules")
+        target = self.find("section.schedule .schedule-target").text
+        self.check(target.startswith("audience topic:news and (custom_user_id:user-0 or custom_user_id:\"<img src=x onerror=")
+                   and self.no_script_ran(), f"a schedule's target line shows its audience compactly, as text ({target})")
+        self.shot("30-schedule-audience")
+        self.submit("section.schedule button.danger")
+        self.check(len(self.browser.find_elements(By.CSS_SELECTOR, "#no-schedules")) == 1, "the schedule with an audience is cancelled")
 
     def basic_push_works(self, app_uuid, api_key):
         headers = {"Authorization": "Basic " + base64.b64encode(f"{app_uuid}:{api_key}".encode()).decode()}

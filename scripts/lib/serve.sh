@@ -62,3 +62,31 @@ herald_throwaway_keys() {
   openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl ec -pubout -outform DER 2>/dev/null \
     | tail -c 65 | base64 -w0 | tr '+/' '-_' | tr -d '=' > "$dir/p256dh"
 }
+
+# herald_pg_database_create PREFIX: a new, empty database on the server at HERALD_TEST_POSTGRES_URL
+# (named PREFIX, the shell's pid and the time), for one script's server; exports
+# HERALD_PG_DATABASE_URL. herald_pg_database_drop drops it (call it from an EXIT trap too).
+herald_pg_database=""
+herald_pg_database_create() {
+  local prefix=$1 pg_bin
+  herald_pg_database="${prefix}_$$_$(date +%s)"
+  eval "$("$HERALD_PYTHON" - "$HERALD_TEST_POSTGRES_URL" "$herald_pg_database" <<'PY'
+import sys, urllib.parse
+url = urllib.parse.urlsplit(sys.argv[1])
+print(f"herald_pg_host={url.hostname} herald_pg_port={url.port or 5432} herald_pg_role={url.username or 'postgres'}")
+print("HERALD_PG_DATABASE_URL=" + urllib.parse.urlunsplit(url._replace(path="/" + sys.argv[2])))
+PY
+)"
+  export HERALD_PG_DATABASE_URL
+  pg_bin=$(dirname "$(ls /usr/lib/postgresql/*/bin/createdb 2>/dev/null | head -1)" 2>/dev/null || true)
+  herald_createdb=$(command -v createdb || echo "$pg_bin/createdb")
+  herald_dropdb=$(command -v dropdb || echo "$pg_bin/dropdb")
+  "$herald_createdb" -h "$herald_pg_host" -p "$herald_pg_port" -U "$herald_pg_role" "$herald_pg_database"
+}
+
+herald_pg_database_drop() {
+  if [ -n "$herald_pg_database" ]; then
+    "$herald_dropdb" -h "$herald_pg_host" -p "$herald_pg_port" -U "$herald_pg_role" --if-exists "$herald_pg_database" 2>/dev/null || true
+    herald_pg_database=""
+  fi
+}

@@ -29,29 +29,28 @@ struct DeviceBadgeController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> BadgeView {
-        let (uuid, found) = try await device(request, context)
-        return BadgeView(deviceUUID: uuid.lowercasedString, badge: found.badge)
+        let (scope, app, uuid) = try await device(request, context)
+        return BadgeView(deviceUUID: uuid.lowercasedString, badge: try await scope.badge(of: app, device: uuid).badge)
     }
 
     @Sendable func update(_ request: Request, context: Context) async throws -> BadgeView {
         var request = request
-        let (uuid, found) = try await device(request, context)
+        let (scope, app, uuid) = try await device(request, context)
         let input = try await request.decodeJSON(BadgeInput.self)
         guard let badge = try RegistrationInput.badgeCount(input.badge, field: "badge") else {
             throw APIError.badRequest("badge is required: the number the app's icon shows, such as 0", field: "badge")
         }
-        try await store.devices.setBadge(badge, deviceID: found.deviceID)
+        try await scope.setBadge(badge, of: app, device: uuid)
         return BadgeView(deviceUUID: uuid.lowercasedString, badge: badge)
     }
 
-    /// The app's device named in the path; not found for another tenant's app or another app's device.
-    private func device(_ request: Request, _ context: Context) async throws -> (UUID, (deviceID: Int64, badge: Int64)) {
-        let app = try await AdminScope.application(request, context, auth: auth, store: store)
-        guard let raw = context.parameters.get("device"), let uuid = UUID(text: raw),
-            let found = try await store.devices.badge(applicationID: app.id, uuid: uuid)
-        else {
+    /// The token's scope, the application and the device uuid named in the path; not found for
+    /// another tenant's application (the scope's operations refuse another application's device).
+    private func device(_ request: Request, _ context: Context) async throws -> (AdminScope, App, UUID) {
+        let (scope, app) = try await AdminScope.scoped(request, context, auth: auth, store: store)
+        guard let raw = context.parameters.get("device"), let uuid = UUID(text: raw) else {
             throw APIError.notFound("device")
         }
-        return (uuid, found)
+        return (scope, app, uuid)
     }
 }

@@ -9,7 +9,8 @@ import class Foundation.JSONSerialization
 /// The push composer (Pivotal's "Create Push Notification"): a push's message, targets, schedule,
 /// expiry and per-platform custom payloads; "Validate only" shows what each provider would get
 /// (the delivery renderers' own output) without sending; "Send" goes through `POST /v1/push`'s
-/// acceptance.
+/// acceptance. "Preview audience" counts the devices the target fields and the audience
+/// expression reach now, with the store's count that `validate_only` answers (`audience_count`).
 extension DashboardController {
     static var composerPlatforms: [String] { ["ios", "android", "web", "windows"] }
 
@@ -24,6 +25,7 @@ extension DashboardController {
         try await action(request) { signed, form in
             let app = try await signed.scope.application(try Self.id(context, "app", "application"))
             do {
+                if form["action"] == "audience" { return try await previewAudience(signed, app, form) }
                 if let place = form["target_location"], !place.isEmpty { return try await composeGeofence(signed, app, form, place: place) }
                 let body = try Self.pushBody(form, validateOnly: form["action"] == "validate", now: clock.now.epochMilliseconds)
                 let input: PushInput
@@ -33,10 +35,11 @@ extension DashboardController {
                     throw APIError.badRequest("the push could not be read", field: "message")
                 }
                 switch try await pushes.accept(input, body: body, for: app) {
-                case .validated:
+                case .validated(let validated):
                     let time = clock.now.epochMilliseconds
                     let push = try input.validated(now: time)
-                    return try await composer(signed, app, form: form, errors: [:], previews: Self.previews(push, now: time))
+                    return try await composer(
+                        signed, app, form: form, errors: [:], previews: Self.previews(push, now: time), audienceCount: validated.audienceCount)
                 case .scheduled:
                     return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes")
                 case .accepted(let accepted):
@@ -49,11 +52,30 @@ extension DashboardController {
         }
     }
 
+    /// Counts the devices the form's target fields and audience expression reach now, through
+    /// the same acceptance as `POST /v1/push` with `validate_only` (the store's `audience_count`);
+    /// the message, schedule and payloads do not change who is reached, so they are left out
+    /// (a stand-in message), and the page keeps everything typed.
+    func previewAudience(_ signed: SignedIn, _ app: App, _ form: [String: String]) async throws -> Response {
+        var target = form.filter { Self.targetFields.contains($0.key) || $0.key.hasPrefix("platform_") }
+        target["message"] = "audience preview"
+        let body = try Self.pushBody(target, validateOnly: true, now: clock.now.epochMilliseconds)
+        let input = try JSONDecoder().decode(PushInput.self, from: Data(body.utf8))
+        guard case .validated(let validated) = try await pushes.accept(input, body: body, for: app) else {
+            throw APIError.badRequest("the audience could not be counted", field: "target.audience")
+        }
+        return try await composer(signed, app, form: form, errors: [:], previews: nil, audienceCount: validated.audienceCount)
+    }
+
+    /// The composer's fields that say who a push reaches (besides the `platform_*` boxes).
+    static var targetFields: Set<String> { ["topics", "custom_user_ids", "interactive_only", "audience"] }
+
     // MARK: Pages
 
+    /// `audienceCount`: the devices the push would reach now, shown beside the audience field.
     func composer(
         _ signed: SignedIn, _ app: App, form: [String: String], errors: [String: String], previews: [[String: String]]?,
-        notice: String? = nil, status: HTTPResponse.Status = .ok
+        audienceCount: Int? = nil, notice: String? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let target = form["target_location"] ?? ""
         let locations = try await allLocations(app)
@@ -72,6 +94,11 @@ extension DashboardController {
         if let previews {
             view["previews"] = previews
             view["hasPreviews"] = true
+        }
+        if let audienceCount {
+            view["audienceCount"] = audienceCount
+            view["audienceDevices"] = audienceCount == 1 ? "device" : "devices"
+            view["hasAudienceCount"] = true
         }
         var layout = try await layout(signed, title: "Create push notification", app: app).merging(errorMessage(errors)) { $1 }
         if let notice { layout["notice"] = notice }
@@ -107,6 +134,15 @@ extension DashboardController {
         if let topics = list("topics") { target["topics"] = topics }
         if let users = list("custom_user_ids") { target["custom_user_ids"] = users }
         if form["interactive_only"] == "on" { target["interactive-only"] = true }
+        if let text = form["audience"], !text.trimmingASCIIWhitespace().isEmpty {
+            // Only text that is not JSON at all is refused here; what it says is checked by the
+            // API's own rules (`AudienceExpression.parse`), with the API's errors.
+            guard let audience = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) else {
+                throw APIError.badRequest(
+                    #"the audience must be JSON, such as {"and":[{"topic":"news"},{"not":{"topic":"sports"}}]}"#, field: "target.audience")
+            }
+            target["audience"] = audience
+        }
         var push: [String: Any] = ["message": message, "target": target]
         switch form["schedule"] ?? "now" {
         case "at": push["scheduleAt"] = try time(form["schedule_at"] ?? "", field: "scheduleAt")
@@ -150,6 +186,7 @@ extension DashboardController {
             else if field.hasPrefix("message.custom.") { "custom_" + field.dropFirst("message.custom.".count).prefix { $0 != "." } }
             else if field.hasPrefix("message") { "message" }
             else if field.hasPrefix("target.topics") { "topics" }
+            else if field.hasPrefix("target.audience") { "audience" }
             else if field.hasPrefix("target.custom_user_ids") { "custom_user_ids" }
             else if field.hasPrefix("target") { "platforms" }
             else if field == "scheduleAt" || field == "scheduleIn" || field == "scheduleLocal" { "schedule" }
@@ -160,6 +197,8 @@ extension DashboardController {
             else if field == "start_time" { "schedule" }
             else if field.hasPrefix("data") { "message" }
             else { "any" }
+        // An audience fault names where in the expression it is (`target.audience.and[1].not.topic`).
+        if key == "audience", field != "target.audience" { return [key: "\(field): \(error.message)"] }
         return [key: error.message]
     }
 
@@ -168,13 +207,37 @@ extension DashboardController {
         func shown(_ name: String, _ text: String?) -> [String: String] {
             ["provider": name, "payload": text ?? "(this push sends nothing to this platform)"]
         }
+        var rendered = try APNsRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder)?.payloadText
+        var note: String?
+        if let delta = push.badgeDelta, let payload = rendered {
+            rendered = relativeBadge(payload, delta: delta)
+            note = "The badge is each device's own count \(badgeChange(delta)) (Herald keeps it per device, never below 0), so each device gets its own number."
+        }
+        var apns = shown("APNs (iOS)", rendered)
+        apns["note"] = note
         return [
-            shown("APNs (iOS)", try APNsRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder)?.payloadText),
+            apns,
             shown("FCM (Android)", try FCMRenderer.render(push, receiptID: FCMRenderer.receiptPlaceholder, now: now)?.jsonText),
             shown("Web Push", try WebPushRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder, now: now)?.payloadText),
             shown("WNS (Windows)", try WNSRenderer.render(push, receiptID: WNSRenderer.receiptPlaceholder, now: now).map {
                 String(decoding: $0.payload, as: UTF8.self)
             }),
         ]
+    }
+
+    /// An APNs payload with `aps.badge` written as the change (`"+1"`): the renderer checks a
+    /// relative badge with the largest number, which is no device's number.
+    static func relativeBadge(_ payload: String, delta: Int64) -> String {
+        guard case .object(var root)? = try? JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8)),
+            case .object(var aps)? = root["aps"]
+        else { return payload }
+        aps["badge"] = .string(badgeChange(delta))
+        root["aps"] = .object(aps)
+        return JSONValue.object(root).jsonText
+    }
+
+    /// A relative badge as a request writes it: `+1`, `-2`.
+    static func badgeChange(_ delta: Int64) -> String {
+        delta < 0 ? "\(delta)" : "+\(delta)"
     }
 }

@@ -8,7 +8,8 @@ import struct Foundation.UUID
 import class Foundation.JSONDecoder
 import class Foundation.JSONEncoder
 
-/// Devices: search and page them (the `/v2/registrations` filters), one device, a test push to it.
+/// Devices: search and page them (the `/v2/registrations` filters), one device with its badge
+/// count (reset as `PUT /admin/v1/apps/:app/devices/:device/badge` does), a test push to it.
 extension DashboardController {
     @Sendable func devicesPage(_ request: Request, context: Context) async throws -> Response {
         try await page(request) { signed in
@@ -50,8 +51,16 @@ extension DashboardController {
     @Sendable func devicePage(_ request: Request, context: Context) async throws -> Response {
         try await page(request) { signed in
             let (app, device) = try await self.device(signed, context)
-            let view: [String: Any] = ["csrf": signed.session.csrf, "device": Self.deviceView(device), "form": [String: String]()]
-            return pages.page("device", view, layout: try await layout(signed, title: "Device", app: app))
+            return try await devicePage(signed, app, device, form: [:], errors: [:])
+        }
+    }
+
+    /// Resets the device's badge count to 0, through the admin API's operation, and shows the page again.
+    @Sendable func resetBadge(_ request: Request, context: Context) async throws -> Response {
+        try await action(request) { signed, _ in
+            let (app, device) = try await self.device(signed, context)
+            try await signed.scope.setBadge(0, of: app, device: device.uuid)
+            return try await devicePage(signed, app, device, form: [:], errors: [:], notice: "The badge count is reset to 0.")
         }
     }
 
@@ -75,10 +84,7 @@ extension DashboardController {
             } catch {
                 guard let error = Self.formRefusal(error) else { throw error }
                 let errors = [error.field.map { $0.hasPrefix("message") ? "message" : $0 } ?? "message": error.message]
-                let view: [String: Any] = ["csrf": signed.session.csrf, "device": Self.deviceView(device), "form": form, "errors": errors]
-                return pages.page(
-                    "device", view, layout: try await layout(signed, title: "Device", app: app).merging(errorMessage(errors)) { $1 },
-                    status: error.status)
+                return try await devicePage(signed, app, device, form: form, errors: errors, status: error.status)
             }
         }
     }
@@ -89,6 +95,23 @@ extension DashboardController {
         struct Target: Encodable { var devices: [String] }
         var message: Message
         var target: Target
+    }
+
+    // MARK: Pages
+
+    /// One device: its facts, its badge count (autobadge) with the reset form, the test push form.
+    func devicePage(
+        _ signed: SignedIn, _ app: App, _ device: Device, form: [String: String], errors: [String: String],
+        notice: String? = nil, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let badge = try await signed.scope.badge(of: app, device: device.uuid).badge
+        let view: [String: Any] = [
+            "csrf": signed.session.csrf, "device": Self.deviceView(device), "form": form, "errors": errors,
+            "badge": String(badge), "badgeSet": badge != 0, "isIOS": device.platformType == .ios,
+        ]
+        var layout = try await layout(signed, title: "Device", app: app).merging(errorMessage(errors)) { $1 }
+        if let notice { layout["notice"] = notice }
+        return pages.page("device", view, layout: layout, status: status)
     }
 
     // MARK: Helpers

@@ -42,6 +42,9 @@ extension DashboardController {
         if let users = form["custom_user_ids"], !users.trimmingASCIIWhitespace().isEmpty {
             throw APIError.badRequest("a location push targets platforms and topics, not custom user ids", field: "target.custom_user_ids")
         }
+        if let audience = form["audience"], !audience.trimmingASCIIWhitespace().isEmpty {
+            throw APIError.badRequest("a location push targets platforms and topics, not an audience expression", field: "target.audience")
+        }
         guard let expiry = form["expiry"], !expiry.isEmpty else {
             throw APIError.badRequest("a location push needs an expiry time: the geofence is watched until then", field: "expiryTime")
         }

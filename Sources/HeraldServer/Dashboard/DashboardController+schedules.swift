@@ -81,6 +81,18 @@ extension DashboardController {
         if let topics = target?.topics, !topics.isEmpty { parts.append("topics " + topics.joined(separator: ", ")) }
         if let users = target?.customUserIDs, !users.isEmpty { parts.append("users " + users.joined(separator: ", ")) }
         if let devices = target?.devices, !devices.isEmpty { parts.append("\(devices.count) devices") }
+        if let audience = target?.audience, audience != .null { parts.append("audience " + audienceText(audience)) }
         return parts.isEmpty ? "every device" : parts.joined(separator: "; ")
     }
+
+    /// An audience expression on one line (`AudienceExpression.compactText`), at most
+    /// `audienceTextLimit` characters; as JSON if it does not read as one (it was checked when
+    /// stored, so it does).
+    static func audienceText(_ audience: JSONValue) -> String {
+        guard let expression = try? AudienceExpression.parse(audience, path: "target.audience") else { return audience.jsonText }
+        return expression.compactText(limit: audienceTextLimit)
+    }
+
+    /// The longest audience text a schedule's target line shows.
+    static var audienceTextLimit: Int { 300 }
 }

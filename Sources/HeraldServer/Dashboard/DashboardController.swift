@@ -62,6 +62,7 @@ struct DashboardController<Context: RequestContext>: Sendable {
         dashboard.get("apps/:app/devices", use: devicesPage)
         dashboard.get("apps/:app/devices/:device", use: devicePage)
         dashboard.post("apps/:app/devices/:device/push", use: testPush)
+        dashboard.post("apps/:app/devices/:device/badge", use: resetBadge)
         // Pushes
         dashboard.get("apps/:app/pushes", use: pushesPage)
         dashboard.get("apps/:app/pushes/:push", use: pushPage)

@@ -159,3 +159,47 @@ if (mapElement && window.L) {
   }
   mapElement.setAttribute("data-drawn", "true");
 }
+
+// The composer's audience count follows the target fields as they are typed: the form is posted
+// as "Preview audience" would post it (CSRF token included) and the count, or the refusal at the
+// audience field, is taken from the page the server answers (its text escaped there). Without a
+// script the "Preview audience" button does the same with a page load.
+const composer = document.getElementById("composer");
+const audiencePreview = composer && composer.querySelector(".audience-preview");
+if (audiencePreview) {
+  let timer = null;
+  let asked = 0;
+  // Puts the answer's element `id` (if any) in place of this page's, in `parent` before `before` (null: last).
+  const replace = (id, answer, parent, before) => {
+    const current = document.getElementById(id);
+    if (current) current.remove();
+    const found = answer.getElementById(id);
+    if (found) parent.insertBefore(document.adoptNode(found), before);
+    return found;
+  };
+  const count = async () => {
+    const question = ++asked;
+    const fields = new FormData(composer);
+    fields.set("action", "audience");
+    // (`composer.action` would be its buttons named "action", not the address.)
+    const response = await fetch(composer.getAttribute("action"), { method: "POST", body: new URLSearchParams(fields), credentials: "same-origin" });
+    const answer = new DOMParser().parseFromString(await response.text(), "text/html");
+    if (question !== asked) return; // a newer question is on its way
+    const audience = document.getElementById("audience");
+    if (replace("audience_error", answer, audiencePreview.parentNode, audiencePreview)) {
+      audience.setAttribute("aria-invalid", "true");
+      audience.setAttribute("aria-describedby", "audience_hint audience_error");
+    } else {
+      audience.removeAttribute("aria-invalid");
+      audience.setAttribute("aria-describedby", "audience_hint");
+    }
+    replace("audience-count", answer, audiencePreview, null);
+    audiencePreview.setAttribute("data-counted", String(question));
+  };
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => count().catch(() => audiencePreview.setAttribute("data-counted", "failed")), 400);
+  };
+  for (const name of ["audience", "topics", "custom_user_ids"]) composer.elements[name].addEventListener("input", later);
+  for (const box of composer.querySelectorAll("input[name^=platform_], #interactive_only")) box.addEventListener("change", later);
+}
