@@ -21,6 +21,9 @@ public struct Push: Sendable, Equatable {
     /// `custom.ios.badge`, typed: a number to show, or a change to each device's count
     /// (autobadge, applied per device at send time; see `PushRepository.badges`).
     public var badge: BadgeChange? = nil
+    /// `schedule`: a recurring schedule's rule. Not part of the stored push: the schedule's row
+    /// keeps it, and each occurrence's push is an ordinary one.
+    public var recurrence: Recurrence? = nil
 
     /// The iOS block of `message.custom`.
     public var ios: [String: JSONValue]? { custom["ios"]?.objectValue }
@@ -88,6 +91,7 @@ extension PushInput {
             throw ValidationError(code: "conflicting_fields", message: "give scheduleAt or scheduleIn, not both", field: "scheduleIn")
         }
         let extras = try validatedExtras()
+        let recurrence = try validatedRecurrence(now: now)
         var scheduledAt = scheduleAt
         if let scheduleIn {
             guard scheduleIn >= 0 else {
@@ -101,7 +105,7 @@ extension PushInput {
         return Push(
             body: body, custom: custom, audience: audience, audienceExpression: audienceExpression, expiresAt: expiryTime,
             scheduledAt: scheduledAt, validateOnly: validateOnly ?? false, localTime: extras.localTime,
-            ratePerSecond: extras.ratePerSecond, badge: badge)
+            ratePerSecond: extras.ratePerSecond, badge: badge, recurrence: recurrence)
     }
 
     /// A custom user id a push targets: storable, 1 to `Limits.customUserIDLength` characters.

@@ -58,11 +58,14 @@ public struct PushInput: Sendable, Equatable, Decodable {
     public var scheduleLocal: String?
     /// At most this many devices a second (Herald's addition).
     public var rate: Rate?
+    /// A recurring schedule (Herald's addition): `cron`, `time_zone`, `until`, `count`.
+    public var schedule: Schedule?
 
     enum CodingKeys: String, CodingKey {
         case message, target, expiryTime, scheduleAt, scheduleIn
         case validateOnly = "validate_only"
         case scheduleLocal, rate
+        case schedule
     }
 
     public init(
