@@ -25,15 +25,6 @@ import Glibc
         return id
     }
 
-    /// The alert bodies the mock APNs received.
-    static func bodies(_ setup: ServerProcessTests.Setup) throws -> [String] {
-        try setup.mock.received.map { received in
-            let payload = try JSONSerialization.jsonObject(with: Data(received.payload)) as? [String: Any]
-            return ((payload?["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String
-                ?? (payload?["aps"] as? [String: Any])?["alert"] as? String ?? ""
-        }
-    }
-
     @Test func twoServersOnOnePostgresFireEachOccurrenceExactlyOnce() async throws {
         guard Backend.available.contains(.postgres) else { return }
         try await ServerProcessTests().withSetup(.postgres) { setup in
@@ -66,7 +57,7 @@ import Glibc
                 #expect(try rows.allSatisfy { try $0.int("fired_count") == 1 && $0.string("state") == "scheduled" })
                 #expect(try rows.allSatisfy { try $0.int("next_at") > EpochClock.system.now.epochMilliseconds + 60_000 })
                 // Each body once at the mock.
-                let bodies = try Self.bodies(setup)
+                let bodies = try setup.alertBodies()
                 #expect(bodies.count == count)
                 #expect(Set(bodies) == Set((0..<count).map { "r\($0)" }))
                 first.kill(SIGTERM)
@@ -112,7 +103,7 @@ import Glibc
                 #expect(try await second.waitForExit().status == 0)
             }
             // Once, to both devices; the other was skipped, recorded, and moved to next year.
-            #expect(try Self.bodies(setup) == ["within", "within"])
+            #expect(try setup.alertBodies() == ["within", "within"])
             #expect(try await setup.db.database.query("SELECT COUNT(*) AS n FROM pushes").first?.int("n") == 1)
             let history = try await setup.db.database.query(
                 "SELECT schedule_id, state, due_at, skipped_until FROM push_schedule_slots ORDER BY schedule_id")

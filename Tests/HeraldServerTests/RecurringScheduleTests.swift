@@ -273,19 +273,7 @@ import Testing
             }
             for minute in 1...2 {
                 world.clock.set(Self.ms("2026-06-01T00:0\(minute):00Z"))
-                let fired = try await withThrowingTaskGroup(of: [FiredSlot].self) { group in
-                    for _ in 0..<6 {
-                        group.addTask {
-                            var mine: [FiredSlot] = []
-                            while true {
-                                let batch = try await world.store.schedules.fireDue(limit: 7)
-                                if batch.isEmpty { return mine }
-                                mine += batch
-                            }
-                        }
-                    }
-                    return try await group.reduce(into: []) { $0 += $1 }
-                }
+                let fired = try await world.fireConcurrently()
                 #expect(fired.count == count, "minute \(minute)")
                 #expect(Set(fired.map(\.scheduleID)).count == count)
                 #expect(Set(fired.map(\.dueAt)) == [world.clock.now])
