@@ -81,6 +81,11 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Seconds: a push scheduled closer than this (or in the past) is sent at once. (env: HERALD_SEND_IMMEDIATELY_WITHIN; default 60)")
     var sendImmediatelyWithin: Int64?
 
+    @Option(
+        name: .customLong("missed-occurrence-grace"),
+        help: "Seconds: a recurring schedule's occurrence missed by at most this much (every server down) still fires once; older ones are skipped and recorded. (default 3600)")
+    var missedOccurrenceGrace: Int64?
+
     @Option(name: .customLong("import-max-bytes"), help: "The largest device import body, in bytes (default 4 GiB).")
     var importMaxBytes: Int64 = 4 << 30
 
@@ -94,6 +99,12 @@ struct ServeCommand: AsyncParsableCommand {
         if let threshold {
             guard (0...86_400).contains(threshold) else { throw ValidationError("--send-immediately-within must be 0 to 86400 seconds") }
             configuration.scheduling.sendImmediatelyWithin = .seconds(threshold)
+        }
+        if let missedOccurrenceGrace {
+            guard (0...604_800).contains(missedOccurrenceGrace) else {
+                throw ValidationError("--missed-occurrence-grace must be 0 to 604800 seconds")
+            }
+            configuration.scheduling.missedOccurrenceGrace = .seconds(missedOccurrenceGrace)
         }
         configuration.host = host
         configuration.port = port

@@ -141,6 +141,17 @@ extension DashboardTests {
             #expect(try await post("/dashboard/apps/\(app)/schedules/\(places.schedule)/cancel", [:]).status == .seeOther)
             #expect(try await harness.store.schedules.find(id: places.schedule, applicationID: id) == nil)
 
+            // A recurring schedule shows its rule, and no time to change (its rule changes through PUT).
+            let recurring = try await client.execute(
+                uri: "/v1/push", method: .post, headers: basic(places.fixture.app.id.lowercasedString, places.fixture.apiKey),
+                body: body(#"{"message":{"body":"Weekly"},"target":{"platforms":["ios"]},"schedule":{"cron":"0 9 * * MON","time_zone":"Europe/Paris"}}"#)
+            ).json()
+            let recurringID = try #require(recurring["schedule_id"] as? String)
+            let recurringList = html(try await client.execute(uri: "/dashboard/apps/\(app)/schedules", method: .get, headers: Dashboard.cookie(session)))
+            #expect(recurringList.contains(#"<dd class="schedule-recurrence"><code>0 9 * * MON in Europe/Paris</code></dd>"#))
+            #expect(!recurringList.contains("schedule_at_\(recurringID)"))
+            #expect(try await post("/dashboard/apps/\(app)/schedules/\(recurringID)/cancel", [:]).status == .seeOther)
+
             // The composer's local time (each device's wall-clock time): one that is none is refused at the schedule.
             let morning = ["message": "Good morning", "platform_ios": "on", "schedule": "local", "action": "send"]
             var notATime = morning

@@ -67,4 +67,22 @@ struct ScheduleHarness: Sendable {
     func pushCount(_ app: Fixture? = nil) async throws -> Int64 {
         try await db.database.query("SELECT COUNT(*) AS n FROM pushes WHERE app_id = \((app ?? fixture).app.id)").first?.int("n") ?? 0
     }
+
+    /// `schedulers` tasks each calling `fireDue(limit:)` until nothing is due: every slot and
+    /// occurrence they fired, together.
+    func fireConcurrently(schedulers: Int = 6, limit: Int = 7) async throws -> [FiredSlot] {
+        try await withThrowingTaskGroup(of: [FiredSlot].self) { group in
+            for _ in 0..<schedulers {
+                group.addTask {
+                    var mine: [FiredSlot] = []
+                    while true {
+                        let batch = try await store.schedules.fireDue(limit: limit)
+                        if batch.isEmpty { return mine }
+                        mine += batch
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+    }
 }

@@ -53,11 +53,7 @@ import Glibc
                 #expect(try slots.first?.int("p") == Int64(count))
                 #expect(try (slots.first?.int("late") ?? .max) < 5_000)
                 // Each body once at the mock: no schedule fired twice, none was lost.
-                let bodies = try setup.mock.received.map { received in
-                    let payload = try JSONSerialization.jsonObject(with: Data(received.payload)) as? [String: Any]
-                    return ((payload?["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String
-                        ?? (payload?["aps"] as? [String: Any])?["alert"] as? String ?? ""
-                }
+                let bodies = try setup.alertBodies()
                 #expect(bodies.count == count)
                 #expect(Set(bodies) == Set((0..<count).map { "n\($0)" }))
                 // Both processes did part of the firing (not required for correctness; logged).
@@ -96,6 +92,17 @@ import Glibc
                 #expect(try await second.waitForExit().status == 0)
             }
             #expect(setup.mock.arrivals.count == 2)
+        }
+    }
+}
+
+extension ServerProcessTests.Setup {
+    /// The alert bodies the mock APNs received, in arrival order.
+    func alertBodies() throws -> [String] {
+        try mock.received.map { received in
+            let payload = try JSONSerialization.jsonObject(with: Data(received.payload)) as? [String: Any]
+            return ((payload?["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String
+                ?? (payload?["aps"] as? [String: Any])?["alert"] as? String ?? ""
         }
     }
 }

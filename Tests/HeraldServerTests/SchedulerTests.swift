@@ -81,19 +81,7 @@ import Testing
                     localTime: nil, slots: [PushSchedule.Slot(dueAt: due, timeZones: [])])
             }
             world.clock.advance(120_000)
-            let fired = try await withThrowingTaskGroup(of: [FiredSlot].self) { group in
-                for _ in 0..<6 {
-                    group.addTask {
-                        var mine: [FiredSlot] = []
-                        while true {
-                            let batch = try await world.store.schedules.fireDue(limit: 7)
-                            if batch.isEmpty { return mine }
-                            mine += batch
-                        }
-                    }
-                }
-                return try await group.reduce(into: []) { $0 += $1 }
-            }
+            let fired = try await world.fireConcurrently()
             #expect(fired.count == count)
             #expect(Set(fired.map(\.scheduleID)).count == count)
             #expect(try await world.pushCount() == Int64(count))

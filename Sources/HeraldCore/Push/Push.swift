@@ -23,6 +23,9 @@ public struct Push: Sendable, Equatable {
     public var badge: BadgeChange? = nil
     /// `quiet_time`: what a device's quiet time means for this push (`ignore` unless it says).
     public var quietTime: QuietTimePolicy = .ignore
+    /// `schedule`: a recurring schedule's rule. Not part of the stored push: the schedule's row
+    /// keeps it, and each occurrence's push is an ordinary one.
+    public var recurrence: Recurrence? = nil
 
     /// The iOS block of `message.custom`.
     public var ios: [String: JSONValue]? { custom["ios"]?.objectValue }
@@ -90,6 +93,7 @@ extension PushInput {
             throw ValidationError(code: "conflicting_fields", message: "give scheduleAt or scheduleIn, not both", field: "scheduleIn")
         }
         let extras = try validatedExtras()
+        let recurrence = try validatedRecurrence(now: now)
         var scheduledAt = scheduleAt
         if let scheduleIn {
             guard scheduleIn >= 0 else {
@@ -103,7 +107,7 @@ extension PushInput {
         return Push(
             body: body, custom: custom, audience: audience, audienceExpression: audienceExpression, expiresAt: expiryTime,
             scheduledAt: scheduledAt, validateOnly: validateOnly ?? false, localTime: extras.localTime,
-            ratePerSecond: extras.ratePerSecond, badge: badge, quietTime: try Push.quietTimePolicy(quietTime))
+            ratePerSecond: extras.ratePerSecond, badge: badge, quietTime: try Push.quietTimePolicy(quietTime), recurrence: recurrence)
     }
 
     /// A custom user id a push targets: storable, 1 to `Limits.customUserIDLength` characters.

@@ -61,12 +61,15 @@ public struct PushInput: Sendable, Equatable, Decodable {
     /// What a device's quiet time means for the push: `hold`, `silent` or `ignore` (Herald's
     /// addition), as given; read by `quietTimePolicy`.
     public var quietTime: JSONValue?
+    /// A recurring schedule (Herald's addition): `cron`, `time_zone`, `until`, `count`.
+    public var schedule: Schedule?
 
     enum CodingKeys: String, CodingKey {
         case message, target, expiryTime, scheduleAt, scheduleIn
         case validateOnly = "validate_only"
         case scheduleLocal, rate
         case quietTime = "quiet_time"
+        case schedule
     }
 
     public init(

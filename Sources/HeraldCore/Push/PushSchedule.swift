@@ -7,6 +7,8 @@ public enum PushSchedule: Sendable, Equatable {
     /// Epoch milliseconds.
     case at(Int64)
     case local(LocalDateTime)
+    /// Every occurrence of a recurring rule, each its own push.
+    case recurring(Recurrence)
 
     /// One firing of a local-time schedule: the instant, and the zones whose devices it reaches
     /// (`""` stands for devices without a zone when the app's default zone is in the group).
@@ -22,8 +24,9 @@ public enum PushSchedule: Sendable, Equatable {
 
     /// Decides when `push` is sent, received at `now` (epoch ms, as the push keeps its times): a
     /// time that is past or less than `sendImmediatelyWithin` away is sent now, as the Pivotal
-    /// server does.
+    /// server does. A recurring push is always a schedule.
     public static func of(_ push: Push, now: Int64, sendImmediatelyWithin: Duration) -> PushSchedule {
+        if let recurrence = push.recurrence { return .recurring(recurrence) }
         if let local = push.localTime { return .local(local) }
         guard let at = push.scheduledAt, Duration.milliseconds(at - now) > sendImmediatelyWithin else { return .now }
         return .at(at)

@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// It sleeps until the earliest pending slot, or until a schedule is made or changed (announced
 /// as `WorkKind.scheduledPushes`, by this process or, on PostgreSQL, another), but never longer
 /// than `SchedulingConfiguration.maximumSleep`. Idle, it asks the store nothing. Slots missed
-/// while no server ran are due at once at start-up. Several processes on one PostgreSQL database each fire disjoint slots (see
+/// while no server ran are due at once at start-up; a recurring schedule's missed occurrences
+/// fire once if within `SchedulingConfiguration.missedOccurrenceGrace`, else are skipped. Several processes on one PostgreSQL database each fire disjoint slots (see
 /// `ScheduleRepository.fireDue`).
 public struct SchedulerService: Service {
     let store: Store
@@ -58,7 +59,7 @@ public struct SchedulerService: Service {
     public func tick() async -> Duration {
         do {
             while !Task.isCancelled {
-                let fired = try await store.schedules.fireDue(limit: configuration.batchSize)
+                let fired = try await store.schedules.fireDue(limit: configuration.batchSize, grace: configuration.missedOccurrenceGrace)
                 for slot in fired {
                     metrics.schedulerLateness(.milliseconds(slot.firedAt - slot.dueAt))
                     logger.debug(

@@ -10,10 +10,19 @@ public struct SchedulingConfiguration: Sendable, Equatable {
     public var maximumSleep: Duration?
     /// Due slots fired in one transaction.
     public var batchSize: Int
+    /// A recurring schedule's occurrence found due at most this long ago still fires (the latest
+    /// one, once); older ones (every Herald process down, or far behind) are skipped and
+    /// recorded. One hour by default: late enough to survive a restart or a deploy, early enough
+    /// that yesterday's "good morning" is not sent in the evening.
+    public var missedOccurrenceGrace: Duration
 
-    public init(sendImmediatelyWithin: Duration = .seconds(60), maximumSleep: Duration? = nil, batchSize: Int = 200) {
+    public init(
+        sendImmediatelyWithin: Duration = .seconds(60), maximumSleep: Duration? = nil, batchSize: Int = 200,
+        missedOccurrenceGrace: Duration = .seconds(3600)
+    ) {
         self.sendImmediatelyWithin = sendImmediatelyWithin
         self.maximumSleep = maximumSleep
         self.batchSize = batchSize
+        self.missedOccurrenceGrace = missedOccurrenceGrace
     }
 }

@@ -24,7 +24,7 @@ extension PushScheduling {
     func change(id: String, applicationID: UUID, _ changes: [String: JSONValue], now: Int64) async throws -> StoredSchedule {
         let existing = try await schedule(id: id, applicationID: applicationID)
         var members = try existing.requestMembers()
-        let timing = ["scheduleAt", "scheduleIn", "scheduleLocal"]
+        let timing = ["scheduleAt", "scheduleIn", "scheduleLocal", "schedule"]
         if timing.contains(where: { changes[$0] != nil }) {
             for key in timing { members[key] = nil }
         }
@@ -32,6 +32,16 @@ extension PushScheduling {
         members["validate_only"] = nil
 
         let push = try Self.validate(members, now: now)
+        guard (push.recurrence != nil) == (existing.recurrence != nil) else {
+            throw APIError.badRequest(
+                existing.recurrence != nil
+                    ? "a recurring schedule stays recurring: change its schedule, or cancel it and send a new push"
+                    : "a one-time schedule cannot become recurring: cancel it and send a new push with schedule",
+                field: "schedule", code: "conflicting_fields")
+        }
+        if existing.recurrence != nil {
+            return try await changeRecurring(id: id, applicationID: applicationID, push, members: members, now: now)
+        }
         guard let plan = try await plan(push, request: members, applicationID: applicationID, now: now, sendNowAsSlot: true) else {
             throw APIError.notFound("schedule")
         }
@@ -39,7 +49,43 @@ extension PushScheduling {
             id: id, applicationID: applicationID, AcceptedPush(push, request: plan.request), localTime: plan.localTime, slots: plan.slots)
         {
         case .changed(let schedule): return schedule
+        case .notFound, .notRecurring: throw APIError.notFound("schedule")
+        }
+    }
+
+    /// A recurring schedule's change: the new rule runs from its first occurrence after now.
+    private func changeRecurring(
+        id: String, applicationID: UUID, _ push: Push, members: [String: JSONValue], now: Int64
+    ) async throws -> StoredSchedule {
+        guard let plan = try await plan(push, request: members, applicationID: applicationID, now: now, sendNowAsSlot: true),
+            let recurrence = plan.recurrence
+        else {
+            throw APIError.notFound("schedule")
+        }
+        switch try await store.schedules.updateRecurring(
+            id: id, applicationID: applicationID, AcceptedPush(push, request: plan.request), recurrence: recurrence)
+        {
+        case .changed(let schedule): return schedule
+        case .notFound, .notRecurring: throw APIError.notFound("schedule")
+        }
+    }
+
+    /// Pauses a recurring schedule; 409 for a one-time one.
+    func pause(id: String, applicationID: UUID) async throws -> StoredSchedule {
+        try Self.answer(try await store.schedules.pause(id: id, applicationID: applicationID), "paused")
+    }
+
+    /// Resumes a paused recurring schedule from its next occurrence after now; 409 for a
+    /// one-time one.
+    func resume(id: String, applicationID: UUID) async throws -> StoredSchedule {
+        try Self.answer(try await store.schedules.resume(id: id, applicationID: applicationID), "resumed")
+    }
+
+    private static func answer(_ change: ScheduleChange, _ verb: String) throws -> StoredSchedule {
+        switch change {
+        case .changed(let schedule): return schedule
         case .notFound: throw APIError.notFound("schedule")
+        case .notRecurring: throw APIError.conflict("only a recurring schedule can be \(verb)")
         }
     }
 

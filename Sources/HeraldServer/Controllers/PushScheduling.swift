@@ -17,6 +17,9 @@ struct PushScheduling: Sendable {
         var request: [String: JSONValue]
         var localTime: String?
         var slots: [PushSchedule.Slot]
+        /// A recurring schedule's rule (zone resolved) and first occurrence; `slots` is empty.
+        var recurrence: StoredRecurrence? = nil
+        var nextAt: Int64? = nil
     }
 
     /// Stores `push` as a schedule when it is for later; nil when it is to be sent now. `request`
@@ -26,6 +29,10 @@ struct PushScheduling: Sendable {
         guard let plan = try await plan(push, request: try Self.object(request), applicationID: applicationID, now: now, sendNowAsSlot: false)
         else {
             return nil
+        }
+        if let recurrence = plan.recurrence, let nextAt = plan.nextAt {
+            return try await store.schedules.createRecurring(
+                applicationID: applicationID, AcceptedPush(push, request: plan.request), recurrence: recurrence, nextAt: nextAt)
         }
         return try await store.schedules.create(
             applicationID: applicationID, AcceptedPush(push, request: plan.request), localTime: plan.localTime, slots: plan.slots)
@@ -53,7 +60,32 @@ struct PushScheduling: Sendable {
             let zones = TimeZone.knownTimeZoneIdentifiers + (try await store.devices.timeZones(applicationID: applicationID))
             let slots = PushSchedule.slots(for: local, defaultZone: settings.defaultTimeZone, zones: zones)
             return Plan(request: members, localTime: local.description, slots: slots)
+        case .recurring(let recurrence):
+            return try await recurringPlan(recurrence, request: members, applicationID: applicationID, now: now)
         }
+    }
+
+    /// A recurring schedule's plan: its zone (the app's default when the push names none, then
+    /// shown in the stored request) and its first occurrence after `now`; none before `until`
+    /// is a 409 naming `schedule.until`.
+    private func recurringPlan(
+        _ recurrence: Recurrence, request: [String: JSONValue], applicationID: UUID, now: Int64
+    ) async throws -> Plan {
+        var members = request
+        var zone = recurrence.timeZone
+        if zone == nil {
+            zone = try await store.deliverySettings.find(applicationID: applicationID).defaultTimeZone
+        }
+        let stored = StoredRecurrence(recurrence, zone: zone ?? "UTC")
+        if case .object(var schedule) = members["schedule"] {
+            schedule["time_zone"] = .string(stored.timeZone)
+            members["schedule"] = .object(schedule)
+        }
+        guard let next = stored.next(after: now) else {
+            throw ValidationError(
+                code: "no_occurrence", message: "no occurrence of schedule.cron comes before schedule.until", field: "schedule.until")
+        }
+        return Plan(request: members, localTime: nil, slots: [], recurrence: stored, nextAt: next)
     }
 
     /// The members of a JSON object request.

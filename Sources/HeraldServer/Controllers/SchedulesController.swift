@@ -6,8 +6,9 @@ import struct Foundation.Data
 import class Foundation.JSONDecoder
 import class Foundation.JSONEncoder
 
-/// `GET /v1/schedules` and `GET`/`PUT`/`DELETE /v1/schedules/:schedule_id`, with app credentials:
-/// the app's pushes still to be sent. Another app's schedule, or one that has fired or been
+/// `GET /v1/schedules`, `GET`/`PUT`/`DELETE /v1/schedules/:schedule_id` and, for a recurring
+/// schedule, `POST /v1/schedules/:schedule_id/pause` and `…/resume`, with app credentials: the
+/// app's pushes still to be sent. Another app's schedule, or one that has fired, ended or been
 /// cancelled, is not found.
 struct SchedulesController<Context: RequestContext>: Sendable {
     let auth: Authenticator
@@ -19,30 +20,108 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         router.get("v1/schedules/:schedule_id", use: get)
         router.put("v1/schedules/:schedule_id", use: update)
         router.delete("v1/schedules/:schedule_id", use: cancel)
+        router.post("v1/schedules/:schedule_id/pause", use: pause)
+        router.post("v1/schedules/:schedule_id/resume", use: resume)
     }
 
-    /// A schedule as the API shows it: the push as stored under `push`.
+    /// The past occurrences `GET /v1/schedules/:schedule_id` shows, and the next ones.
+    static var pastShown: Int { 20 }
+    static var nextShown: Int { 5 }
+
+    /// A schedule as the API shows it: the push as stored under `push`; a recurring one's rule,
+    /// progress and next occurrences under `recurrence`, and (one schedule's `GET`) its past
+    /// occurrences, latest first.
     struct ScheduleView: ResponseEncodable {
         var scheduleID: String
         /// Epoch ms of the next firing.
         var scheduledFor: Int64
         var push: JSONValue
+        var recurrence: RecurrenceView?
+        var occurrences: [OccurrenceView]?
 
         enum CodingKeys: String, CodingKey {
-            case scheduleID = "schedule_id", scheduledFor = "scheduled_for", push
+            case scheduleID = "schedule_id", scheduledFor = "scheduled_for", push, recurrence, occurrences
         }
 
-        init(_ schedule: StoredSchedule) throws {
+        /// - Parameter now: epoch ms, from which a paused schedule's next occurrences are counted.
+        init(_ schedule: StoredSchedule, now: Int64, past: [PastOccurrence]? = nil) throws {
             scheduleID = schedule.id
             scheduledFor = schedule.scheduledFor
             push = .object(try schedule.requestMembers())
+            recurrence = schedule.recurrence.map { RecurrenceView($0, next: schedule.scheduledFor, now: now) }
+            occurrences = past.map { $0.map(OccurrenceView.init) }
+        }
+    }
+
+    struct RecurrenceView: Encodable {
+        var cron: String
+        var timeZone: String
+        var until: Int64?
+        var count: Int?
+        /// Occurrences fired so far.
+        var fired: Int
+        var paused: Bool
+        /// The next occurrences (epoch ms): from `scheduled_for`, or while paused from now (where
+        /// a resume would start).
+        var nextOccurrences: [Int64]
+
+        enum CodingKeys: String, CodingKey {
+            case cron, timeZone = "time_zone", until, count, fired, paused, nextOccurrences = "next_occurrences"
+        }
+
+        init(_ recurrence: StoredRecurrence, next: Int64, now: Int64) {
+            cron = recurrence.cron
+            timeZone = recurrence.timeZone
+            until = recurrence.until
+            count = recurrence.count
+            fired = recurrence.firedCount
+            paused = recurrence.paused
+            nextOccurrences = recurrence.upcoming(after: recurrence.paused ? now : next - 1, limit: SchedulesController.nextShown)
+        }
+    }
+
+    /// A past occurrence: fired, with its receipt and counters, or skipped (missed beyond the
+    /// grace window), with every occurrence up to `skipped_until`.
+    struct OccurrenceView: Encodable {
+        var dueAt: Int64
+        var state: String
+        var firedAt: Int64?
+        var receiptID: String?
+        var status: String?
+        var targeted: Int?
+        var delivered: Int?
+        var failed: Int?
+        var skippedAt: Int64?
+        var skippedUntil: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case dueAt = "due_at", state, firedAt = "fired_at", receiptID = "receipt_id", status, targeted, delivered, failed
+            case skippedAt = "skipped_at", skippedUntil = "skipped_until"
+        }
+
+        init(_ occurrence: PastOccurrence) {
+            dueAt = occurrence.dueAt
+            state = occurrence.state.rawValue
+            switch occurrence.state {
+            case .fired:
+                firedAt = occurrence.recordedAt
+                receiptID = occurrence.pushID
+                status = occurrence.status
+                targeted = occurrence.targeted
+                delivered = occurrence.delivered
+                failed = occurrence.failed
+            case .skipped:
+                skippedAt = occurrence.recordedAt
+                skippedUntil = occurrence.skippedUntil
+            }
         }
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         let app = try await auth.application(request)
         // The Pivotal API answers a bare list.
-        let views = try await scheduling.schedules(applicationID: app.id).map(ScheduleView.init)
+        let now = clock.now.epochMilliseconds
+        let views = try await scheduling.schedules(applicationID: app.id).map { try ScheduleView($0, now: now) }
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(views))))
@@ -50,7 +129,21 @@ struct SchedulesController<Context: RequestContext>: Sendable {
 
     @Sendable func get(_ request: Request, context: Context) async throws -> ScheduleView {
         let app = try await auth.application(request)
-        return try ScheduleView(try await scheduling.schedule(id: try scheduleID(context), applicationID: app.id))
+        let schedule = try await scheduling.schedule(id: try scheduleID(context), applicationID: app.id)
+        let past = schedule.recurrence == nil ? nil : try await scheduling.store.schedules.pastOccurrences(scheduleID: schedule.id, limit: Self.pastShown)
+        return try ScheduleView(schedule, now: clock.now.epochMilliseconds, past: past)
+    }
+
+    /// Pauses a recurring schedule (409 for a one-time one).
+    @Sendable func pause(_ request: Request, context: Context) async throws -> ScheduleView {
+        let app = try await auth.application(request)
+        return try ScheduleView(try await scheduling.pause(id: try scheduleID(context), applicationID: app.id), now: clock.now.epochMilliseconds)
+    }
+
+    /// Resumes a paused recurring schedule from its next occurrence after now.
+    @Sendable func resume(_ request: Request, context: Context) async throws -> ScheduleView {
+        let app = try await auth.application(request)
+        return try ScheduleView(try await scheduling.resume(id: try scheduleID(context), applicationID: app.id), now: clock.now.epochMilliseconds)
     }
 
     /// Changes the time, message or target (`PushScheduling.change`).
@@ -61,7 +154,8 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         guard let changes = try await request.decodeJSON(JSONValue.self).objectValue else {
             throw APIError.badRequest("the request body must be a JSON object", code: "invalid_json")
         }
-        return try ScheduleView(try await scheduling.change(id: id, applicationID: app.id, changes, now: clock.now.epochMilliseconds))
+        let now = clock.now.epochMilliseconds
+        return try ScheduleView(try await scheduling.change(id: id, applicationID: app.id, changes, now: now), now: now)
     }
 
     @Sendable func cancel(_ request: Request, context: Context) async throws -> Response {

@@ -58,6 +58,10 @@ extension DashboardController {
                 ]
                 // Only a scheduleLocal push says so (Mustache takes an empty string as true).
                 if let local = schedule.localTime { row["local"] = local }
+                // A recurring schedule: its rule instead of a time to change (PUT changes its rule).
+                if let recurrence = schedule.recurrence {
+                    row["recurring"] = "\(recurrence.cron) in \(recurrence.timeZone)" + (recurrence.paused ? ", paused" : "")
+                }
                 if failed?.id == schedule.id { row["error"] = failed?.error.message }
                 return row
             },

@@ -61,12 +61,13 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
     /// say: a platform other than the credentials' (`platform_mismatch`, 403: not what these
     /// credentials may do), and 409 for what conflicts with the clock or the stored data: a time
     /// already past (`in_the_past`), an end not after its start (`invalid_range`), a location the
-    /// application does not have (`unknown_location`).
+    /// application does not have (`unknown_location`), a recurring schedule with no occurrence
+    /// left before its end (`no_occurrence`).
     init(_ error: ValidationError) {
         let status: HTTPResponse.Status =
             switch error.code {
             case "platform_mismatch": .forbidden
-            case "in_the_past", "invalid_range", "unknown_location": .conflict
+            case "in_the_past", "invalid_range", "unknown_location", "no_occurrence": .conflict
             default: .badRequest
             }
         self.init(status, code: error.code, message: error.message, field: error.field)

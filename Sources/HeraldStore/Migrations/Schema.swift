@@ -419,5 +419,23 @@ public enum Schema {
             // receipt shows its devices as pending, due at its `available_at`.
             "ALTER TABLE push_jobs ADD COLUMN quiet {int} NOT NULL DEFAULT 0",
         ]),
+        // MARK: Recurring schedules
+        Migration(version: 14, name: "recurring schedules", statements: [
+            // A recurring schedule is one push_schedules row with its rule (`cron` in
+            // `cron_time_zone`, ended by `until_at` or after `max_count` pushes) and `next_at`,
+            // the occurrence still to fire: firing it and moving `next_at` on happen in one
+            // transaction under the row's lock, so the update is the claim. `state` adds paused
+            // and ended. Its occurrences, fired or skipped, are push_schedule_slots rows.
+            "ALTER TABLE push_schedules ADD COLUMN cron TEXT",
+            "ALTER TABLE push_schedules ADD COLUMN cron_time_zone TEXT",
+            "ALTER TABLE push_schedules ADD COLUMN until_at {int}",
+            "ALTER TABLE push_schedules ADD COLUMN max_count {int}",
+            "ALTER TABLE push_schedules ADD COLUMN fired_count {int} NOT NULL DEFAULT 0",
+            "ALTER TABLE push_schedules ADD COLUMN next_at {int}",
+            "CREATE INDEX push_schedules_next ON push_schedules (state, next_at)",
+            // A skipped occurrence (missed beyond the grace window): every occurrence from
+            // `due_at` up to, not including, `skipped_until` was skipped.
+            "ALTER TABLE push_schedule_slots ADD COLUMN skipped_until {int}",
+        ]),
     ]
 }

@@ -16,6 +16,9 @@ public struct StoredSchedule: Sendable, Equatable {
     public var scheduledFor: Int64
     public var createdAt: Int64
     public var updatedAt: Int64
+    /// A recurring schedule's rule and progress; nil for a one-time schedule. For a recurring
+    /// one, `scheduledFor` is the next occurrence (while paused: the one the pause held back).
+    public var recurrence: StoredRecurrence? = nil
 
     /// The request as the API shows it, without checking it again.
     public func requestMembers() throws(StoredPushError) -> [String: JSONValue] {
@@ -37,6 +40,8 @@ public enum ScheduleChange: Sendable, Equatable {
     case changed(StoredSchedule)
     /// No such schedule for this app, or it has fired or been cancelled.
     case notFound
+    /// Pausing or resuming a one-time schedule.
+    case notRecurring
 }
 
 /// Scheduled pushes, and their firing into accepted pushes.
@@ -52,7 +57,10 @@ public struct ScheduleRepository: Sendable {
     /// the delivery workers.
     let work: WorkSignals
 
-    private static let scheduleColumns = "s.id, s.app_id, s.request, s.expires_at, s.local_time, s.created_at, s.updated_at"
+    static let scheduleColumns = """
+        s.id, s.app_id, s.request, s.expires_at, s.local_time, s.created_at, s.updated_at, s.state, s.cron, s.cron_time_zone,
+        s.until_at, s.max_count, s.fired_count, s.next_at
+        """
 
     /// Stores a schedule with its slots; returns it. `local` marks the slots' zone lists as
     /// meaningful (a local-time schedule); otherwise there is one slot, for every device.
@@ -78,11 +86,14 @@ public struct ScheduleRepository: Sendable {
 
     /// The app's schedules still to fire, soonest first.
     public func list(applicationID: UUID) async throws -> [StoredSchedule] {
+        // A one-time schedule is listed while it has a pending slot, a recurring one (`next_at`)
+        // while it is scheduled or paused.
         try await database.query("""
-            SELECT \(unsafeRaw: Self.scheduleColumns), MIN(l.due_at) AS scheduled_for
-            FROM push_schedules s JOIN push_schedule_slots l ON l.schedule_id = s.id AND l.state = 'pending'
-            WHERE s.app_id = \(applicationID) AND s.state = 'scheduled'
+            SELECT \(unsafeRaw: Self.scheduleColumns), COALESCE(s.next_at, MIN(l.due_at)) AS scheduled_for
+            FROM push_schedules s LEFT JOIN push_schedule_slots l ON l.schedule_id = s.id AND l.state = 'pending'
+            WHERE s.app_id = \(applicationID) AND s.state IN ('scheduled', 'paused')
             GROUP BY \(unsafeRaw: Self.scheduleColumns)
+            HAVING COALESCE(s.next_at, MIN(l.due_at)) IS NOT NULL
             ORDER BY scheduled_for, s.id
             """
         ).map(Self.schedule)
@@ -123,7 +134,8 @@ public struct ScheduleRepository: Sendable {
     ) async throws -> ScheduleChange {
         try await database.transaction { connection in
             let owned = try await connection.query("""
-                SELECT id FROM push_schedules WHERE id = \(id) AND app_id = \(applicationID) AND state = 'scheduled'\(unsafeRaw: lock)
+                SELECT id FROM push_schedules
+                WHERE id = \(id) AND app_id = \(applicationID) AND state = 'scheduled' AND cron IS NULL\(unsafeRaw: lock)
                 """)
             guard !owned.isEmpty else { return .notFound }
             // The schedule's row is locked first (changes of one schedule take turns); a scheduler
@@ -147,9 +159,16 @@ public struct ScheduleRepository: Sendable {
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         return try await database.transaction { connection in
             let owned = try await connection.query("""
-                SELECT id FROM push_schedules WHERE id = \(id) AND app_id = \(applicationID) AND state = 'scheduled'\(unsafeRaw: lock)
+                SELECT id, cron FROM push_schedules
+                WHERE id = \(id) AND app_id = \(applicationID) AND state IN ('scheduled', 'paused')\(unsafeRaw: lock)
                 """)
-            guard !owned.isEmpty else { return false }
+            guard let row = owned.first else { return false }
+            if try row.optionalString("cron") != nil {
+                // A recurring schedule: no occurrence fires after this (a firing holds the row).
+                try await connection.query(
+                    "UPDATE push_schedules SET state = 'cancelled', next_at = NULL, updated_at = \(time) WHERE id = \(id)")
+                return true
+            }
             let cancelled = try await connection.query(
                 "UPDATE push_schedule_slots SET state = 'cancelled' WHERE schedule_id = \(id) AND state = 'pending' RETURNING id")
             guard !cancelled.isEmpty else { return false }
@@ -160,8 +179,16 @@ public struct ScheduleRepository: Sendable {
     }
 
     /// Fires up to `limit` due slots, soonest first: each becomes an accepted push (push row,
-    /// its zones, fan-out job due now) in the transaction that marks it fired.
-    public func fireDue(limit: Int) async throws -> [FiredSlot] {
+    /// its zones, fan-out job due now) in the transaction that marks it fired. Then as many due
+    /// recurring occurrences (`fireDueOccurrences`), with `grace` as their grace window.
+    public func fireDue(limit: Int, grace: Duration = .seconds(3600)) async throws -> [FiredSlot] {
+        let slots = try await fireDueSlots(limit: limit)
+        let occurrences = try await fireDueOccurrences(limit: limit, grace: grace)
+        return slots + occurrences
+    }
+
+    /// The one-time (and local-time) slots of `fireDue`.
+    private func fireDueSlots(limit: Int) async throws -> [FiredSlot] {
         let time = clock.now.epochMilliseconds
         let skip = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let fired = try await database.transaction { connection -> [FiredSlot] in
@@ -205,9 +232,13 @@ public struct ScheduleRepository: Sendable {
         return fired
     }
 
-    /// When the next pending slot is due (epoch ms), if any.
+    /// When the next pending slot or recurring occurrence is due (epoch ms), if any.
     public func nextDue() async throws -> Int64? {
-        try await database.query("SELECT MIN(due_at) AS due FROM push_schedule_slots WHERE state = 'pending'").first?.optionalInt("due")
+        let slot = try await database.query("SELECT MIN(due_at) AS due FROM push_schedule_slots WHERE state = 'pending'").first?
+            .optionalInt("due")
+        let occurrence = try await database.query("SELECT MIN(next_at) AS due FROM push_schedules WHERE state = 'scheduled'").first?
+            .optionalInt("due")
+        return [slot, occurrence].compactMap { $0 }.min()
     }
 
     /// The fired slots of a schedule, soonest first (tests, benchmarks).
@@ -242,19 +273,28 @@ public struct ScheduleRepository: Sendable {
 
     static func find(_ connection: any SQLExecutor, id: String, applicationID: UUID) async throws -> StoredSchedule? {
         try await connection.query("""
-            SELECT \(unsafeRaw: scheduleColumns), MIN(l.due_at) AS scheduled_for
-            FROM push_schedules s JOIN push_schedule_slots l ON l.schedule_id = s.id AND l.state = 'pending'
-            WHERE s.id = \(id) AND s.app_id = \(applicationID) AND s.state = 'scheduled'
+            SELECT \(unsafeRaw: scheduleColumns), COALESCE(s.next_at, MIN(l.due_at)) AS scheduled_for
+            FROM push_schedules s LEFT JOIN push_schedule_slots l ON l.schedule_id = s.id AND l.state = 'pending'
+            WHERE s.id = \(id) AND s.app_id = \(applicationID) AND s.state IN ('scheduled', 'paused')
             GROUP BY \(unsafeRaw: scheduleColumns)
+            HAVING COALESCE(s.next_at, MIN(l.due_at)) IS NOT NULL
             """
         ).first.map(schedule)
     }
 
     static func schedule(_ row: SQLRow) throws -> StoredSchedule {
-        StoredSchedule(
+        var recurrence: StoredRecurrence?
+        if let cron = try row.optionalString("cron") {
+            recurrence = StoredRecurrence(
+                cron: cron, timeZone: try row.optionalString("cron_time_zone") ?? "UTC", until: try row.optionalInt("until_at"),
+                count: try row.optionalInt("max_count").map(Int.init), firedCount: Int(try row.int("fired_count")),
+                paused: try row.string("state") == "paused")
+        }
+        return StoredSchedule(
             id: try row.string("id"), applicationID: try row.uuid("app_id"), request: try row.string("request"),
             expiresAt: try row.optionalInt("expires_at"), localTime: try row.optionalString("local_time"),
-            scheduledFor: try row.int("scheduled_for"), createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"))
+            scheduledFor: try row.int("scheduled_for"), createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"),
+            recurrence: recurrence)
     }
 }
 

@@ -16,7 +16,8 @@ public struct WorkKind: Hashable, Sendable, CustomStringConvertible {
     /// Push delivery jobs (`push_jobs`): fan-outs and batches, due now or later (retries,
     /// throttled batches, geofence-update pushes).
     public static let deliveryJobs = WorkKind("push_jobs")
-    /// Schedule slots (`push_schedule_slots`): the scheduler sleeps until the earliest.
+    /// Schedule slots (`push_schedule_slots`) and recurring schedules' next occurrences
+    /// (`push_schedules.next_at`): the scheduler sleeps until the earliest.
     public static let scheduledPushes = WorkKind("schedules")
     /// Webhook deliveries (`webhook_deliveries`): new events, and retries due later.
     public static let webhookEvents = WorkKind("webhooks")
