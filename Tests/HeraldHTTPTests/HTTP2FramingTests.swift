@@ -146,4 +146,49 @@ import Testing
         decoder.append(ping)
         #expect(throws: HTTP2ProtocolError.self) { try decoder.nextFrame() }
     }
+
+    /// The fields a batch's blocks share are encoded once and their bytes reused while they are
+    /// references alone; a block that inserts into the table in between, or a new table size,
+    /// must not leave stale references behind: a server's decoder reads every block back whole.
+    @Test func sharedFieldsAreReusedOnlyWhileTheTableStaysAsItWas() throws {
+        var encoder = HTTP2FrameEncoder()
+        var server = HPACKDecoder(allocator: ByteBufferAllocator())
+        func request(_ token: Int, topic: String) -> HPACKHeaders {
+            var headers = HPACKHeaders()
+            headers.add(name: ":path", value: "/3/device/\(token)", indexing: .nonIndexable)
+            for (name, value) in [
+                (":method", "POST"), (":scheme", "https"), (":authority", "api.push.apple.com"), ("apns-topic", topic),
+                ("apns-push-type", "alert"), ("apns-priority", "10"), ("content-length", "200"), ("authorization", "bearer x.y.z"),
+            ] {
+                headers.add(name: name, value: value)
+            }
+            return headers
+        }
+        var sizes: [Int] = []
+        let topics = ["a", "a", "a", "a", "b", "b", "a", "a", "resize", "a", "a"]
+        for (token, topic) in topics.enumerated() {
+            if topic == "resize" {
+                encoder.setHeaderTableSize(200)
+                continue
+            }
+            let headers = request(token, topic: topic)
+            var bytes = ByteBuffer()
+            try encoder.writeHeaders(headers, streamID: Int32(2 * token + 1), endStream: false, into: &bytes)
+            sizes.append(bytes.readableBytes)
+            bytes.moveReaderIndex(forwardBy: 9)
+            let decoded = try server.decodeHeaders(from: &bytes)
+            #expect(decoded.map { "\($0.name): \($0.value)" } == headers.map { "\($0.name): \($0.value)" }, "block \(token), topic \(topic)")
+        }
+        // Once in the table the shared fields cost a byte each: the later blocks are short.
+        #expect(sizes[2] < sizes[0] / 2)
+    }
+
+    @Test func onlyIndexedReferencesLeaveTheTableAlone() {
+        let view = { (bytes: [UInt8]) in ByteBuffer(bytes: bytes).readableBytesView[...] }
+        #expect(HTTP2FrameEncoder.onlyReferences(view([0x82, 0x87, 0xBE])))
+        #expect(HTTP2FrameEncoder.onlyReferences(view([0xFF, 0x81, 0x01, 0x82])), "an index of 127 + 129")
+        #expect(!HTTP2FrameEncoder.onlyReferences(view([0x82, 0x44, 0x01, 0x61])), "a literal with incremental indexing")
+        #expect(!HTTP2FrameEncoder.onlyReferences(view([0x04, 0x01, 0x61])), "a literal without indexing")
+        #expect(HTTP2FrameEncoder.onlyReferences(view([])))
+    }
 }
