@@ -1,7 +1,6 @@
 import HeraldCore
 import NIOCore
 import NIOHPACK
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
@@ -90,7 +89,7 @@ final class HTTP2Connection: Sendable {
         return connection
     }
 
-    /// TLS (SNI for a host name), a check that ALPN chose h2, HTTP/2 and the request handler.
+    /// TLS (SNI for a host name), a check that ALPN chose h2, and the HTTP/2 handler.
     /// Call on the channel's loop; the future completes when the TLS handshake has.
     private static func addHTTP2Handlers(
         to channel: any Channel, host: String, sslContext: NIOSSLContext, deadline: NIODeadline, requestTimeout: TimeAmount,
@@ -107,18 +106,8 @@ final class HTTP2Connection: Sendable {
                 guard case TLSUserEvent.handshakeCompleted(let chosen) = event else { return nil }
                 return chosen == "h2" ? .success(()) : .failure(HTTP2ConnectionError(.http2NotOffered(chosen)))
             })
-        try sync.addHandler(FlushCoalescingHandler())
-        try sync.addHandler(
-            NIOHTTP2Handler(
-                mode: .client,
-                initialSettings: [
-                    HTTP2Setting(parameter: .enablePush, value: 0),
-                    HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
-                    HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
-                    HTTP2Setting(parameter: .maxHeaderListSize, value: 1 << 16),
-                ],
-                headerBlockValidation: validatesHeaderBlocks ? .enabled : .disabled))
-        try sync.addHandler(HTTP2ConnectionHandler(requestTimeout: requestTimeout))
+        // HTTP/2 itself, framed on the TLS bytes (see `HTTP2Wire` for why not swift-nio-http2's handler).
+        try sync.addHandler(HTTP2ConnectionHandler(requestTimeout: requestTimeout, validatesHeaderBlocks: validatesHeaderBlocks))
         return negotiated.futureResult
     }
 

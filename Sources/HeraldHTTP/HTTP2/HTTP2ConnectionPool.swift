@@ -40,13 +40,11 @@ public final class HTTP2ConnectionPool: Sendable {
     ///   - requestTimeout: how long a request may wait for its answer before it fails unanswered
     ///     (and its connection takes no more requests).
     ///   - maximumConnections: connections opened at most while the open ones are full.
-    ///   - loadPerConnection: requests given to one connection before another is opened:
-    ///     swift-nio-http2's per-stream bookkeeping grows with the streams open on a connection,
-    ///     so a few connections with a few hundred streams each go faster than one with a thousand.
-    ///   - validatesHeaderBlocks: whether swift-nio-http2 checks every header block sent and
+    ///   - loadPerConnection: requests given to one connection before another is opened, so that
+    ///     the work spreads over a few connections (and event loops).
+    ///   - validatesHeaderBlocks: whether each connection checks every header block sent and
     ///     received against RFC 9113 §8.2 (field names, values, pseudo-headers). A client whose
-    ///     headers are all composed from values validated when they were accepted may turn it off:
-    ///     the check costs about a tenth of an APNs fan-out's CPU.
+    ///     headers are all composed from values validated when they were accepted may turn it off.
     public init(
         host: String, port: Int, sslContext: NIOSSLContext, proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10),
         requestTimeout: TimeAmount = .seconds(30), maximumConnections: Int = 4, loadPerConnection: Int = 250,

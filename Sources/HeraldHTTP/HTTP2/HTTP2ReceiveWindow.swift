@@ -2,7 +2,8 @@ import NIOHTTP2
 
 /// The connection-level receive window of an HTTP/2 endpoint that reads frames without
 /// swift-nio-http2's stream multiplexer, which would otherwise grant it: Herald's provider
-/// connections (`HTTP2ConnectionHandler`) and the mock APNs' connections.
+/// connections (`HTTP2ConnectionHandler`, which frames HTTP/2 itself) and the mock APNs'
+/// connections.
 ///
 /// The window opens to `size` at the start (HTTP/2 starts every connection at 65,535 bytes) and
 /// is topped up once a quarter of it has been used.
@@ -20,9 +21,16 @@ public struct HTTP2ReceiveWindow: Sendable {
     /// Counts a DATA frame against the window (its padding and pad-length byte count too,
     /// RFC 9113 §6.1); returns the WINDOW_UPDATE to send when one is due.
     public mutating func received(_ data: HTTP2Frame.FramePayload.Data) -> HTTP2Frame? {
-        unacknowledged += data.data.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
+        received(bytes: data.data.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0))
+            .map { HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: $0)) }
+    }
+
+    /// Counts `bytes` of DATA (payload, padding and pad-length byte) against the window; returns
+    /// the increment of the WINDOW_UPDATE to send when one is due.
+    public mutating func received(bytes: Int) -> Int? {
+        unacknowledged += bytes
         guard unacknowledged >= Self.size / 4 else { return nil }
         defer { unacknowledged = 0 }
-        return HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledged))
+        return unacknowledged
     }
 }
