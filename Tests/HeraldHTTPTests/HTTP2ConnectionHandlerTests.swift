@@ -258,4 +258,15 @@ import Testing
         #expect(Self.describe(batch.results) == ["failed"])
         #expect(connection.handler.openStreams == 0)
     }
+
+    /// HTTP/2 field names are lowercase tokens (RFC 9113 §8.2.1).
+    @Test(arguments: ["X-Note", "x note", "x:note"])
+    func aFieldNameThatIsNotALowercaseTokenFailsWithoutAStream(name: String) throws {
+        let connection = try Connection(validatesHeaderBlocks: true)
+        try connection.settings(maxConcurrentStreams: 5)
+        _ = try connection.frames()
+        let batch = connection.send(1, headers: [":method": "POST", ":path": "/", name: "value"])
+        #expect(try connection.opened() == [])
+        #expect(Self.describe(batch.results) == ["failed"])
+    }
 }

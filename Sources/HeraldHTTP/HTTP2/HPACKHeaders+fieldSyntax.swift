@@ -1,3 +1,4 @@
+import HeraldCore
 import NIOHPACK
 
 extension HPACKHeaders {
@@ -35,18 +36,9 @@ extension HPACKHeaders {
         return nil
     }
 
-    /// A lowercase token character (RFC 9110 §5.6.2).
+    /// A lowercase token character (RFC 9110 §5.6.2): HTTP/2 field names are lowercase (RFC 9113 §8.2.1).
     private static func isNameByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
+        HTTPToken.isTokenCharacter(byte) && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool {

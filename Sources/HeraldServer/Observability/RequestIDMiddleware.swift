@@ -1,3 +1,4 @@
+import HeraldCore
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -36,18 +37,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     /// At most 128 characters, each an HTTP token character (RFC 9110).
     static func isSane(_ value: String) -> Bool {
         guard (1...128).contains(value.utf8.count) else { return false }
-        return value.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-                UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-                UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-                true
-            default:
-                false
-            }
-        }
+        return value.utf8.allSatisfy(HTTPToken.isTokenCharacter)
     }
 }
 
