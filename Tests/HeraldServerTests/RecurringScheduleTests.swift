@@ -163,9 +163,15 @@ import Testing
 
             // Recurring stays recurring; a one-time schedule cannot be paused.
             let toOnce = try await world.request(.put, "/v1/schedules/\(id)", json: #"{"scheduleIn":7200}"#, client)
-            #expect(toOnce.status == .badRequest)
+            #expect(toOnce.status == .conflict)
             #expect(try toOnce.error()["field"] as? String == "schedule")
+            #expect(try toOnce.error()["code"] as? String == "schedule_kind")
             let once = try await world.schedule(ScheduleHarness.push(#""scheduleIn":7200"#), client)
+            // Nor does a one-time schedule become recurring (well formed, so 409 rather than 400).
+            let toRecurring = try await world.request(
+                .put, "/v1/schedules/\(once)", json: #"{"schedule":{"cron":"0 8 * * *","time_zone":"Europe/Paris"}}"#, client)
+            #expect(toRecurring.status == .conflict)
+            #expect(try toRecurring.error()["code"] as? String == "schedule_kind")
             #expect(try await world.request(.post, "/v1/schedules/\(once)/pause", client).status == .conflict)
             // Another app sees nothing.
             #expect(try await world.request(.post, "/v1/schedules/\(id)/pause", as: world.other, client).status == .notFound)

@@ -32,12 +32,15 @@ extension PushScheduling {
         members["validate_only"] = nil
 
         let push = try Self.validate(members, now: now)
+        // A 409, not a 400: the change is well formed, and refused for the kind of schedule
+        // stored (a one-time schedule may take `schedule` as a new push would).
         guard (push.recurrence != nil) == (existing.recurrence != nil) else {
-            throw APIError.badRequest(
-                existing.recurrence != nil
+            throw APIError(
+                .conflict, code: "schedule_kind",
+                message: existing.recurrence != nil
                     ? "a recurring schedule stays recurring: change its schedule, or cancel it and send a new push"
                     : "a one-time schedule cannot become recurring: cancel it and send a new push with schedule",
-                field: "schedule", code: "conflicting_fields")
+                field: "schedule")
         }
         if existing.recurrence != nil {
             return try await changeRecurring(id: id, applicationID: applicationID, push, members: members, now: now)
