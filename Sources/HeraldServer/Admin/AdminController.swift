@@ -18,7 +18,7 @@ struct AdminController<Context: RequestContext>: Sendable {
         admin.delete("tenants/:tenant", use: deleteTenant)
         admin.post("tenants/:tenant/tokens", use: createToken)
         admin.get("tenants/:tenant/tokens", use: listTokens)
-        admin.delete("tenants/:tenant/tokens/:token", use: deleteToken)
+        admin.delete("tenants/:tenant/tokens/:token_id", use: deleteToken)
         // Applications
         admin.post("apps", use: createApplication)
         admin.get("apps", use: listApplications)
@@ -96,7 +96,7 @@ struct AdminController<Context: RequestContext>: Sendable {
     @Sendable func deleteToken(_ request: Request, context: Context) async throws -> Response {
         let scope = try await scope(request)
         let tenant = try await scope.tenant(try id(context, "tenant"))
-        try await scope.deleteToken(try id(context, "token"), of: tenant)
+        try await scope.deleteToken(try id(context, "token_id"), of: tenant)
         return Response(status: .noContent)
     }
 
