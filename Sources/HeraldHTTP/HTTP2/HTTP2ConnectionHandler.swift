@@ -290,13 +290,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
         queueHead += 1
         // Started batches leave the queue soon: each holds its requests' headers and bodies,
         // which must not pile up behind a long-lived connection.
-        if queueHead == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueHead = 0
-        } else if queueHead >= 16, queueHead * 2 > queue.count {
-            queue.removeFirst(queueHead)
-            queueHead = 0
-        }
+        queue.dropConsumedFront(head: &queueHead, atLeast: 16)
     }
 
     /// Sends as much of `body` as the windows allow, the rest once WINDOW_UPDATE makes room.
@@ -383,13 +377,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             slotsHead += 1
             headID += 2
         }
-        if slotsHead == slots.count {
-            slots.removeAll(keepingCapacity: true)
-            slotsHead = 0
-        } else if slotsHead >= 1024, slotsHead * 2 > slots.count {
-            slots.removeFirst(slotsHead)
-            slotsHead = 0
-        }
+        slots.dropConsumedFront(head: &slotsHead, atLeast: 1024)
     }
 
     /// The ids of the open streams.
@@ -598,6 +586,21 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
                 flushNow()
                 context?.close(promise: nil)
             }
+        }
+    }
+}
+
+extension Array {
+    /// For an array read from a moving `head` index (a queue): drops the elements before `head`
+    /// once they are all of it, or at least `atLeast` and more than half of it, and resets
+    /// `head`; so the array stays bounded without an O(n) removal per element taken.
+    mutating func dropConsumedFront(head: inout Int, atLeast: Int) {
+        if head == count {
+            removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= atLeast, head * 2 > count {
+            removeFirst(head)
+            head = 0
         }
     }
 }
