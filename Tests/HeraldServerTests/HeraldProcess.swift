@@ -9,6 +9,8 @@ import Darwin
 /// started on a free port, its output kept in files for the failure messages.
 final class HeraldProcess {
     let process: Process
+    /// What the test calls it (its log files are named after it).
+    let name: String
     /// The port it serves on (it was started with `--port 0` and said which).
     private(set) var port = 0
     private let outputPath: String
@@ -31,6 +33,7 @@ final class HeraldProcess {
     /// Starts `herald serve` with `arguments` (besides `--host`/`--port`) and `environment` (on top
     /// of this process's, without its HERALD_ variables), and waits until it serves.
     init(_ arguments: [String], environment: [String: String], logDirectory: String, name: String) async throws {
+        self.name = name
         process = Process()
         process.executableURL = try Self.executable()
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments

@@ -31,7 +31,7 @@ import Glibc
             _ = try await setup.seed(1)
             let first = try await setup.start(Self.arguments, name: "first")
             let second = try await setup.start(Self.arguments, name: "second")
-            do {
+            try await ServerProcessTests().withServer(first, second) {
                 let count = 100
                 var ids: [String] = []
                 for index in 0..<count {
@@ -64,10 +64,6 @@ import Glibc
                 second.kill(SIGTERM)
                 #expect(try await first.waitForExit().status == 0)
                 #expect(try await second.waitForExit().status == 0)
-            } catch {
-                first.kill(SIGKILL)
-                second.kill(SIGKILL)
-                throw TestFailure(message: "\(error)\n--- first:\n\(first.errors)\n--- second:\n\(second.errors)")
             }
         }
     }

@@ -27,7 +27,7 @@ import Glibc
             _ = try await setup.seed(1)
             let first = try await setup.start(Self.arguments, name: "first")
             let second = try await setup.start(Self.arguments, name: "second")
-            do {
+            try await ServerProcessTests().withServer(first, second) {
                 let count = 300
                 // Created through both servers for an hour from now, then all moved to the same
                 // instant two seconds ahead (however long a loaded machine took to create them).
@@ -61,10 +61,6 @@ import Glibc
                 second.kill(SIGTERM)
                 #expect(try await first.waitForExit().status == 0)
                 #expect(try await second.waitForExit().status == 0)
-            } catch {
-                first.kill(SIGKILL)
-                second.kill(SIGKILL)
-                throw TestFailure(message: "\(error)\n--- first:\n\(first.errors)\n--- second:\n\(second.errors)")
             }
         }
     }

@@ -126,12 +126,13 @@ import Glibc
     }
 
     /// Runs `body` with a server process, which is killed if `body` fails.
-    func withServer(_ server: HeraldProcess, _ body: () async throws -> Void) async throws {
+    func withServer(_ servers: HeraldProcess..., body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch {
-            server.kill(SIGKILL)
-            throw TestFailure(message: "\(error)\n--- herald serve's log:\n\(server.errors)")
+            for server in servers { server.kill(SIGKILL) }
+            let logs = servers.map { "--- \($0.name)'s log:\n\($0.errors)" }.joined(separator: "\n")
+            throw TestFailure(message: "\(error)\n\(logs)")
         }
     }
 
