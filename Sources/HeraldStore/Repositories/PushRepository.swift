@@ -350,7 +350,7 @@ public struct PushRepository: Sendable {
                     connection, pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: availableAt, time: time)
                 try await connection.query(Self.count(page.count, pushID: fanout.pushID))
             }
-            let events = finished ? try await Self.closeIfFinished(connection, pushID: fanout.pushID, time: time) : false
+            let events = finished ? try await Self.closeIfFinished(connection, pushID: fanout.pushID, time: time, dialect: database.dialect) : false
             return (!page.isEmpty, events)
         }
         // A throttled batch is due later; the sleepers wake for it all the same.
@@ -449,7 +449,7 @@ public struct PushRepository: Sendable {
                 try await connection.query(Self.enqueueStatement(
                     pushID: job.pushID, kind: .batch, deviceIDs: devices, attempt: job.attempt, availableAt: due, time: time, quiet: true))
             }
-            let done = try await Self.closeIfFinished(connection, pushID: job.pushID, time: time)
+            let done = try await Self.closeIfFinished(connection, pushID: job.pushID, time: time, dialect: database.dialect)
             return events || done
         }
         // A retry or a held batch is due later, a released batch at once: either way a new job.
@@ -511,7 +511,17 @@ public struct PushRepository: Sendable {
 
     /// Marks the push done if no job of it is open, and then queues its `push.done` event in
     /// the same transaction. Returns whether an event was queued.
-    static func closeIfFinished(_ connection: any SQLExecutor, pushID: UUID, time: Int64) async throws -> Bool {
+    ///
+    /// Called by every transaction that closes one of the push's jobs, after it closed it. On
+    /// PostgreSQL it first locks the push's row: under READ COMMITTED two such transactions
+    /// (the fan-out's last page, a batch's completion) could otherwise each see the other's job
+    /// still open, uncommitted, and neither would close the push, which would stay `sending`
+    /// forever. With the lock, the second one checks after the first commits. (SQLite runs one
+    /// writer at a time.)
+    static func closeIfFinished(_ connection: any SQLExecutor, pushID: UUID, time: Int64, dialect: SQLDialect) async throws -> Bool {
+        if dialect == .postgres {
+            try await connection.query("SELECT id FROM pushes WHERE id = \(pushID) FOR UPDATE")
+        }
         // One open job is enough to know (the index gives the push's open jobs directly).
         let open = try await connection.query(
             "SELECT 1 AS open FROM push_jobs WHERE push_id = \(pushID) AND state IN ('ready', 'claimed') LIMIT 1")

@@ -1,0 +1,71 @@
+import Foundation
+import HeraldCore
+@testable import HeraldStore
+import HeraldTestSupport
+import Testing
+
+/// A push is closed by whichever transaction closes its last open job. On PostgreSQL two of them
+/// may run at once (the fan-out's last, empty page and the completion of the batch it wrote just
+/// before); each must not decide on the other's uncommitted state, or the push stays `sending`
+/// forever (seen in CI: every device delivered, `pending` 0, never `done`).
+@Suite struct PushCloseRaceTests {
+    @Test(.timeLimit(.minutes(2)))
+    func theFanOutsLastPageAndItsBatchFinishingTogetherCloseThePush() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withTestDatabase(.postgres) { db async throws in
+            let fixture = try await Fixture.make(db.store)
+            _ = try await db.store.devices.register(
+                on: fixture.platform, try RegistrationInput(registrationToken: randomAPNsToken()).validated(for: .ios, requireToken: true))
+            let id = try await db.store.pushes.create(
+                applicationID: fixture.app.id, try .accepting(#"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#))
+            let push = try PushInput(message: .init(body: "hi"), target: .init(platform: "ios")).validated(now: 0)
+
+            // The fan-out writes its one page without knowing it was the last; a worker takes
+            // the batch and delivers it.
+            let fanout = try #require(try await db.store.pushes.claim(lease: 60_000)).job
+            let page = try await db.store.pushes.audience(of: push, applicationID: fixture.app.id, after: fanout.cursor, limit: 10)
+            try await db.store.pushes.advance(fanout, page: page, finished: false)
+            let batch = try #require(try await db.store.pushes.claim(lease: 60_000)).job
+            #expect(batch.kind == .batch)
+
+            // The fan-out's closing transaction: it closes its job and looks for open ones (the
+            // batch, still claimed) and then holds, uncommitted.
+            let (checked, checkedSignal) = AsyncStream<Bool>.makeStream()
+            let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+            let fanoutClose = Task {
+                try await db.database.transaction { connection in
+                    let moved = try await connection.query(PushRepository.move(fanout, to: "done", through: fanout.cursor))
+                    let closed = try await PushRepository.closeIfFinished(
+                        connection, pushID: id, time: 0, dialect: db.database.dialect)
+                    checkedSignal.yield(closed)
+                    for await _ in release { break }
+                    return moved.count
+                }
+            }
+            var checks = checked.makeAsyncIterator()
+            #expect(await checks.next() == false, "the batch is still open when the fan-out looks")
+
+            // Meanwhile the batch completes. It must either wait for the fan-out's transaction
+            // or see its job closed; it must not take the fan-out for open and close nothing.
+            var result = BatchResult()
+            result.delivered = 1
+            let batchDone = Task { try await db.store.pushes.complete(batch, result) }
+            let end = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < end {
+                let waiting = try await db.database.query(
+                    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+                if try waiting.first?.int("n") ?? 0 > 0 { break }
+                if try await db.store.pushes.find(id: id, applicationID: fixture.app.id)?.delivered == 1 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            releaseSignal.yield()
+            releaseSignal.finish()
+            #expect(try await fanoutClose.value == 1)
+            try await batchDone.value
+
+            let stored = try #require(try await db.store.pushes.find(id: id, applicationID: fixture.app.id))
+            #expect(stored.delivered == 1)
+            #expect(stored.status == "done")
+        }
+    }
+}
