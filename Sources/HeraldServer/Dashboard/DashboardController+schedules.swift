@@ -134,7 +134,7 @@ extension DashboardController {
 
     /// Epoch milliseconds as an ISO 8601 time with the offset of `zone` (`2039-06-01T10:15:00+02:00`).
     static func localTime(_ millis: Int64, in zone: TimeZone) -> String {
-        Date(timeIntervalSince1970: Double(millis) / 1000).formatted(Date.ISO8601FormatStyle(timeZone: zone))
+        Date(timeIntervalSince1970: Double(millis) / 1000).formatted(Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: zone))
     }
 
     // MARK: Helpers
