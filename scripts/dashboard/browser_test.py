@@ -828,7 +828,10 @@ class Suite:
                                     ("39-phone-app-delivery", "", "#delivery"), ("40-phone-device", f"devices/{devices[1]}", "#device-quiet-time")):
             self.open(f"/dashboard/apps/{app_uuid}/{page}".rstrip("/"))
             width = self.browser.execute_script("return document.documentElement.scrollWidth")
-            self.check(width <= 400, f"the {page or 'application'} page fits a phone-sized window ({width} px wide)")
+            wide = "" if width <= 400 else self.browser.execute_script(
+                "return Array.from(document.querySelectorAll('main *')).filter(e => e.getBoundingClientRect().right > 400)"
+                ".slice(-5).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right)).join(', ')")
+            self.check(width <= 400, f"the {page or 'application'} page fits a phone-sized window ({width} px wide) {wide}")
             self.shot(name, showing=showing)
         self.browser.set_window_size(1280, 1000)
         self.open(f"/dashboard/apps/{app_uuid}/schedules")
