@@ -148,7 +148,7 @@ extension DashboardTests {
             ).json()
             let recurringID = try #require(recurring["schedule_id"] as? String)
             let recurringList = html(try await client.execute(uri: "/dashboard/apps/\(app)/schedules", method: .get, headers: Dashboard.cookie(session)))
-            #expect(recurringList.contains(#"<dd class="schedule-recurrence"><code>0 9 * * MON in Europe/Paris</code></dd>"#))
+            #expect(recurringList.contains(#"<dd class="schedule-recurrence"><code>0 9 * * MON</code> in Europe/Paris, never ends</dd>"#))
             #expect(!recurringList.contains("schedule_at_\(recurringID)"))
             #expect(try await post("/dashboard/apps/\(app)/schedules/\(recurringID)/cancel", [:]).status == .seeOther)
 
@@ -158,7 +158,7 @@ extension DashboardTests {
             notATime["schedule_local"] = "tomorrow"
             let refusedLocal = try await post("/dashboard/apps/\(app)/compose", notATime)
             #expect(refusedLocal.status == .badRequest)
-            #expect(html(refusedLocal).range(of: #"id="schedule_local"[^>]*>\s*<p class="field-error">"#, options: .regularExpression) != nil)
+            #expect(html(refusedLocal).range(of: #"id="schedule_local"[^>]*>\s*<p class="field-error" id="schedule_error">"#, options: .regularExpression) != nil)
             var atEight = morning
             atEight["schedule_local"] = "2039-06-01T08:15"
             #expect(try await post("/dashboard/apps/\(app)/compose", atEight).status == .seeOther)

@@ -11,6 +11,7 @@ come back as text. A screenshot of each page goes to SCREENSHOT_DIR. Prints one
 """
 
 import base64
+import datetime
 import json
 import os
 import sys
@@ -18,6 +19,7 @@ import time
 import traceback
 import urllib.error
 import urllib.request
+import zoneinfo
 
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, WebDriverException
@@ -250,6 +252,11 @@ class Suite:
                 "registration_token": f"{index:02x}" * 32, "os": "ios", "device_alias": f"phone {index} {XSS}",
                 "custom_user_id": f"user-{index}", "tags": ["news", f"group{index}"]})
             devices.append(answer["device_uuid"])
+        if os.environ.get("HERALD_DASHBOARD_ONLY") == "quiet":
+            # A filtered run (while working on it): the application, platform and devices above,
+            # then only the quiet-time and recurring-schedule story.
+            self.quiet_time_and_recurring(app_uuid, api_key, devices)
+            return
         self.open(f"/dashboard/apps/{app_uuid}/devices")
         self.check("3 devices" in self.find("#device-total").text, "the devices page lists the registered devices")
         self.check(("phone 0 " + XSS) in self.text() and self.no_script_ran(), "a device's alias comes back as text")
@@ -343,6 +350,7 @@ class Suite:
 
         self.schedules_topics_and_locations(app_uuid)
         self.audiences_and_badges(app_uuid, devices)
+        self.quiet_time_and_recurring(app_uuid, api_key, devices)
 
         # A state-changing form without the CSRF token does nothing.
         self.open(f"/dashboard/apps/{app_uuid}")
@@ -636,6 +644,199 @@ class Suite:
         self.shot("30-schedule-audience")
         self.submit("section.schedule button.danger")
         self.check(len(self.browser.find_elements(By.CSS_SELECTOR, "#no-schedules")) == 1, "the schedule with an audience is cancelled")
+
+    def quiet_time_and_recurring(self, app_uuid, api_key, devices):
+        """Issue 19's quiet time and recurring schedules on the dashboard: the application's
+        default quiet time and zone, a device's own quiet time, a push that holds for it, the
+        composer's repeat with its refusals at their fields, and a recurring schedule's rule, next
+        times, past pushes, pause, resume and cancel. Devices: user-0..user-2 (see run)."""
+        root = {"Authorization": "Bearer " + self.root}
+        app = {"Authorization": "Basic " + base64.b64encode(f"{app_uuid}:{api_key}".encode()).decode()}
+
+        # The application's delivery settings: a refused time and zone at their fields, then saved.
+        self.open(f"/dashboard/apps/{app_uuid}")
+        self.fill("#default_time_zone", "Europe/Paris")
+        self.fill("#quiet_time_start", "25:00")
+        self.fill("#quiet_time_end", "08:00")
+        self.submit("#save-delivery")
+        self.check("'25:00' is not a time of day as HH:MM" in self.find("#quiet_time_start_error").text
+                   and self.find("#quiet_time_start").get_attribute("value") == "25:00",
+                   "a default quiet time the API refuses is refused at its field, as typed")
+        self.check(self.api("GET", f"/admin/v1/apps/{app_uuid}/delivery", root)["default_time_zone"] == "UTC",
+                   "a refused delivery settings form saves nothing")
+        self.shot("31b-app-delivery-refused", showing="#edit-delivery")
+        self.fill("#default_time_zone", "Mars/Olympus " + XSS)
+        self.fill("#quiet_time_start", "21:00")
+        self.submit("#save-delivery")
+        self.check("is not an IANA time zone" in self.find("#default_time_zone_error").text and self.no_script_ran(),
+                   "an unknown default time zone is refused at its field, as text")
+        self.fill("#default_time_zone", "Europe/Paris")
+        self.fill("#rate_per_second", "")
+        self.submit("#save-delivery")
+        settings = self.api("GET", f"/admin/v1/apps/{app_uuid}/delivery", root)
+        self.check(settings == {"default_time_zone": "Europe/Paris", "rate_per_second": None, "quiet_time": {"start": "21:00", "end": "08:00"}},
+                   f"the delivery settings form saves what the admin API reads ({settings})")
+        self.check(self.find("#delivery-quiet").text.startswith("21:00 to 08:00") and self.find("#delivery-zone").text == "Europe/Paris",
+                   "the application page shows its default zone and quiet time")
+        self.shot("31-app-delivery", showing="#delivery")
+
+        # A device's own quiet time: the app's default shown, then its own set (now, in Paris),
+        # a bad time refused, a forged form refused.
+        self.open(f"/dashboard/apps/{app_uuid}/devices/{devices[1]}")
+        self.check(self.find("#device-quiet").text == "21:00 to 08:00 (the application's default)"
+                   and "Europe/Paris" in self.find("#device-zone").text,
+                   "a device without a quiet time of its own shows the application's default")
+        self.fill("#quiet_time_start", "22:00")
+        self.fill("#quiet_time_end", "7:00")
+        self.submit("#save-device-quiet-time")
+        self.check("'7:00' is not a time of day as HH:MM" in self.find("#quiet_time_end_error").text,
+                   "a device's quiet time the API refuses is refused at its field")
+        paris = datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Paris"))
+        start = (paris - datetime.timedelta(hours=1)).strftime("%H:%M")
+        end = (paris + datetime.timedelta(hours=2)).strftime("%H:%M")
+        self.fill("#quiet_time_start", start)
+        self.fill("#quiet_time_end", end)
+        self.browser.execute_script("document.querySelector('#device-quiet-time input[name=csrf]').value = 'forged'")
+        self.submit("#save-device-quiet-time")
+        quiet = lambda: self.api("GET", f"/admin/v1/apps/{app_uuid}/devices/{devices[1]}/quiet_time", root)["quiet_time"]
+        self.check("form has expired" in self.text() and quiet() is None, "a device quiet time with a forged CSRF token does nothing")
+        self.open(f"/dashboard/apps/{app_uuid}/devices/{devices[1]}")
+        self.fill("#quiet_time_start", start)
+        self.fill("#quiet_time_end", end)
+        self.submit("#save-device-quiet-time")
+        self.check(quiet() == {"start": start, "end": end} and self.find("#device-quiet").text == f"{start} to {end} (its own)",
+                   "a device's own quiet time is saved as the admin API reads it, and shown")
+        self.shot("32-device-quiet-time", showing="#device-quiet-time")
+
+        # The composer's quiet time: "hold" keeps the push for the quiet device, "silent" sends now.
+        self.open(f"/dashboard/apps/{app_uuid}/compose")
+        self.check([option.text.split(":")[0] for option in Select(self.browser.find_element(By.CSS_SELECTOR, "#quiet_time")).options]
+                   == ["Ignore", "Hold", "Silent"], "the composer offers ignore, hold and silent, each explained")
+        self.fill("#message", "Held " + XSS)
+        self.fill("#custom_user_ids", "user-1")
+        self.select("#quiet_time", "hold")
+        self.submit("#validate-push")
+        self.check(self.find("#audience-count").text == "Reaches 1 device if sent now"
+                   and Select(self.browser.find_element(By.CSS_SELECTOR, "#quiet_time")).first_selected_option.get_attribute("value") == "hold",
+                   "a push with a quiet time validates, keeping the choice")
+        self.shot("33-composer-quiet-time", showing="#quiet_time")
+        self.submit("#send-push")
+        receipt = self.browser.current_url.rsplit("/", 1)[-1]
+        held = lambda browser: (self.api("GET", f"/v1/push/{receipt}", app).get("quiet_time_held") or [{}])[0].get("devices") == 1
+        WebDriverWait(self.browser, 30).until(held)
+        status = self.api("GET", f"/v1/push/{receipt}", app)
+        self.check(status["pending"] == 1 and status["delivered"] == 0 and status["status"] != "done",
+                   "a push that holds for quiet time waits for the device in its quiet time")
+        self.open(f"/dashboard/apps/{app_uuid}/compose")
+        self.fill("#message", "Quietly")
+        self.fill("#custom_user_ids", "user-1")
+        self.select("#quiet_time", "silent")
+        self.submit("#send-push")
+        WebDriverWait(self.browser, 30).until(lambda browser: self.find("#push-status").text == "done")
+        self.check(self.find("[data-field=delivered]").text == "1", "a silent push reaches the device in its quiet time now")
+        self.open(f"/dashboard/apps/{app_uuid}/devices/{devices[1]}")
+        self.fill("#quiet_time_start", "")
+        self.fill("#quiet_time_end", "")
+        self.submit("#save-device-quiet-time")
+        self.check(quiet() is None and "(the application's default)" in self.find("#device-quiet").text,
+                   "emptying both times removes the device's own quiet time")
+
+        # The scheduled time is written unambiguously (ISO, UTC said), not in the browser's locale.
+        self.open(f"/dashboard/apps/{app_uuid}/compose")
+        field = self.find("#schedule_at")
+        self.check(field.get_attribute("type") == "text" and field.get_attribute("placeholder") == "2030-12-24 09:00"
+                   and "UTC (YYYY-MM-DD HH:MM)" in self.find("label[for=schedule_at]").text,
+                   "the scheduled time field is ISO, with UTC stated")
+
+        # Repeat: the API's refusals at their fields, the audience preview still counting.
+        self.fill("#message", "Every minute " + XSS)
+        self.fill("#custom_user_ids", "user-2")
+        self.find("#schedule_repeat").click()
+        self.check(self.find("#repeat_time_zone").get_attribute("value") == "Europe/Paris",
+                   "the repeat's time zone starts as the application's default")
+        self.fill("#repeat_cron", "0 8 * * MON-SUN-FRI")
+        self.submit("#validate-push")
+        self.check("more than one '-'" in self.find("#repeat_cron_error").text, "a bad cron expression is refused at its field")
+        self.shot("34-composer-repeat-refused", showing="#repeat-fields")
+        self.fill("#repeat_cron", "* * * * *")
+        self.fill("#repeat_time_zone", "Mars/Olympus")
+        self.submit("#validate-push")
+        self.check("not an IANA time zone" in self.find("#repeat_time_zone_error").text, "an unknown zone is refused at its field")
+        self.fill("#repeat_time_zone", "Europe/Paris")
+        self.fill("#repeat_count", "many")
+        self.submit("#validate-push")
+        self.check("schedule.count" in self.find("#repeat_count_error").text, "a count that is not a number is refused at its field")
+        self.fill("#repeat_count", "2")
+        self.fill("#repeat_until", "2020-01-01 00:00")
+        self.submit("#validate-push")
+        self.check("has passed" in self.find("#repeat_until_error").text, "an until already past is refused at its field")
+        self.fill("#repeat_until", "")
+        self.submit("#preview-audience")
+        self.check(self.find("#audience-count").text == "Reaches 1 device if sent now"
+                   and self.find("#repeat_cron").get_attribute("value") == "* * * * *" and self.find("#schedule_repeat").is_selected(),
+                   "Preview audience still counts with a repeat chosen, keeping it")
+        self.submit("#validate-push")
+        self.check(self.find("#previews").is_displayed(), "a repeating push validates")
+        self.shot("35-composer-repeat", showing="#repeat-fields")
+        self.submit("#send-push")
+        self.check("/schedules#schedule-" in self.browser.current_url, "sending a repeating push opens its schedule")
+        schedule = self.browser.current_url.rsplit("#schedule-", 1)[-1]
+        card = f"#schedule-{schedule}"
+        self.check(self.find(f"{card} .schedule-recurrence").text == "* * * * * in Europe/Paris, at most 2 pushes"
+                   and len(self.browser.find_elements(By.CSS_SELECTOR, f"{card} .schedule-next li")) == 2
+                   and ("Every minute " + XSS) in self.find(f"{card} .schedule-message").text and self.no_script_ran(),
+                   "a recurring schedule shows its rule, its next times and its message as text")
+        self.check("+01:00)" in self.find(f"{card} .schedule-next li").text or "+02:00)" in self.find(f"{card} .schedule-next li").text,
+                   "its next times are shown in its own zone too")
+
+        # Its first occurrence fires (within the minute) and is listed with a link to its push.
+        fired = lambda browser: (self.api("GET", f"/v1/schedules/{schedule}", app).get("occurrences") or [{}])[0].get("receipt_id")
+        WebDriverWait(self.browser, 90, poll_frequency=1).until(fired)
+        self.open(f"/dashboard/apps/{app_uuid}/schedules")
+        self.check(self.find(f"{card} .schedule-fired").text == "1 sent of 2", "the schedule counts the pushes it sent")
+        self.shot("36-schedule-recurring", showing=card)
+        self.submit(f"{card} .schedule-past a")
+        WebDriverWait(self.browser, 30).until(lambda browser: self.find("#push-status").text == "done")
+        self.check(("Every minute " + XSS) in self.text() and self.find("[data-field=delivered]").text == "1" and self.no_script_ran(),
+                   "a past occurrence links to its push, delivered")
+
+        # Pause (a forged form does nothing), resume, cancel.
+        self.open(f"/dashboard/apps/{app_uuid}/schedules")
+        self.browser.execute_script(f"document.querySelector('{card} form.pause input[name=csrf]').value = 'forged'")
+        self.submit(f"{card} form.pause button")
+        paused = lambda: self.api("GET", f"/v1/schedules/{schedule}", app)["recurrence"]["paused"]
+        self.check("form has expired" in self.text() and not paused(), "pausing with a forged CSRF token does nothing")
+        self.open(f"/dashboard/apps/{app_uuid}/schedules")
+        self.submit(f"{card} form.pause button")
+        self.check(paused() and "paused" in self.find(f"{card} h2").text, "Pause pauses the schedule, as the API reads it")
+        self.shot("36b-schedule-paused", showing=card)
+        self.submit(f"{card} form.resume button")
+        self.check(not paused() and "repeating" in self.find(f"{card} h2").text, "Resume resumes it")
+        self.submit(f"{card} button.danger")
+        self.check(len(self.browser.find_elements(By.CSS_SELECTOR, card)) == 0, "Cancel schedule removes it")
+
+        # The new forms at a phone's width, with a recurring schedule listed.
+        self.open(f"/dashboard/apps/{app_uuid}/compose")
+        self.fill("#message", "Daily")
+        self.find("#platform_ios").click()
+        self.find("#schedule_repeat").click()
+        self.fill("#repeat_cron", "0 9 * * *")
+        self.submit("#send-push")
+        self.check("/schedules#schedule-" in self.browser.current_url, "a daily push is scheduled")
+        self.browser.set_window_size(390, 844)
+        for name, page, showing in (("37-phone-compose-repeat", "compose", "#repeat-fields"), ("38-phone-schedules", "schedules", "section.schedule"),
+                                    ("39-phone-app-delivery", "", "#delivery"), ("40-phone-device", f"devices/{devices[1]}", "#device-quiet-time")):
+            self.open(f"/dashboard/apps/{app_uuid}/{page}".rstrip("/"))
+            width = self.browser.execute_script("return document.documentElement.scrollWidth")
+            wide = "" if width <= 400 else self.browser.execute_script(
+                "return Array.from(document.querySelectorAll('main *')).filter(e => e.getBoundingClientRect().right > 400)"
+                ".slice(-5).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right)).join(', ')")
+            self.check(width <= 400, f"the {page or 'application'} page fits a phone-sized window ({width} px wide) {wide}")
+            self.shot(name, showing=showing)
+        self.browser.set_window_size(1280, 1000)
+        self.open(f"/dashboard/apps/{app_uuid}/schedules")
+        self.shot("38b-schedules-desktop", showing="section.schedule")
+        self.submit("section.schedule button.danger")
 
     def basic_push_works(self, app_uuid, api_key):
         headers = {"Authorization": "Basic " + base64.b64encode(f"{app_uuid}:{api_key}".encode()).decode()}

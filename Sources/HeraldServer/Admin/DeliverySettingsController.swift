@@ -39,32 +39,6 @@ struct DeliverySettingsController<Context: RequestContext>: Sendable {
         }
     }
 
-    /// The body of a `PUT`: each field given is changed; `rate_per_second: null` removes the
-    /// limit, `quiet_time: null` the default quiet time.
-    struct SettingsInput: Decodable {
-        var defaultTimeZone: String?
-        var ratePerSecond: FieldChange<Int64>
-        /// As given (checked by `QuietTime.change`); `.null` when given as null, nil when absent.
-        var quietTime: JSONValue?
-
-        enum CodingKeys: String, CodingKey {
-            case defaultTimeZone = "default_time_zone", ratePerSecond = "rate_per_second", quietTime = "quiet_time"
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            defaultTimeZone = try container.decodeIfPresent(String.self, forKey: .defaultTimeZone)
-            if !container.contains(.ratePerSecond) {
-                ratePerSecond = .unchanged
-            } else if let value = try container.decodeIfPresent(Int64.self, forKey: .ratePerSecond) {
-                ratePerSecond = .set(value)
-            } else {
-                ratePerSecond = .clear
-            }
-            quietTime = try container.decodeJSONIfPresent(forKey: .quietTime)
-        }
-    }
-
     @Sendable func get(_ request: Request, context: Context) async throws -> SettingsView {
         let app = try await application(request, context)
         return SettingsView(try await store.deliverySettings.find(applicationID: app.id))
@@ -72,27 +46,9 @@ struct DeliverySettingsController<Context: RequestContext>: Sendable {
 
     @Sendable func update(_ request: Request, context: Context) async throws -> SettingsView {
         var request = request
-        let app = try await application(request, context)
-        let input = try await request.decodeJSON(SettingsInput.self)
-        var settings = try await store.deliverySettings.find(applicationID: app.id)
-        if let zone = input.defaultTimeZone {
-            guard PushSchedule.isTimeZone(zone) else {
-                throw APIError.badRequest("'\(zone)' is not an IANA time zone such as Europe/Paris", field: "default_time_zone")
-            }
-            settings.defaultTimeZone = zone
-        }
-        switch input.ratePerSecond {
-        case .unchanged: break
-        case .clear: settings.ratePerSecond = nil
-        case .set(let rate):
-            guard (1...Limits.ratePerSecond).contains(rate) else {
-                throw APIError.badRequest("rate_per_second is a whole number from 1 to \(Limits.ratePerSecond), or null", field: "rate_per_second")
-            }
-            settings.ratePerSecond = Int(rate)
-        }
-        settings.quietTime = try QuietTime.change(input.quietTime, field: "quiet_time").applied(to: settings.quietTime)
-        try await store.deliverySettings.save(settings, applicationID: app.id)
-        return SettingsView(settings)
+        let (scope, app) = try await AdminScope.scoped(request, context, auth: auth, store: store)
+        let input = try await request.decodeJSON(AdminScope.DeliverySettingsInput.self)
+        return SettingsView(try await scope.changeDeliverySettings(of: app, input))
     }
 
     private func application(_ request: Request, _ context: Context) async throws -> App {

@@ -48,33 +48,28 @@ struct DeviceQuietTimeController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> QuietTimeView {
-        let (uuid, found) = try await device(request, context)
+        let (scope, app, uuid) = try await device(request, context)
+        let found = try await scope.quietTime(of: app, device: uuid)
         return QuietTimeView(deviceUUID: uuid.lowercasedString, timeZone: found.timeZone, quietTime: found.quietTime)
     }
 
     @Sendable func update(_ request: Request, context: Context) async throws -> QuietTimeView {
         var request = request
-        let (uuid, found) = try await device(request, context)
+        let (scope, app, uuid) = try await device(request, context)
+        // An unknown device is 404 whatever the body says.
+        let zone = try await scope.quietTime(of: app, device: uuid).timeZone
         let input = try await request.decodeJSON(QuietTimeInput.self)
-        let change = try QuietTime.change(input.quietTime, field: "quiet_time")
-        if case .unchanged = change {
-            throw APIError.badRequest(
-                "quiet_time is required: {\"start\": \"HH:MM\", \"end\": \"HH:MM\"}, or null to remove it", field: "quiet_time")
-        }
-        try await store.devices.setQuietTime(change, deviceID: found.deviceID)
-        return QuietTimeView(deviceUUID: uuid.lowercasedString, timeZone: found.timeZone, quietTime: change.applied(to: found.quietTime))
+        let quietTime = try await scope.setQuietTime(input.quietTime, of: app, device: uuid)
+        return QuietTimeView(deviceUUID: uuid.lowercasedString, timeZone: zone, quietTime: quietTime)
     }
 
-    /// The app's device named in the path; not found for another tenant's app or another app's device.
-    private func device(
-        _ request: Request, _ context: Context
-    ) async throws -> (UUID, (deviceID: Int64, timeZone: String?, quietTime: QuietTime?)) {
-        let app = try await AdminScope.application(request, context, auth: auth, store: store)
-        guard let raw = context.parameters.get("device"), let uuid = UUID(text: raw),
-            let found = try await store.devices.quietTime(applicationID: app.id, uuid: uuid)
-        else {
+    /// The token's scope, the application and the device uuid named in the path; not found for
+    /// another tenant's application (the scope's operations refuse another application's device).
+    private func device(_ request: Request, _ context: Context) async throws -> (AdminScope, App, UUID) {
+        let (scope, app) = try await AdminScope.scoped(request, context, auth: auth, store: store)
+        guard let raw = context.parameters.get("device"), let uuid = UUID(text: raw) else {
             throw APIError.notFound("device")
         }
-        return (uuid, found)
+        return (scope, app, uuid)
     }
 }

@@ -18,6 +18,24 @@ extension PushScheduling {
         return schedule
     }
 
+    /// How many of a recurring schedule's past occurrences are shown, and of its next ones.
+    static var pastShown: Int { 20 }
+    static var nextShown: Int { 5 }
+
+    /// A recurring schedule's next occurrences (epoch ms), as `GET /v1/schedules/:id` and the
+    /// dashboard show them: from its next firing, or while paused from `now` (where a resume
+    /// would start).
+    static func nextOccurrences(_ recurrence: StoredRecurrence, next: Int64, now: Int64) -> [Int64] {
+        recurrence.upcoming(after: recurrence.paused ? now : next - 1, limit: nextShown)
+    }
+
+    /// A recurring schedule's latest past occurrences (fired with their receipts, or skipped),
+    /// latest first; nil for a one-time schedule.
+    func pastOccurrences(of schedule: StoredSchedule) async throws -> [PastOccurrence]? {
+        guard schedule.recurrence != nil else { return nil }
+        return try await store.schedules.pastOccurrences(scheduleID: schedule.id, limit: Self.pastShown)
+    }
+
     /// Changes the time, message or target: any top-level member of `changes` replaces the
     /// stored one, and a new `scheduleAt`, `scheduleIn` or `scheduleLocal` replaces the old time
     /// whichever it was. The result is checked exactly as a new push is.

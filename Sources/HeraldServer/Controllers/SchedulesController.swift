@@ -24,10 +24,6 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         router.post("v1/schedules/:schedule_id/resume", use: resume)
     }
 
-    /// The past occurrences `GET /v1/schedules/:schedule_id` shows, and the next ones.
-    static var pastShown: Int { 20 }
-    static var nextShown: Int { 5 }
-
     /// A schedule as the API shows it: the push as stored under `push`; a recurring one's rule,
     /// progress and next occurrences under `recurrence`, and (one schedule's `GET`) its past
     /// occurrences, latest first.
@@ -76,7 +72,7 @@ struct SchedulesController<Context: RequestContext>: Sendable {
             count = recurrence.count
             fired = recurrence.firedCount
             paused = recurrence.paused
-            nextOccurrences = recurrence.upcoming(after: recurrence.paused ? now : next - 1, limit: SchedulesController.nextShown)
+            nextOccurrences = PushScheduling.nextOccurrences(recurrence, next: next, now: now)
         }
     }
 
@@ -130,7 +126,7 @@ struct SchedulesController<Context: RequestContext>: Sendable {
     @Sendable func get(_ request: Request, context: Context) async throws -> ScheduleView {
         let app = try await auth.application(request)
         let schedule = try await scheduling.schedule(id: try scheduleID(context), applicationID: app.id)
-        let past = schedule.recurrence == nil ? nil : try await scheduling.store.schedules.pastOccurrences(scheduleID: schedule.id, limit: Self.pastShown)
+        let past = try await scheduling.pastOccurrences(of: schedule)
         return try ScheduleView(schedule, now: clock.now.epochMilliseconds, past: past)
     }
 

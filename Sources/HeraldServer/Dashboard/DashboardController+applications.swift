@@ -102,6 +102,7 @@ extension DashboardController {
         let platforms = try await signed.scope.platforms(of: app)
         let view: [String: Any] = [
             "csrf": signed.session.csrf, "form": form, "errors": errors,
+            "delivery": Self.deliveryView(try await signed.scope.deliverySettings(of: app), form: form), "timeZones": Self.timeZones,
             "app": [
                 "uuid": app.id.lowercasedString, "name": app.name, "description": app.description,
                 "include_receipt_id": app.includesReceiptID, "verify_custom_user_id": app.verifiesCustomUserID,

@@ -28,18 +28,18 @@ extension DashboardController {
                 if form["action"] == "audience" { return try await previewAudience(signed, app, form) }
                 if let place = form["target_location"], !place.isEmpty { return try await composeGeofence(signed, app, form, place: place) }
                 let body = try Self.pushBody(form, validateOnly: form["action"] == "validate", now: clock.now.epochMilliseconds)
-                let input: PushInput
-                do {
-                    input = try JSONDecoder().decode(PushInput.self, from: Data(body.utf8))
-                } catch {
-                    throw APIError.badRequest("the push could not be read", field: "message")
-                }
+                // Read exactly as `POST /v1/push` reads its body: a member of the wrong type is
+                // refused naming it (`schedule.count`), as the API refuses it.
+                let input = try Request.decodeJSONDocument(PushInput.self, from: Data(body.utf8))
                 switch try await pushes.accept(input, body: body, for: app) {
                 case .validated(let validated):
                     let time = clock.now.epochMilliseconds
                     let push = try input.validated(now: time)
                     return try await composer(
                         signed, app, form: form, errors: [:], previews: Self.previews(push, now: time), audienceCount: validated.audienceCount)
+                case .scheduled(let scheduled) where form["schedule"] == "repeat":
+                    // A recurring push: its schedule, with the rule and the next occurrences.
+                    return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/schedules#schedule-\(scheduled.scheduleID)")
                 case .scheduled:
                     return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes")
                 case .accepted(let accepted):
@@ -60,7 +60,7 @@ extension DashboardController {
         var target = form.filter { Self.targetFields.contains($0.key) || $0.key.hasPrefix("platform_") }
         target["message"] = "audience preview"
         let body = try Self.pushBody(target, validateOnly: true, now: clock.now.epochMilliseconds)
-        let input = try JSONDecoder().decode(PushInput.self, from: Data(body.utf8))
+        let input = try Request.decodeJSONDocument(PushInput.self, from: Data(body.utf8))
         guard case .validated(let validated) = try await pushes.accept(input, body: body, for: app) else {
             throw APIError.badRequest("the audience could not be counted", field: "target.audience")
         }
@@ -80,6 +80,7 @@ extension DashboardController {
         let target = form["target_location"] ?? ""
         let locations = try await allLocations(app)
         let groups = try await locationGroups.list(applicationID: app.id, query: try Self.allPlaces()).places
+        let defaultZone = try await signed.scope.deliverySettings(of: app).defaultTimeZone
         var view: [String: Any] = [
             "csrf": signed.session.csrf, "form": form, "errors": errors, "app": ["uuid": app.id.lowercasedString],
             "targetNone": target.isEmpty,
@@ -88,7 +89,13 @@ extension DashboardController {
             "triggerExit": form["trigger_type"] == "exit", "hasTargetLocations": !locations.isEmpty, "hasTargetGroups": !groups.isEmpty,
             "platforms": Self.composerPlatforms.map { ["value": $0, "checked": form["platform_\($0)"] == "on"] as [String: Any] },
             "scheduleNow": (form["schedule"] ?? "now") == "now", "scheduleAt": form["schedule"] == "at", "scheduleIn": form["schedule"] == "in",
-            "scheduleLocal": form["schedule"] == "local",
+            "scheduleLocal": form["schedule"] == "local", "scheduleRepeat": form["schedule"] == "repeat",
+            // Typed, or the app's default zone, which the API takes when none is given.
+            "repeatTimeZone": form["repeat_time_zone"] ?? defaultZone, "defaultTimeZone": defaultZone, "timeZones": Self.timeZones,
+            "quietTimes": Self.quietTimeChoices.map { choice in
+                ["value": choice.policy.rawValue, "text": choice.text, "selected": (form["quiet_time"] ?? "ignore") == choice.policy.rawValue]
+                    as [String: Any]
+            },
             "interactiveOnly": form["interactive_only"] == "on",
         ]
         if let previews {
@@ -104,6 +111,18 @@ extension DashboardController {
         if let notice { layout["notice"] = notice }
         return pages.page("compose", view, layout: layout, status: status)
     }
+
+    /// The composer's quiet-time choices, each with its one-line meaning (docs/SCHEDULES.md).
+    static var quietTimeChoices: [(policy: QuietTimePolicy, text: String)] {
+        [
+            (.ignore, "Ignore: every device gets it now, as usual"),
+            (.hold, "Hold: a device in its quiet time gets it when its quiet time ends"),
+            (.silent, "Silent: a device in its quiet time gets it now, without sound or banner"),
+        ]
+    }
+
+    /// The zones a time-zone field suggests: those Foundation knows, which the API accepts.
+    static var timeZones: [String] { TimeZone.knownTimeZoneIdentifiers.sorted() }
 
     // MARK: Helpers
 
@@ -154,22 +173,52 @@ extension DashboardController {
         case "local":
             // A wall-clock time without a zone: each device gets it at that time in its own zone
             // (`scheduleLocal`, checked by the API's own rule, which reads the field's HH:MM as it is).
-            push["scheduleLocal"] = (form["schedule_local"] ?? "").trimmingASCIIWhitespace()
+            push["scheduleLocal"] = isoDateTime(form["schedule_local"] ?? "")
+        case "repeat": push["schedule"] = try recurrence(form)
         default: break
         }
         if let expiry = form["expiry"], !expiry.isEmpty { push["expiryTime"] = try time(expiry, field: "expiryTime") }
+        // What a device's quiet time means for the push; `ignore` (the default) is left out, and
+        // anything else goes to the API's own check (`quiet_time`).
+        if let policy = form["quiet_time"], !policy.isEmpty, policy != QuietTimePolicy.ignore.rawValue { push["quiet_time"] = policy }
         if validateOnly { push["validate_only"] = true }
         let data = try JSONSerialization.data(withJSONObject: push, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// A `datetime-local` field's value (`YYYY-MM-DDTHH:MM[:SS]`, as `scheduleLocal` reads it),
-    /// read as UTC, in epoch milliseconds.
+    /// The form's "repeat" fields as `POST /v1/push`'s `schedule`: what was typed goes to the
+    /// API's own checks (`PushInput.validatedRecurrence`), which name `schedule.cron`,
+    /// `schedule.time_zone`, `schedule.until` and `schedule.count`. Only the until time is read
+    /// here (a date and time in UTC, to epoch milliseconds); a count that is not a whole number
+    /// is sent as typed, so that the API's reading refuses it naming `schedule.count`.
+    static func recurrence(_ form: [String: String]) throws -> [String: Any] {
+        func typed(_ name: String) -> String? {
+            let text = (form[name] ?? "").trimmingASCIIWhitespace()
+            return text.isEmpty ? nil : text
+        }
+        var schedule: [String: Any] = [:]
+        if let cron = typed("repeat_cron") { schedule["cron"] = cron }
+        if let zone = typed("repeat_time_zone") { schedule["time_zone"] = zone }
+        if let until = typed("repeat_until") { schedule["until"] = try time(until, field: "schedule.until") }
+        if let count = typed("repeat_count") { schedule["count"] = Int64(count).map { $0 as Any } ?? count }
+        return schedule
+    }
+
+    /// A date-and-time field's value, `YYYY-MM-DD HH:MM[:SS]` (or with a `T`, as
+    /// `datetime-local` and `scheduleLocal` write it), read as UTC, in epoch milliseconds.
     static func time(_ text: String, field: String) throws -> Int64 {
-        guard let local = LocalDateTime(text.trimmingASCIIWhitespace()) else {
-            throw APIError.badRequest("a date and time (UTC) is expected", field: field)
+        guard let local = LocalDateTime(isoDateTime(text)) else {
+            throw APIError.badRequest("a date and time in UTC is expected, as YYYY-MM-DD HH:MM", field: field)
         }
         return local.instant(in: .gmt)
+    }
+
+    /// A typed date and time in the form `LocalDateTime` reads: `2039-06-01 08:15` becomes
+    /// `2039-06-01T08:15` (the fields show a space, which reads better and is as unambiguous).
+    static func isoDateTime(_ text: String) -> String {
+        let trimmed = text.trimmingASCIIWhitespace()
+        let parts = trimmed.split(separator: " ", omittingEmptySubsequences: true)
+        return parts.count == 2 ? "\(parts[0])T\(parts[1])" : trimmed
     }
 
     /// A comma-separated field's items (topics, custom user ids), trimmed, the empty ones left out.
@@ -189,7 +238,12 @@ extension DashboardController {
             else if field.hasPrefix("target.audience") { "audience" }
             else if field.hasPrefix("target.custom_user_ids") { "custom_user_ids" }
             else if field.hasPrefix("target") { "platforms" }
-            else if field == "scheduleAt" || field == "scheduleIn" || field == "scheduleLocal" { "schedule" }
+            else if field == "scheduleAt" || field == "scheduleIn" || field == "scheduleLocal" || field == "schedule" { "schedule" }
+            else if field == "schedule.cron" { "repeat_cron" }
+            else if field == "schedule.time_zone" { "repeat_time_zone" }
+            else if field == "schedule.until" { "repeat_until" }
+            else if field == "schedule.count" { "repeat_count" }
+            else if field == "quiet_time" { "quiet_time" }
             else if field == "expiryTime" || field == "expiry_time" { "expiry" }
             else if field == "trigger_type" { "trigger_type" }
             else if field.hasPrefix("tags") { "topics" }

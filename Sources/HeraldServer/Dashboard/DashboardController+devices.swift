@@ -5,11 +5,11 @@ import struct Foundation.Data
 import struct Foundation.URLComponents
 import struct Foundation.URLQueryItem
 import struct Foundation.UUID
-import class Foundation.JSONDecoder
 import class Foundation.JSONEncoder
 
 /// Devices: search and page them (the `/v2/registrations` filters), one device with its badge
-/// count (reset as `PUT /admin/v1/apps/:app/devices/:device/badge` does), a test push to it.
+/// count (reset as `PUT /admin/v1/apps/:app/devices/:device/badge` does) and its quiet time
+/// (`DashboardController+delivery`), a test push to it.
 extension DashboardController {
     @Sendable func devicesPage(_ request: Request, context: Context) async throws -> Response {
         try await page(request) { signed in
@@ -74,7 +74,7 @@ extension DashboardController {
                     TestPush(message: .init(body: form["message"] ?? ""), target: .init(devices: [device.uuid.lowercasedString]))),
                 as: UTF8.self)
             do {
-                let input = try JSONDecoder().decode(PushInput.self, from: Data(body.utf8))
+                let input = try Request.decodeJSONDocument(PushInput.self, from: Data(body.utf8))
                 switch try await pushes.accept(input, body: body, for: app) {
                 case .accepted(let accepted):
                     return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes/\(accepted.receiptID)")
@@ -105,8 +105,11 @@ extension DashboardController {
         notice: String? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let badge = try await signed.scope.badge(of: app, device: device.uuid).badge
+        let quiet = try await signed.scope.quietTime(of: app, device: device.uuid)
         let view: [String: Any] = [
             "csrf": signed.session.csrf, "device": Self.deviceView(device), "form": form, "errors": errors,
+            "quiet": Self.deviceQuietView(
+                zone: quiet.timeZone, own: quiet.quietTime, settings: try await signed.scope.deliverySettings(of: app), form: form),
             "badge": String(badge), "badgeSet": badge != 0, "isIOS": device.platformType == .ios,
         ]
         var layout = try await layout(signed, title: "Device", app: app).merging(errorMessage(errors)) { $1 }

@@ -2,6 +2,8 @@ import HeraldCore
 import HeraldStore
 import Hummingbird
 import struct Foundation.Data
+import struct Foundation.Date
+import struct Foundation.TimeZone
 import class Foundation.JSONDecoder
 
 /// Schedules: the application's pushes for later, their time changed or cancelled through the
@@ -30,6 +32,26 @@ extension DashboardController {
         }
     }
 
+    /// Pauses a recurring schedule, as `POST /v1/schedules/:id/pause` does.
+    @Sendable func pauseSchedule(_ request: Request, context: Context) async throws -> Response {
+        try await action(request) { signed, _ in
+            let app = try await signed.scope.application(try Self.id(context, "app", "application"))
+            let id = try PushScheduling.scheduleID(context.parameters.get("schedule"))
+            _ = try await pushes.scheduling.pause(id: id, applicationID: app.id)
+            return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/schedules#schedule-\(id)")
+        }
+    }
+
+    /// Resumes a paused recurring schedule from its next occurrence, as `POST /v1/schedules/:id/resume` does.
+    @Sendable func resumeSchedule(_ request: Request, context: Context) async throws -> Response {
+        try await action(request) { signed, _ in
+            let app = try await signed.scope.application(try Self.id(context, "app", "application"))
+            let id = try PushScheduling.scheduleID(context.parameters.get("schedule"))
+            _ = try await pushes.scheduling.resume(id: id, applicationID: app.id)
+            return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/schedules#schedule-\(id)")
+        }
+    }
+
     @Sendable func cancelSchedule(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, _ in
             let app = try await signed.scope.application(try Self.id(context, "app", "application"))
@@ -45,37 +67,81 @@ extension DashboardController {
         _ signed: SignedIn, _ app: App, failed: (id: String, typed: String, error: APIError)?, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let schedules = try await pushes.scheduling.schedules(applicationID: app.id)
-        let view: [String: Any] = [
-            "csrf": signed.session.csrf, "app": ["uuid": app.id.lowercasedString],
-            "schedules": schedules.map { schedule -> [String: Any] in
-                let input = try? (try? schedule.requestMembers()).map {
-                    try JSONDecoder().decode(PushInput.self, from: Data(JSONValue.object($0).jsonText.utf8))
-                }
-                var row: [String: Any] = [
-                    "id": schedule.id, "app": app.id.lowercasedString, "due": Self.time(schedule.scheduledFor),
-                    "at": failed?.id == schedule.id ? failed?.typed ?? "" : Self.timeInput(schedule.scheduledFor),
-                    "message": input?.message?.body ?? "", "target": Self.targetSummary(input?.target),
-                ]
-                // Only a scheduleLocal push says so (Mustache takes an empty string as true).
-                if let local = schedule.localTime { row["local"] = local }
-                // A recurring schedule: its rule instead of a time to change (PUT changes its rule).
-                if let recurrence = schedule.recurrence {
-                    row["recurring"] = "\(recurrence.cron) in \(recurrence.timeZone)" + (recurrence.paused ? ", paused" : "")
-                }
-                if failed?.id == schedule.id { row["error"] = failed?.error.message }
-                return row
-            },
-        ]
+        let now = clock.now.epochMilliseconds
+        var rows: [[String: Any]] = []
+        for schedule in schedules {
+            let input = try? (try? schedule.requestMembers()).map {
+                try JSONDecoder().decode(PushInput.self, from: Data(JSONValue.object($0).jsonText.utf8))
+            }
+            var row: [String: Any] = [
+                "id": schedule.id, "app": app.id.lowercasedString, "due": Self.time(schedule.scheduledFor),
+                "at": failed?.id == schedule.id ? failed?.typed ?? "" : Self.timeInput(schedule.scheduledFor),
+                "message": input?.message?.body ?? "", "target": Self.targetSummary(input?.target),
+            ]
+            // Only a scheduleLocal push says so (Mustache takes an empty string as true).
+            if let local = schedule.localTime { row["local"] = local }
+            // A recurring schedule: its rule, next occurrences and past receipts instead of a
+            // time to change (PUT changes its rule), with pause or resume.
+            if let recurrence = schedule.recurrence {
+                row["recurring"] = Self.recurrenceView(
+                    recurrence, next: schedule.scheduledFor, now: now, past: try await pushes.scheduling.pastOccurrences(of: schedule) ?? [],
+                    app: app)
+            }
+            if failed?.id == schedule.id { row["error"] = failed?.error.message }
+            rows.append(row)
+        }
+        let view: [String: Any] = ["csrf": signed.session.csrf, "app": ["uuid": app.id.lowercasedString], "schedules": rows]
         var layout = try await layout(signed, title: "Schedules", app: app)
         if let failed { layout["errorMessage"] = "Not saved: " + failed.error.message }
         return pages.page("schedules", view, layout: layout, status: status)
     }
 
+    /// What the page shows of a recurring schedule: the rule in words, how many pushes it has
+    /// sent, whether it is paused, its next occurrences (UTC, and in its own zone) and its past
+    /// occurrences, each fired one linking to its push.
+    static func recurrenceView(
+        _ recurrence: StoredRecurrence, next: Int64, now: Int64, past: [PastOccurrence], app: App
+    ) -> [String: Any] {
+        let zone = TimeZone(identifier: recurrence.timeZone) ?? .gmt
+        var ends: [String] = []
+        if let until = recurrence.until { ends.append("until \(time(until))") }
+        if let count = recurrence.count { ends.append("at most \(count) \(count == 1 ? "push" : "pushes")") }
+        var view: [String: Any] = [
+            "cron": recurrence.cron, "zone": recurrence.timeZone, "ends": ends.isEmpty ? "never ends" : ends.joined(separator: ", "),
+            "fired": "\(recurrence.firedCount) sent" + (recurrence.count.map { " of \($0)" } ?? ""),
+            "next": PushScheduling.nextOccurrences(recurrence, next: next, now: now).map { ["utc": time($0), "local": localTime($0, in: zone)] },
+            "past": past.map { occurrence -> [String: Any] in
+                var row: [String: Any] = ["due": time(occurrence.dueAt), "state": occurrence.state.rawValue]
+                switch occurrence.state {
+                case .fired:
+                    if let receipt = occurrence.pushID {
+                        row["receipt"] = receipt
+                        row["href"] = "/dashboard/apps/\(app.id.lowercasedString)/pushes/\(receipt)"
+                    }
+                    row["status"] = occurrence.status ?? "deleted"
+                    row["counts"] = occurrence.targeted.map { "\($0) targeted, \(occurrence.delivered ?? 0) delivered, \(occurrence.failed ?? 0) failed" } ?? ""
+                case .skipped:
+                    row["status"] = "skipped (missed while no server ran)"
+                    row["counts"] = occurrence.skippedUntil.map { "every occurrence up to \(time($0))" } ?? ""
+                }
+                return row
+            },
+            "hasPast": !past.isEmpty,
+        ]
+        if recurrence.paused { view["paused"] = true }
+        return view
+    }
+
+    /// Epoch milliseconds as an ISO 8601 time with the offset of `zone` (`2039-06-01T10:15:00+02:00`).
+    static func localTime(_ millis: Int64, in zone: TimeZone) -> String {
+        Date(timeIntervalSince1970: Double(millis) / 1000).formatted(Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: zone))
+    }
+
     // MARK: Helpers
 
-    /// Epoch milliseconds as a `datetime-local` field's value (UTC, to the minute).
+    /// Epoch milliseconds as a date-and-time field's value: UTC, to the minute, `2039-06-01 08:15`.
     static func timeInput(_ millis: Int64) -> String {
-        String(time(millis).prefix(16))
+        String(time(millis).prefix(16)).replacing("T", with: " ")
     }
 
     /// Who a push goes to, in a few words.

@@ -52,6 +52,7 @@ struct DashboardController<Context: RequestContext>: Sendable {
         dashboard.post("apps/:app", use: updateApplication)
         dashboard.post("apps/:app/delete", use: deleteApplication)
         dashboard.post("apps/:app/api_key", use: regenerateAPIKey)
+        dashboard.post("apps/:app/delivery", use: updateDeliverySettings)
         // Platforms
         dashboard.post("apps/:app/platforms", use: createPlatform)
         dashboard.get("platforms/:platform", use: platformPage)
@@ -63,6 +64,7 @@ struct DashboardController<Context: RequestContext>: Sendable {
         dashboard.get("apps/:app/devices/:device", use: devicePage)
         dashboard.post("apps/:app/devices/:device/push", use: testPush)
         dashboard.post("apps/:app/devices/:device/badge", use: resetBadge)
+        dashboard.post("apps/:app/devices/:device/quiet_time", use: updateDeviceQuietTime)
         // Pushes
         dashboard.get("apps/:app/pushes", use: pushesPage)
         dashboard.get("apps/:app/pushes/:push", use: pushPage)
@@ -80,6 +82,8 @@ struct DashboardController<Context: RequestContext>: Sendable {
         dashboard.get("apps/:app/schedules", use: schedulesPage)
         dashboard.post("apps/:app/schedules/:schedule", use: rescheduleSchedule)
         dashboard.post("apps/:app/schedules/:schedule/cancel", use: cancelSchedule)
+        dashboard.post("apps/:app/schedules/:schedule/pause", use: pauseSchedule)
+        dashboard.post("apps/:app/schedules/:schedule/resume", use: resumeSchedule)
         // Topics
         dashboard.get("apps/:app/topics", use: topicsPage)
         dashboard.post("apps/:app/topics", use: createTopic)

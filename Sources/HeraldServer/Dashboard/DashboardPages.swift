@@ -41,6 +41,7 @@ struct DashboardPages: Sendable {
             ("location", PackageResources.location_mustache), ("location_group", PackageResources.location_group_mustache),
             ("map", PackageResources.map_mustache), ("location_fields", PackageResources.location_fields_mustache),
             ("group_fields", PackageResources.group_fields_mustache), ("geofence", PackageResources.geofence_mustache),
+            ("quiet_time_fields", PackageResources.quiet_time_fields_mustache),
         ]
         var library = MustacheLibrary()
         for (name, bytes) in templates {
