@@ -60,7 +60,7 @@ extension DashboardController {
                 if let local = schedule.localTime { row["local"] = local }
                 // A recurring schedule: its rule instead of a time to change (PUT changes its rule).
                 if let recurrence = schedule.recurrence {
-                    let zone = recurrence.local ? "each device's local time" : recurrence.timeZone
+                    let zone = recurrence.local ? "the local time of each device" : recurrence.timeZone
                     row["recurring"] = "\(recurrence.cron) in \(zone)" + (recurrence.paused ? ", paused" : "")
                 }
                 if failed?.id == schedule.id { row["error"] = failed?.error.message }
