@@ -55,10 +55,8 @@ struct PushScheduling: Sendable {
             members["scheduleAt"] = .int(at)
             return Plan(request: members, localTime: nil, slots: [PushSchedule.Slot(dueAt: at, timeZones: [])])
         case .local(let local):
-            let settings = try await store.deliverySettings.find(applicationID: applicationID)
             // Every zone Foundation lists, and any other name the app's devices registered with.
-            let zones = TimeZone.knownTimeZoneIdentifiers + (try await store.devices.timeZones(applicationID: applicationID))
-            let slots = PushSchedule.slots(for: local, defaultZone: settings.defaultTimeZone, zones: zones)
+            let slots = try await store.schedules.zoneGroups(for: local, applicationID: applicationID)
             return Plan(request: members, localTime: local.description, slots: slots)
         case .recurring(let recurrence):
             return try await recurringPlan(recurrence, request: members, applicationID: applicationID, now: now)

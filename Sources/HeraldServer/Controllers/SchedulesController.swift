@@ -84,7 +84,8 @@ struct SchedulesController<Context: RequestContext>: Sendable {
             count = recurrence.count
             fired = recurrence.firedCount
             paused = recurrence.paused
-            let upcoming = recurrence.upcoming(after: recurrence.paused ? now : next - 1, limit: SchedulesController.nextShown)
+            let upcoming = recurrence.upcoming(
+                after: recurrence.paused ? now : next - 1, next: recurrence.paused ? nil : next, limit: SchedulesController.nextShown)
             nextOccurrences = upcoming.map(\.at)
             nextLocalTimes = recurrence.local ? upcoming.compactMap { $0.localTime?.description } : nil
         }

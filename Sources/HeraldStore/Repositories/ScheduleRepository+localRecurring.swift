@@ -68,13 +68,15 @@ extension ScheduleRepository {
     /// `scheduleLocal` push has them: every zone Foundation knows and every other name the app's
     /// devices registered with; devices without a zone ('') go with the app's default zone.
     static func zoneGroups(_ connection: any SQLExecutor, for local: LocalDateTime, applicationID: UUID) async throws -> [PushSchedule.Slot] {
-        let defaultZone = try await connection.query(
-            "SELECT default_time_zone FROM app_delivery_settings WHERE app_id = \(applicationID)"
-        ).first?.string("default_time_zone") ?? AppDeliverySettings().defaultTimeZone
-        let registered = try await connection.query(
-            "SELECT DISTINCT time_zone FROM devices WHERE app_id = \(applicationID) AND time_zone IS NOT NULL"
-        ).map { try $0.string("time_zone") }
-        return PushSchedule.slots(for: local, defaultZone: defaultZone, zones: TimeZone.knownTimeZoneIdentifiers + registered)
+        let settings = try await DeliverySettingsRepository.find(connection, applicationID: applicationID)
+        let registered = try await DeviceRepository.timeZones(connection, applicationID: applicationID)
+        return PushSchedule.slots(for: local, defaultZone: settings.defaultTimeZone, zones: TimeZone.knownTimeZoneIdentifiers + registered)
+    }
+
+    /// The slots of a one-time `scheduleLocal` push for `local` (`zoneGroups`), as the app's
+    /// devices and default zone are now.
+    public func zoneGroups(for local: LocalDateTime, applicationID: UUID) async throws -> [PushSchedule.Slot] {
+        try await Self.zoneGroups(database, for: local, applicationID: applicationID)
     }
 
     /// Ends what a local-time schedule's begun occurrences still have to send (cancel, pause):

@@ -86,9 +86,18 @@ public struct StoredRecurrence: Sendable, Equatable {
     }
 
     /// Up to `limit` occurrences after `after`, soonest first (`until` and `count` considered).
-    public func upcoming(after: Int64, limit: Int) -> [Occurrence] {
+    ///
+    /// - Parameter next: the stored next occurrence (`next_at`), when `after` is just before it:
+    ///   a local rule then starts from `nextLocalTime` rather than searching for it.
+    public func upcoming(after: Int64, next: Int64? = nil, limit: Int) -> [Occurrence] {
         if let localRule {
-            return localRule.localOccurrences(from: localRule.nextLocal(after: after), fired: firedCount, limit: limit)
+            var first: Recurrence.LocalOccurrence?
+            if let next, let nextLocalTime, next == after + 1 {
+                first = Recurrence.LocalOccurrence(localTime: nextLocalTime, beginsAt: next)
+            } else {
+                first = localRule.nextLocal(after: after)
+            }
+            return localRule.localOccurrences(from: first, fired: firedCount, limit: limit)
                 .map { Occurrence(at: $0.beginsAt, localTime: $0.localTime) }
         }
         guard let (rule, zone) = rule else { return [] }
