@@ -31,10 +31,12 @@ extension PushScheduling {
         for (key, value) in changes { members[key] = value }
         members["validate_only"] = nil
 
-        let push = try Self.validate(members, now: now)
         // A 409, not a 400: the change is well formed, and refused for the kind of schedule
-        // stored (a one-time schedule may take `schedule` as a new push would).
-        guard (push.recurrence != nil) == (existing.recurrence != nil) else {
+        // stored (a one-time schedule may take `schedule` as a new push would). Decided before
+        // the merged push is checked, whose faults would otherwise come from mixing the kinds
+        // (a one-time schedule's `expiryTime` with a new `schedule`).
+        let recurring = members["schedule"].map { $0 != .null } ?? false
+        guard recurring == (existing.recurrence != nil) else {
             throw APIError(
                 .conflict, code: "schedule_kind",
                 message: existing.recurrence != nil
@@ -42,6 +44,7 @@ extension PushScheduling {
                     : "a one-time schedule cannot become recurring: cancel it and send a new push with schedule",
                 field: "schedule")
         }
+        let push = try Self.validate(members, now: now)
         if existing.recurrence != nil {
             return try await changeRecurring(id: id, applicationID: applicationID, push, members: members, now: now)
         }
