@@ -63,8 +63,10 @@ struct Dispatcher: Sendable {
         var rate = push.ratePerSecond
         if rate == nil { rate = try await store.deliverySettings.find(applicationID: stored.applicationID).ratePerSecond }
         let limit = min(configuration.batchSize, rate ?? configuration.batchSize)
-        // A local-time slot's push is for the devices in its zones (none: every device).
-        let zones = try await store.pushes.timeZones(of: stored.id)
+        // A local-time slot's push is for the devices in its zones (none: every device); a
+        // local-time occurrence's fan-outs each for their own group of zones.
+        var zones = job.timeZones ?? []
+        if job.timeZones == nil { zones = try await store.pushes.timeZones(of: stored.id) }
         while true {
             let page = try await store.pushes.audiencePage(
                 of: push, applicationID: stored.applicationID, after: job.cursor, limit: limit, timeZones: zones)

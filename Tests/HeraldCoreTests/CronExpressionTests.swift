@@ -1,5 +1,5 @@
 import Foundation
-import HeraldCore
+@testable import HeraldCore
 import Testing
 
 @Suite struct CronExpressionTests {
@@ -94,6 +94,36 @@ import Testing
         // Every 30 minutes through the repeated hour: each wall-clock time once.
         let halfHours = try occurrences("*/30 * * * *", after: at("2026-10-25T01:45", paris), in: paris, count: 4)
         #expect(halfHours == ["2026-10-25T00:00:00Z", "2026-10-25T00:30:00Z", "2026-10-25T02:00:00Z", "2026-10-25T02:30:00Z"])
+    }
+
+    // MARK: Cost
+
+    /// A minutely rule walked through a day converts one wall-clock time per occurrence in UTC,
+    /// and in Paris, on the day clocks go back, at most an hour's worth (the times the change
+    /// may still put before `after`), not a day's; the walk skips the repeated hour once.
+    @Test func aMinutelyRuleConvertsOnlyTheMinutesThatCanComeNext() throws {
+        let minutely = try CronExpression("* * * * *", field: "schedule.cron")
+        var last = at("2026-06-01T00:00", utc)
+        for _ in 0..<1440 {
+            var conversions = 0
+            let next = try #require(minutely.nextOccurrence(after: last, in: utc, conversions: &conversions))
+            #expect(next == last + 60_000)
+            #expect(conversions == 1)
+            last = next
+        }
+        last = at("2026-10-24T12:00", paris)
+        var steps: [Int64: Int] = [:]
+        var most = 0
+        for _ in 0..<1440 {
+            var conversions = 0
+            let next = try #require(minutely.nextOccurrence(after: last, in: paris, conversions: &conversions))
+            steps[next - last, default: 0] += 1
+            most = max(most, conversions)
+            last = next
+        }
+        // 02:59 CEST is followed by 03:00 CET, 61 minutes later; every other step is a minute.
+        #expect(steps == [60_000: 1439, 3_660_000: 1])
+        #expect(most <= 61)
     }
 
     // MARK: Refusals

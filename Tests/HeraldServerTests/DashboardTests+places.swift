@@ -151,6 +151,17 @@ extension DashboardTests {
             #expect(recurringList.contains(#"<dd class="schedule-recurrence"><code>0 9 * * MON</code> in Europe/Paris, never ends</dd>"#))
             #expect(!recurringList.contains("schedule_at_\(recurringID)"))
             #expect(try await post("/dashboard/apps/\(app)/schedules/\(recurringID)/cancel", [:]).status == .seeOther)
+            // One in each device's local time says so.
+            let local = try await client.execute(
+                uri: "/v1/push", method: .post, headers: basic(places.fixture.app.id.lowercasedString, places.fixture.apiKey),
+                body: body(#"{"message":{"body":"Daily"},"target":{"platforms":["ios"]},"schedule":{"cron":"0 8 * * *","local":true}}"#)
+            ).json()
+            let localID = try #require(local["schedule_id"] as? String)
+            let localRuleList = html(try await client.execute(uri: "/dashboard/apps/\(app)/schedules", method: .get, headers: Dashboard.cookie(session)))
+            #expect(localRuleList.contains(#"<dd class="schedule-recurrence"><code>0 8 * * *</code> in the local time of each device, never ends</dd>"#))
+            // Its next times are wall-clock times (each listed at the instant the earliest zone reaches it).
+            #expect(localRuleList.contains("T08:00:00 in each device"), "\(localRuleList)")
+            #expect(try await post("/dashboard/apps/\(app)/schedules/\(localID)/cancel", [:]).status == .seeOther)
 
             // The composer's local time (each device's wall-clock time): one that is none is refused at the schedule.
             let morning = ["message": "Good morning", "platform_ios": "on", "schedule": "local", "action": "send"]

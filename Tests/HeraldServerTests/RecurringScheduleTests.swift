@@ -172,6 +172,13 @@ import Testing
                 .put, "/v1/schedules/\(once)", json: #"{"schedule":{"cron":"0 8 * * *","time_zone":"Europe/Paris"}}"#, client)
             #expect(toRecurring.status == .conflict)
             #expect(try toRecurring.error()["code"] as? String == "schedule_kind")
+            // Also when the one-time schedule has an expiryTime, which a recurring one may not.
+            let expiring = try await world.schedule(
+                ScheduleHarness.push(#""scheduleIn":7200,"expiryTime":\#(world.clock.now + 10_800_000)"#), client)
+            let expiringToRecurring = try await world.request(
+                .put, "/v1/schedules/\(expiring)", json: #"{"schedule":{"cron":"0 8 * * *","local":true}}"#, client)
+            #expect(expiringToRecurring.status == .conflict, "\(String(buffer: expiringToRecurring.body))")
+            #expect(try expiringToRecurring.error()["code"] as? String == "schedule_kind")
             #expect(try await world.request(.post, "/v1/schedules/\(once)/pause", client).status == .conflict)
             // Another app sees nothing.
             #expect(try await world.request(.post, "/v1/schedules/\(id)/pause", as: world.other, client).status == .notFound)

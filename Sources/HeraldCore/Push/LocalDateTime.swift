@@ -48,6 +48,23 @@ public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConverti
         return Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
+    /// The wall-clock time read as if it were UTC, in epoch milliseconds: a floating time as a
+    /// number, to compare, step and hand to `CronExpression` in UTC (which has no daylight-saving
+    /// changes, so every wall-clock time occurs there exactly once).
+    public var floatingMilliseconds: Int64 {
+        Int64(Self.daysFromEpoch(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second) * 1000
+    }
+
+    /// The wall-clock time whose `floatingMilliseconds` is `floating` (to the second); nil
+    /// outside the years 1970 to 9999.
+    public init?(floatingMilliseconds floating: Int64) {
+        guard floating >= 0 else { return nil }
+        let seconds = floating / 1000
+        let (year, month, day) = Self.civil(fromDaysSinceEpoch: Int(seconds / 86_400))
+        let time = Int(seconds % 86_400)
+        self.init(year: year, month: month, day: day, hour: time / 3600, minute: time % 3600 / 60, second: time % 60)
+    }
+
     static func days(inMonth month: Int, year: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28

@@ -73,18 +73,35 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
     /// after the gap (as `LocalDateTime` does for `scheduleLocal`); a wall-clock time that comes
     /// twice when clocks go back fires once, at its first coming.
     public func nextOccurrence(after: Int64, in zone: TimeZone) -> Int64? {
-        // The local date of `after`; a day before it, to be safe around offset changes.
-        let offset = Int64(zone.secondsFromGMT(for: .init(timeIntervalSince1970: Double(after) / 1000)))
-        let startDay = Int(((after / 1000 + offset) / 86_400)) - 1
+        var conversions = 0
+        return nextOccurrence(after: after, in: zone, conversions: &conversions)
+    }
+
+    /// `nextOccurrence(after:in:)`, counting in `conversions` the wall-clock times it turned
+    /// into instants (the costly step; tests check it stays small).
+    func nextOccurrence(after: Int64, in zone: TimeZone, conversions: inout Int) -> Int64? {
+        // A wall-clock time f (read as UTC) comes at f minus the zone's offset then, so never
+        // later than f minus the lowest offset the zone has around `after` (sampled a day either
+        // side, which catches a daylight-saving change): a time with f - lowest <= after cannot
+        // be the answer and is not converted. The walk starts on the first day that can hold
+        // one, and converts only the minutes that can; a minutely rule costs one or two
+        // conversions, not a day's worth.
+        let lowest = [-86_400_000, 0, 86_400_000].map { shift in
+            Int64(zone.secondsFromGMT(for: .init(timeIntervalSince1970: Double(after + Int64(shift)) / 1000))) * 1000
+        }.min() ?? 0
+        let threshold = after + lowest
+        let startDay = Int(threshold >= 0 ? threshold / 86_400_000 : (threshold - 86_399_999) / 86_400_000)
         for day in startDay..<(startDay + 366 * 8) {
             let (year, month, dayOfMonth) = LocalDateTime.civil(fromDaysSinceEpoch: day)
             guard months & (1 << month) != 0, matches(day: day, dayOfMonth: dayOfMonth) else { continue }
+            let dayStart = Int64(day) * 86_400_000
             for hour in 0..<24 where hours & (1 << hour) != 0 {
-                // An hour whose wall-clock times all lie before `after` in any zone (offsets stay
-                // within ±26 h) needs no conversion.
-                guard (Int64(day) * 86_400 + Int64(hour + 1) * 3600 + 26 * 3600) * 1000 > after else { continue }
+                guard dayStart + Int64(hour + 1) * 3_600_000 > threshold else { continue }
                 for minute in 0..<60 where minutes & (1 << minute) != 0 {
-                    guard let local = LocalDateTime(year: year, month: month, day: dayOfMonth, hour: hour, minute: minute) else { continue }
+                    guard dayStart + Int64(hour) * 3_600_000 + Int64(minute) * 60_000 > threshold,
+                        let local = LocalDateTime(year: year, month: month, day: dayOfMonth, hour: hour, minute: minute)
+                    else { continue }
+                    conversions += 1
                     let instant = local.instant(in: zone)
                     if instant > after { return instant }
                 }

@@ -1,21 +1,25 @@
 import struct Foundation.TimeZone
 
-/// A recurring schedule's rule (`"schedule": {"cron", "time_zone", "until", "count"}` on a
-/// push): when its occurrences come and when it ends.
+/// A recurring schedule's rule (`"schedule": {"cron", "time_zone" or "local", "until", "count"}`
+/// on a push): when its occurrences come and when it ends.
 public struct Recurrence: Sendable, Equatable {
     /// The five-field expression.
     public var cron: CronExpression
     /// The IANA zone its wall-clock times are read in; nil: the app's default zone, resolved
-    /// when the schedule is stored.
+    /// when the schedule is stored, or, with `local`, each device's own zone.
     public var timeZone: String?
+    /// `schedule.local`: the wall-clock times are floating, each reached in each device's own
+    /// zone (see `Recurrence+local`).
+    public var local: Bool = false
     /// Epoch milliseconds after which no occurrence fires (inclusive bound).
     public var until: Int64?
     /// At most this many occurrences fire (pushes sent; skipped occurrences are not counted).
     public var count: Int?
 
-    public init(cron: CronExpression, timeZone: String?, until: Int64?, count: Int?) {
+    public init(cron: CronExpression, timeZone: String?, until: Int64?, count: Int?, local: Bool = false) {
         self.cron = cron
         self.timeZone = timeZone
+        self.local = local
         self.until = until
         self.count = count
     }
@@ -54,25 +58,29 @@ extension PushInput {
         public var timeZone: String?
         public var until: Int64?
         public var count: Int64?
+        /// Each device's own local time instead of `time_zone`.
+        public var local: Bool?
 
         enum CodingKeys: String, CodingKey {
             case cron
             case timeZone = "time_zone"
-            case until, count
+            case until, count, local
         }
 
-        public init(cron: String?, timeZone: String? = nil, until: Int64? = nil, count: Int64? = nil) {
+        public init(cron: String?, timeZone: String? = nil, until: Int64? = nil, count: Int64? = nil, local: Bool? = nil) {
             self.cron = cron
             self.timeZone = timeZone
             self.until = until
             self.count = count
+            self.local = local
         }
     }
 
     /// Checks `schedule`: a valid cron, a known zone, an `until` still to come, a `count` from 1
     /// to `Limits.scheduleCount`; exclusive with the one-time timing fields and with
-    /// `expiryTime` (one instant cannot end every occurrence's push). Errors name
-    /// `schedule.cron`, `schedule.time_zone`, `schedule.until`, `schedule.count`.
+    /// `expiryTime` (one instant cannot end every occurrence's push); `local` without
+    /// `time_zone`. Errors name `schedule.cron`, `schedule.time_zone`, `schedule.until`,
+    /// `schedule.count`.
     ///
     /// - Parameter now: epoch milliseconds.
     func validatedRecurrence(now: Int64) throws(ValidationError) -> Recurrence? {
@@ -96,6 +104,13 @@ extension PushInput {
             throw ValidationError(code: "invalid_cron", message: "a cron expression has at most 200 characters", field: "schedule.cron")
         }
         let cron = try CronExpression(text, field: "schedule.cron")
+        let local = schedule.local ?? false
+        if local, schedule.timeZone != nil {
+            throw ValidationError(
+                code: "conflicting_fields",
+                message: "schedule.local sends at each device's own time zone: give it or schedule.time_zone, not both",
+                field: "schedule.time_zone")
+        }
         if let zone = schedule.timeZone, !PushSchedule.isTimeZone(zone) {
             throw ValidationError(message: "'\(zone)' is not an IANA time zone this server knows", field: "schedule.time_zone")
         }
@@ -109,6 +124,6 @@ extension PushInput {
             }
             count = Int(given)
         }
-        return Recurrence(cron: cron, timeZone: schedule.timeZone, until: schedule.until, count: count)
+        return Recurrence(cron: cron, timeZone: schedule.timeZone, until: schedule.until, count: count, local: local)
     }
 }

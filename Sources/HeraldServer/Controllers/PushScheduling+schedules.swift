@@ -22,11 +22,12 @@ extension PushScheduling {
     static var pastShown: Int { 20 }
     static var nextShown: Int { 5 }
 
-    /// A recurring schedule's next occurrences (epoch ms), as `GET /v1/schedules/:id` and the
+    /// A recurring schedule's next occurrences (each its instant, and for a local-time rule its
+    /// wall-clock time), as `GET /v1/schedules/:id` and the
     /// dashboard show them: from its next firing, or while paused from `now` (where a resume
     /// would start).
-    static func nextOccurrences(_ recurrence: StoredRecurrence, next: Int64, now: Int64) -> [Int64] {
-        recurrence.upcoming(after: recurrence.paused ? now : next - 1, limit: nextShown)
+    static func nextOccurrences(_ recurrence: StoredRecurrence, next: Int64, now: Int64) -> [StoredRecurrence.Occurrence] {
+        recurrence.upcoming(after: recurrence.paused ? now : next - 1, next: recurrence.paused ? nil : next, limit: nextShown)
     }
 
     /// A recurring schedule's latest past occurrences (fired with their receipts, or skipped),
@@ -49,10 +50,12 @@ extension PushScheduling {
         for (key, value) in changes { members[key] = value }
         members["validate_only"] = nil
 
-        let push = try Self.validate(members, now: now)
         // A 409, not a 400: the change is well formed, and refused for the kind of schedule
-        // stored (a one-time schedule may take `schedule` as a new push would).
-        guard (push.recurrence != nil) == (existing.recurrence != nil) else {
+        // stored (a one-time schedule may take `schedule` as a new push would). Decided before
+        // the merged push is checked, whose faults would otherwise come from mixing the kinds
+        // (a one-time schedule's `expiryTime` with a new `schedule`).
+        let recurring = members["schedule"].map { $0 != .null } ?? false
+        guard recurring == (existing.recurrence != nil) else {
             throw APIError(
                 .conflict, code: "schedule_kind",
                 message: existing.recurrence != nil
@@ -60,6 +63,7 @@ extension PushScheduling {
                     : "a one-time schedule cannot become recurring: cancel it and send a new push with schedule",
                 field: "schedule")
         }
+        let push = try Self.validate(members, now: now)
         if existing.recurrence != nil {
             return try await changeRecurring(id: id, applicationID: applicationID, push, members: members, now: now)
         }

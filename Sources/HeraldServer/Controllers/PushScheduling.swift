@@ -55,10 +55,8 @@ struct PushScheduling: Sendable {
             members["scheduleAt"] = .int(at)
             return Plan(request: members, localTime: nil, slots: [PushSchedule.Slot(dueAt: at, timeZones: [])])
         case .local(let local):
-            let settings = try await store.deliverySettings.find(applicationID: applicationID)
             // Every zone Foundation lists, and any other name the app's devices registered with.
-            let zones = TimeZone.knownTimeZoneIdentifiers + (try await store.devices.timeZones(applicationID: applicationID))
-            let slots = PushSchedule.slots(for: local, defaultZone: settings.defaultTimeZone, zones: zones)
+            let slots = try await store.schedules.zoneGroups(for: local, applicationID: applicationID)
             return Plan(request: members, localTime: local.description, slots: slots)
         case .recurring(let recurrence):
             return try await recurringPlan(recurrence, request: members, applicationID: applicationID, now: now)
@@ -66,26 +64,28 @@ struct PushScheduling: Sendable {
     }
 
     /// A recurring schedule's plan: its zone (the app's default when the push names none, then
-    /// shown in the stored request) and its first occurrence after `now`; none before `until`
-    /// is a 409 naming `schedule.until`.
+    /// shown in the stored request; none for `local`) and its first occurrence after `now` (a
+    /// local one's: when the earliest zone reaches it); none before `until` is a 409 naming
+    /// `schedule.until`.
     private func recurringPlan(
         _ recurrence: Recurrence, request: [String: JSONValue], applicationID: UUID, now: Int64
     ) async throws -> Plan {
         var members = request
         var zone = recurrence.timeZone
-        if zone == nil {
+        if zone == nil && !recurrence.local {
             zone = try await store.deliverySettings.find(applicationID: applicationID).defaultTimeZone
+            if case .object(var schedule) = members["schedule"] {
+                schedule["time_zone"] = .string(zone ?? "UTC")
+                members["schedule"] = .object(schedule)
+            }
         }
-        let stored = StoredRecurrence(recurrence, zone: zone ?? "UTC")
-        if case .object(var schedule) = members["schedule"] {
-            schedule["time_zone"] = .string(stored.timeZone)
-            members["schedule"] = .object(schedule)
-        }
-        guard let next = stored.next(after: now) else {
+        var stored = StoredRecurrence(recurrence, zone: zone ?? "UTC")
+        guard let next = stored.nextOccurrence(after: now) else {
             throw ValidationError(
                 code: "no_occurrence", message: "no occurrence of schedule.cron comes before schedule.until", field: "schedule.until")
         }
-        return Plan(request: members, localTime: nil, slots: [], recurrence: stored, nextAt: next)
+        stored.nextLocalTime = next.localTime
+        return Plan(request: members, localTime: nil, slots: [], recurrence: stored, nextAt: next.at)
     }
 
     /// The members of a JSON object request.

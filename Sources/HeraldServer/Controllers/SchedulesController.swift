@@ -51,7 +51,10 @@ struct SchedulesController<Context: RequestContext>: Sendable {
 
     struct RecurrenceView: Encodable {
         var cron: String
-        var timeZone: String
+        /// None for a local-time rule.
+        var timeZone: String?
+        /// Each device's own local time.
+        var local: Bool
         var until: Int64?
         var count: Int?
         /// Occurrences fired so far.
@@ -60,19 +63,26 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         /// The next occurrences (epoch ms): from `scheduled_for`, or while paused from now (where
         /// a resume would start).
         var nextOccurrences: [Int64]
+        /// A local-time rule: the wall-clock times of `next_occurrences` (each begins, in the
+        /// earliest zone, at its instant there).
+        var nextLocalTimes: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case cron, timeZone = "time_zone", until, count, fired, paused, nextOccurrences = "next_occurrences"
+            case cron, timeZone = "time_zone", local, until, count, fired, paused, nextOccurrences = "next_occurrences"
+            case nextLocalTimes = "next_local_times"
         }
 
         init(_ recurrence: StoredRecurrence, next: Int64, now: Int64) {
             cron = recurrence.cron
-            timeZone = recurrence.timeZone
+            timeZone = recurrence.local ? nil : recurrence.timeZone
+            local = recurrence.local
             until = recurrence.until
             count = recurrence.count
             fired = recurrence.firedCount
             paused = recurrence.paused
-            nextOccurrences = PushScheduling.nextOccurrences(recurrence, next: next, now: now)
+            let upcoming = PushScheduling.nextOccurrences(recurrence, next: next, now: now)
+            nextOccurrences = upcoming.map(\.at)
+            nextLocalTimes = recurrence.local ? upcoming.compactMap { $0.localTime?.description } : nil
         }
     }
 
@@ -80,6 +90,8 @@ struct SchedulesController<Context: RequestContext>: Sendable {
     /// grace window), with every occurrence up to `skipped_until`.
     struct OccurrenceView: Encodable {
         var dueAt: Int64
+        /// A local-time occurrence's wall-clock time (`due_at`: when the earliest zone reached it).
+        var localTime: String?
         var state: String
         var firedAt: Int64?
         var receiptID: String?
@@ -91,12 +103,13 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         var skippedUntil: Int64?
 
         enum CodingKeys: String, CodingKey {
-            case dueAt = "due_at", state, firedAt = "fired_at", receiptID = "receipt_id", status, targeted, delivered, failed
+            case dueAt = "due_at", localTime = "local_time", state, firedAt = "fired_at", receiptID = "receipt_id", status, targeted, delivered, failed
             case skippedAt = "skipped_at", skippedUntil = "skipped_until"
         }
 
         init(_ occurrence: PastOccurrence) {
             dueAt = occurrence.dueAt
+            localTime = occurrence.localTime
             state = occurrence.state.rawValue
             switch occurrence.state {
             case .fired:

@@ -102,14 +102,19 @@ extension DashboardController {
     static func recurrenceView(
         _ recurrence: StoredRecurrence, next: Int64, now: Int64, past: [PastOccurrence], app: App
     ) -> [String: Any] {
-        let zone = TimeZone(identifier: recurrence.timeZone) ?? .gmt
+        // A local-time rule has no zone of its own: its times are each device's wall clock.
+        let zone = recurrence.local ? nil : TimeZone(identifier: recurrence.timeZone) ?? .gmt
         var ends: [String] = []
         if let until = recurrence.until { ends.append("until \(time(until))") }
         if let count = recurrence.count { ends.append("at most \(count) \(count == 1 ? "push" : "pushes")") }
         var view: [String: Any] = [
-            "cron": recurrence.cron, "zone": recurrence.timeZone, "ends": ends.isEmpty ? "never ends" : ends.joined(separator: ", "),
+            "cron": recurrence.cron, "zone": recurrence.local ? "the local time of each device" : recurrence.timeZone, "ends": ends.isEmpty ? "never ends" : ends.joined(separator: ", "),
             "fired": "\(recurrence.firedCount) sent" + (recurrence.count.map { " of \($0)" } ?? ""),
-            "next": PushScheduling.nextOccurrences(recurrence, next: next, now: now).map { ["utc": time($0), "local": localTime($0, in: zone)] },
+            "next": PushScheduling.nextOccurrences(recurrence, next: next, now: now).map { occurrence in
+                let local = zone.map { localTime(occurrence.at, in: $0) }
+                    ?? occurrence.localTime.map { "\($0) in each device's own zone" } ?? ""
+                return ["utc": time(occurrence.at), "local": local]
+            },
             "past": past.map { occurrence -> [String: Any] in
                 var row: [String: Any] = ["due": time(occurrence.dueAt), "state": occurrence.state.rawValue]
                 switch occurrence.state {

@@ -437,5 +437,19 @@ public enum Schema {
             // `due_at` up to, not including, `skipped_until` was skipped.
             "ALTER TABLE push_schedule_slots ADD COLUMN skipped_until {int}",
         ]),
+        // MARK: Recurring schedules in each device's local time
+        Migration(version: 15, name: "recurring schedules in each device's local time", statements: [
+            // `cron_local` 1: the cron names floating wall-clock times (no `cron_time_zone`);
+            // `next_local` is the wall-clock time of the occurrence `next_at` begins (when the
+            // earliest zone reaches it), `YYYY-MM-DDTHH:MM:SS`.
+            "ALTER TABLE push_schedules ADD COLUMN cron_local {int} NOT NULL DEFAULT 0",
+            "ALTER TABLE push_schedules ADD COLUMN next_local TEXT",
+            // A fired local-time occurrence's wall-clock time.
+            "ALTER TABLE push_schedule_slots ADD COLUMN local_time TEXT",
+            // A fan-out job limited to these zones (comma-separated, '' for devices without one):
+            // a local-time occurrence's push has one such job per group of zones, each due when
+            // its zones reach the wall-clock time. NULL: the push's own zones (push_time_zones).
+            "ALTER TABLE push_jobs ADD COLUMN time_zones TEXT",
+        ]),
     ]
 }

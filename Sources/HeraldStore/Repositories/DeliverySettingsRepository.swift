@@ -6,7 +6,12 @@ public struct DeliverySettingsRepository: Sendable {
     let database: any SQLDatabase
 
     public func find(applicationID: UUID) async throws -> AppDeliverySettings {
-        let rows = try await database.query(
+        try await Self.find(database, applicationID: applicationID)
+    }
+
+    /// `find`, on `connection` (inside the caller's transaction).
+    static func find(_ connection: any SQLExecutor, applicationID: UUID) async throws -> AppDeliverySettings {
+        let rows = try await connection.query(
             "SELECT default_time_zone, rate_per_second, quiet_time FROM app_delivery_settings WHERE app_id = \(applicationID)")
         guard let row = rows.first else { return AppDeliverySettings() }
         return AppDeliverySettings(

@@ -13,7 +13,12 @@ extension DeviceRepository {
 
     /// The zones the app's devices registered with, for the slots of a local-time push.
     public func timeZones(applicationID: UUID) async throws -> [String] {
-        try await database.query(
+        try await Self.timeZones(database, applicationID: applicationID)
+    }
+
+    /// `timeZones`, on `connection` (inside the caller's transaction).
+    static func timeZones(_ connection: any SQLExecutor, applicationID: UUID) async throws -> [String] {
+        try await connection.query(
             "SELECT DISTINCT time_zone FROM devices WHERE app_id = \(applicationID) AND time_zone IS NOT NULL ORDER BY time_zone"
         ).map { try $0.string("time_zone") }
     }

@@ -50,6 +50,9 @@ public struct PushJob: Sendable, Equatable {
     /// Which claim of the job this is: the store refuses a renewal, an advance, a completion or
     /// a release from an earlier one (its worker stalled past its lease and another took over).
     public var claim: Int64
+    /// Fan-out: the zones it is limited to ('' for devices without one), for one group of a
+    /// local-time occurrence; nil: the push's own zones (`timeZones(of:)`).
+    public var timeZones: [String]? = nil
 }
 
 /// A job a worker has claimed, with what sending it needs to know of its push, read with it.
@@ -120,7 +123,7 @@ public struct PushRepository: Sendable {
         "skipped",
     ]
     private static let pushColumns = pushColumnNames.joined(separator: ", ")
-    private static let jobColumns = "id, push_id, kind, cursor, device_ids, attempt, claim"
+    private static let jobColumns = "id, push_id, kind, cursor, device_ids, attempt, claim, time_zones"
     /// For a query over `pushes p LEFT JOIN applications a`: the push's columns prefixed `p_`,
     /// its app's receipt setting and whether it has a send gate.
     private static let claimedPushColumns =
@@ -477,14 +480,28 @@ public struct PushRepository: Sendable {
     }
 
     /// Stores a push and its fan-out job on `connection` (inside the caller's transaction).
+    ///
+    /// - Parameter zoneGroups: a local-time occurrence's push: instead of one fan-out, one per
+    ///   group of zones, due at the group's `dueAt` (or `availableAt`, if later) and limited to
+    ///   its zones.
     static func insert(
-        _ connection: any SQLExecutor, id: UUID, applicationID: UUID, request: String, expiresAt: Int64?, availableAt: Int64, time: Int64
+        _ connection: any SQLExecutor, id: UUID, applicationID: UUID, request: String, expiresAt: Int64?, availableAt: Int64, time: Int64,
+        zoneGroups: [PushSchedule.Slot]? = nil
     ) async throws {
         try await connection.query("""
             INSERT INTO pushes (id, app_id, request, status, created_at, expires_at)
             VALUES (\(id), \(applicationID), \(request), 'queued', \(time), \(expiresAt))
             """)
-        try await enqueue(connection, pushID: id, kind: .fanout, deviceIDs: [], attempt: 0, availableAt: availableAt, time: time)
+        guard let zoneGroups else {
+            try await enqueue(connection, pushID: id, kind: .fanout, deviceIDs: [], attempt: 0, availableAt: availableAt, time: time)
+            return
+        }
+        for group in zoneGroups {
+            try await connection.query("""
+                INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at, time_zones)
+                VALUES (\(id), 'fanout', 0, '', 0, 'ready', \(max(availableAt, group.dueAt)), 0, \(time), \(group.timeZones.joined(separator: ",")))
+                """)
+        }
     }
 
     static func enqueue(
@@ -550,6 +567,7 @@ public struct PushRepository: Sendable {
         return PushJob(
             id: try row.int("id"), pushID: try row.uuid("push_id"),
             kind: PushJob.Kind(rawValue: try row.string("kind")) ?? .batch, cursor: try row.int("cursor"),
-            deviceIDs: ids, attempt: Int(try row.int("attempt")), claim: try row.int("claim"))
+            deviceIDs: ids, attempt: Int(try row.int("attempt")), claim: try row.int("claim"),
+            timeZones: try row.optionalString("time_zones").map(ScheduleRepository.zones))
     }
 }

@@ -12,7 +12,8 @@ import struct Foundation.UUID
 /// occurrence, never from the time of firing, so a late scheduler loses no occurrence. Changes
 /// (edit, pause, resume, cancel) lock the same row first, so they wait for a firing in progress.
 extension ScheduleRepository {
-    /// Stores a recurring schedule whose first occurrence is `nextAt`.
+    /// Stores a recurring schedule whose first occurrence is `nextAt` (a local-time one's:
+    /// begins then, at `recurrence.nextLocalTime`).
     public func createRecurring(
         applicationID: UUID, _ accepted: AcceptedPush, recurrence: StoredRecurrence, nextAt: Int64
     ) async throws -> StoredSchedule {
@@ -22,10 +23,11 @@ extension ScheduleRepository {
         try await database.query("""
             INSERT INTO push_schedules (
                 id, app_id, request, expires_at, local_time, state, created_at, updated_at,
-                cron, cron_time_zone, until_at, max_count, fired_count, next_at)
+                cron, cron_time_zone, until_at, max_count, fired_count, next_at, cron_local, next_local)
             VALUES (
                 \(id), \(applicationID), \(request), NULL, NULL, 'scheduled', \(time), \(time),
-                \(recurrence.cron), \(recurrence.timeZone), \(recurrence.until), \(recurrence.count.map(Int64.init)), 0, \(nextAt))
+                \(recurrence.cron), \(recurrence.local ? nil : recurrence.timeZone), \(recurrence.until), \(recurrence.count.map(Int64.init)), 0,
+                \(nextAt), \(recurrence.local ? 1 : 0), \(recurrence.nextLocalTime?.description))
             """)
         await work.announce(.scheduledPushes)
         return StoredSchedule(
@@ -51,13 +53,15 @@ extension ScheduleRepository {
                     code: "no_occurrence", message: "the schedule has already sent \(rule.firedCount) pushes; schedule.count must be more",
                     field: "schedule.count")
             }
-            guard let next = rule.next(after: time) else {
+            guard let next = rule.nextOccurrence(after: time) else {
                 throw ValidationError(
                     code: "no_occurrence", message: "no occurrence of schedule.cron comes before schedule.until", field: "schedule.until")
             }
+            // A local-time occurrence already begun keeps going to the zones it has not reached.
             try await connection.query("""
-                UPDATE push_schedules SET request = \(request), cron = \(rule.cron), cron_time_zone = \(rule.timeZone),
-                    until_at = \(rule.until), max_count = \(rule.count.map(Int64.init)), next_at = \(next), updated_at = \(time)
+                UPDATE push_schedules SET request = \(request), cron = \(rule.cron), cron_time_zone = \(rule.local ? nil : rule.timeZone),
+                    until_at = \(rule.until), max_count = \(rule.count.map(Int64.init)), next_at = \(next.at),
+                    cron_local = \(rule.local ? 1 : 0), next_local = \(next.localTime?.description), updated_at = \(time)
                 WHERE id = \(id)
                 """)
         }
@@ -65,14 +69,21 @@ extension ScheduleRepository {
         return change
     }
 
-    /// Pauses a recurring schedule: nothing fires until it is resumed. Pausing a paused one
-    /// changes nothing.
+    /// Pauses a recurring schedule: nothing fires until it is resumed (a local-time one's begun
+    /// occurrences reach no further zone). Pausing a paused one changes nothing.
     public func pause(id: String, applicationID: UUID) async throws -> ScheduleChange {
         let time = clock.now.epochMilliseconds
-        return try await locked(id: id, applicationID: applicationID) { connection, current in
+        let dialect = database.dialect
+        let change = try await locked(id: id, applicationID: applicationID) { connection, current in
             guard !current.paused else { return }
             try await connection.query("UPDATE push_schedules SET state = 'paused', updated_at = \(time) WHERE id = \(id)")
+            if current.local {
+                _ = try await Self.stopBegunOccurrences(connection, scheduleID: id, time: time, dialect: dialect)
+            }
         }
+        // A push the pause closed may have queued its `push.done`.
+        if case .changed(let schedule) = change, schedule.recurrence?.local == true { await work.announce(.webhookEvents) }
+        return change
     }
 
     /// Resumes a paused recurring schedule from its first occurrence after now: the occurrences
@@ -82,9 +93,12 @@ extension ScheduleRepository {
         let time = clock.now.epochMilliseconds
         let change = try await locked(id: id, applicationID: applicationID) { connection, current in
             guard current.paused else { return }
-            if let next = current.next(after: time) {
-                try await connection.query(
-                    "UPDATE push_schedules SET state = 'scheduled', next_at = \(next), updated_at = \(time) WHERE id = \(id)")
+            if let next = current.nextOccurrence(after: time) {
+                try await connection.query("""
+                    UPDATE push_schedules SET state = 'scheduled', next_at = \(next.at), next_local = \(next.localTime?.description),
+                        updated_at = \(time)
+                    WHERE id = \(id)
+                    """)
             } else {
                 try await connection.query(
                     "UPDATE push_schedules SET state = 'ended', next_at = NULL, updated_at = \(time) WHERE id = \(id)")
@@ -103,15 +117,11 @@ extension ScheduleRepository {
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         return try await database.transaction { connection in
             let rows = try await connection.query("""
-                SELECT cron, cron_time_zone, until_at, max_count, fired_count, state FROM push_schedules
+                SELECT \(unsafeRaw: Self.recurrenceColumns) FROM push_schedules
                 WHERE id = \(id) AND app_id = \(applicationID) AND state IN ('scheduled', 'paused')\(unsafeRaw: lock)
                 """)
             guard let row = rows.first else { return .notFound }
-            guard let cron = try row.optionalString("cron") else { return .notRecurring }
-            let current = StoredRecurrence(
-                cron: cron, timeZone: try row.optionalString("cron_time_zone") ?? "UTC", until: try row.optionalInt("until_at"),
-                count: try row.optionalInt("max_count").map(Int.init), firedCount: Int(try row.int("fired_count")),
-                paused: try row.string("state") == "paused")
+            guard let current = try Self.recurrence(row) else { return .notRecurring }
             try await body(connection, current)
             guard let schedule = try await Self.find(connection, id: id, applicationID: applicationID) else { return .notFound }
             return .changed(schedule)
@@ -133,17 +143,21 @@ extension ScheduleRepository {
         let skip = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let fired = try await database.transaction { connection -> [FiredSlot] in
             let rows = try await connection.query("""
-                SELECT id, app_id, request, cron, cron_time_zone, until_at, max_count, fired_count, next_at FROM push_schedules
+                SELECT id, app_id, request, next_at, \(unsafeRaw: Self.recurrenceColumns) FROM push_schedules
                 WHERE state = 'scheduled' AND next_at <= \(time)
                 ORDER BY next_at, id LIMIT \(limit)\(unsafeRaw: skip)
                 """)
             var fired: [FiredSlot] = []
             for row in rows {
                 let scheduleID = try row.string("id")
-                let recurrence = StoredRecurrence(
-                    cron: try row.optionalString("cron") ?? "", timeZone: try row.optionalString("cron_time_zone") ?? "UTC",
-                    until: try row.optionalInt("until_at"), count: try row.optionalInt("max_count").map(Int.init),
-                    firedCount: Int(try row.int("fired_count")))
+                guard let recurrence = try Self.recurrence(row) else { continue }
+                if recurrence.local {
+                    let occurrence = try await Self.fireLocal(
+                        connection, scheduleID: scheduleID, applicationID: try row.uuid("app_id"), request: try row.string("request"),
+                        recurrence: recurrence, dueAt: try row.int("next_at"), time: time, grace: graceMilliseconds)
+                    if let occurrence { fired.append(occurrence) }
+                    continue
+                }
                 let plan = Self.catchUp(from: try row.int("next_at"), now: time, grace: graceMilliseconds, recurrence.next(after:))
                 var firedCount = recurrence.firedCount
                 if let due = plan.fire {
@@ -220,14 +234,14 @@ extension ScheduleRepository {
     /// receipt's counters, and skipped ones.
     public func pastOccurrences(scheduleID: String, limit: Int) async throws -> [PastOccurrence] {
         try await database.query("""
-            SELECT l.due_at, l.state, l.fired_at, l.push_id, l.skipped_until, p.status, p.targeted, p.delivered, p.failed
+            SELECT l.due_at, l.local_time, l.state, l.fired_at, l.push_id, l.skipped_until, p.status, p.targeted, p.delivered, p.failed
             FROM push_schedule_slots l LEFT JOIN pushes p ON p.id = l.push_id
             WHERE l.schedule_id = \(scheduleID) AND l.state IN ('fired', 'skipped')
             ORDER BY l.due_at DESC, l.id DESC LIMIT \(limit)
             """
         ).map { row in
             PastOccurrence(
-                dueAt: try row.int("due_at"), state: PastOccurrence.State(rawValue: try row.string("state")) ?? .fired,
+                dueAt: try row.int("due_at"), localTime: try row.optionalString("local_time"), state: PastOccurrence.State(rawValue: try row.string("state")) ?? .fired,
                 recordedAt: try row.optionalInt("fired_at") ?? 0, pushID: try row.optionalString("push_id"),
                 skippedUntil: try row.optionalInt("skipped_until"), status: try row.optionalString("status"),
                 targeted: try row.optionalInt("targeted").map(Int.init), delivered: try row.optionalInt("delivered").map(Int.init),

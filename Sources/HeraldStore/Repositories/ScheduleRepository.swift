@@ -59,8 +59,11 @@ public struct ScheduleRepository: Sendable {
 
     static let scheduleColumns = """
         s.id, s.app_id, s.request, s.expires_at, s.local_time, s.created_at, s.updated_at, s.state, s.cron, s.cron_time_zone,
-        s.until_at, s.max_count, s.fired_count, s.next_at
+        s.until_at, s.max_count, s.fired_count, s.next_at, s.cron_local, s.next_local
         """
+
+    /// What `recurrence(_:)` reads of a `push_schedules` row.
+    static let recurrenceColumns = "cron, cron_time_zone, until_at, max_count, fired_count, state, cron_local, next_local"
 
     /// Stores a schedule with its slots; returns it. `local` marks the slots' zone lists as
     /// meaningful (a local-time schedule); otherwise there is one slot, for every device.
@@ -157,25 +160,30 @@ public struct ScheduleRepository: Sendable {
     public func cancel(id: String, applicationID: UUID) async throws -> Bool {
         let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
-        return try await database.transaction { connection in
+        let dialect = database.dialect
+        let (cancelled, events) = try await database.transaction { connection -> (Bool, Bool) in
             let owned = try await connection.query("""
-                SELECT id, cron FROM push_schedules
+                SELECT id, cron, cron_local FROM push_schedules
                 WHERE id = \(id) AND app_id = \(applicationID) AND state IN ('scheduled', 'paused')\(unsafeRaw: lock)
                 """)
-            guard let row = owned.first else { return false }
+            guard let row = owned.first else { return (false, false) }
             if try row.optionalString("cron") != nil {
-                // A recurring schedule: no occurrence fires after this (a firing holds the row).
+                // A recurring schedule: no occurrence fires after this (a firing holds the row),
+                // and a local-time one's begun occurrences reach no further zone.
                 try await connection.query(
                     "UPDATE push_schedules SET state = 'cancelled', next_at = NULL, updated_at = \(time) WHERE id = \(id)")
-                return true
+                guard try row.int("cron_local") != 0 else { return (true, false) }
+                return (true, try await Self.stopBegunOccurrences(connection, scheduleID: id, time: time, dialect: dialect))
             }
             let cancelled = try await connection.query(
                 "UPDATE push_schedule_slots SET state = 'cancelled' WHERE schedule_id = \(id) AND state = 'pending' RETURNING id")
-            guard !cancelled.isEmpty else { return false }
+            guard !cancelled.isEmpty else { return (false, false) }
             try await connection.query(
                 "UPDATE push_schedules SET state = 'cancelled', updated_at = \(time) WHERE id = \(id)")
-            return true
+            return (true, false)
         }
+        if events { await work.announce(.webhookEvents) }
+        return cancelled
     }
 
     /// Fires up to `limit` due slots, soonest first: each becomes an accepted push (push row,
@@ -282,14 +290,20 @@ public struct ScheduleRepository: Sendable {
         ).first.map(schedule)
     }
 
+    /// A recurring schedule's rule and progress from its row (`recurrenceColumns`); nil for a
+    /// one-time schedule.
+    static func recurrence(_ row: SQLRow) throws -> StoredRecurrence? {
+        guard let cron = try row.optionalString("cron") else { return nil }
+        let local = try row.int("cron_local") != 0
+        return StoredRecurrence(
+            cron: cron, timeZone: try row.optionalString("cron_time_zone") ?? (local ? "" : "UTC"), until: try row.optionalInt("until_at"),
+            count: try row.optionalInt("max_count").map(Int.init), firedCount: Int(try row.int("fired_count")),
+            paused: try row.string("state") == "paused", local: local,
+            nextLocalTime: try row.optionalString("next_local").flatMap(LocalDateTime.init))
+    }
+
     static func schedule(_ row: SQLRow) throws -> StoredSchedule {
-        var recurrence: StoredRecurrence?
-        if let cron = try row.optionalString("cron") {
-            recurrence = StoredRecurrence(
-                cron: cron, timeZone: try row.optionalString("cron_time_zone") ?? "UTC", until: try row.optionalInt("until_at"),
-                count: try row.optionalInt("max_count").map(Int.init), firedCount: Int(try row.int("fired_count")),
-                paused: try row.string("state") == "paused")
-        }
+        let recurrence = try recurrence(row)
         return StoredSchedule(
             id: try row.string("id"), applicationID: try row.uuid("app_id"), request: try row.string("request"),
             expiresAt: try row.optionalInt("expires_at"), localTime: try row.optionalString("local_time"),

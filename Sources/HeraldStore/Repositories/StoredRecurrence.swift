@@ -2,51 +2,106 @@ import HeraldCore
 import struct Foundation.TimeZone
 
 /// A recurring schedule's rule and progress as stored (`push_schedules.cron`, …): the zone
-/// resolved (the app's default when the push named none).
+/// resolved (the app's default when the push named none), or `local` (each device's own zone).
 public struct StoredRecurrence: Sendable, Equatable {
     /// The cron expression as given (trimmed).
     public var cron: String
-    /// The IANA zone its wall-clock times are read in.
+    /// The IANA zone its wall-clock times are read in; empty for a `local` rule.
     public var timeZone: String
-    /// Epoch ms after which no occurrence fires.
+    /// Epoch ms after which no occurrence fires (a local-time occurrence: begins).
     public var until: Int64?
     /// At most this many pushes.
     public var count: Int?
     /// Occurrences fired so far.
     public var firedCount: Int
     public var paused: Bool
+    /// The cron names floating wall-clock times, each sent at each device's own local time.
+    public var local: Bool
+    /// A local rule: the wall-clock time of the occurrence `next_at` begins.
+    public var nextLocalTime: LocalDateTime?
 
-    public init(cron: String, timeZone: String, until: Int64?, count: Int?, firedCount: Int = 0, paused: Bool = false) {
+    public init(
+        cron: String, timeZone: String, until: Int64?, count: Int?, firedCount: Int = 0, paused: Bool = false, local: Bool = false,
+        nextLocalTime: LocalDateTime? = nil
+    ) {
         self.cron = cron
         self.timeZone = timeZone
         self.until = until
         self.count = count
         self.firedCount = firedCount
         self.paused = paused
+        self.local = local
+        self.nextLocalTime = nextLocalTime
     }
 
-    /// The stored form of a validated rule, in `zone` (the rule's own, or the app's default).
+    /// The stored form of a validated rule, in `zone` (the rule's own, or the app's default;
+    /// none for a local rule).
     public init(_ recurrence: Recurrence, zone: String) {
-        self.init(cron: recurrence.cron.description, timeZone: recurrence.timeZone ?? zone, until: recurrence.until, count: recurrence.count)
+        self.init(
+            cron: recurrence.cron.description, timeZone: recurrence.local ? "" : recurrence.timeZone ?? zone, until: recurrence.until,
+            count: recurrence.count, local: recurrence.local)
     }
 
-    /// The rule and its zone; nil if the stored text no longer reads (never written so).
+    /// The rule and its zone; nil if the stored text no longer reads (never written so), or
+    /// for a local rule.
     public var rule: (Recurrence, TimeZone)? {
-        guard let cron = try? CronExpression(cron, field: "schedule.cron"), let zone = TimeZone(identifier: timeZone) else { return nil }
+        guard !local, let cron = try? CronExpression(cron, field: "schedule.cron"), let zone = TimeZone(identifier: timeZone) else {
+            return nil
+        }
         return (Recurrence(cron: cron, timeZone: timeZone, until: until, count: count), zone)
     }
 
+    /// A local rule; nil for a zoned one.
+    public var localRule: Recurrence? {
+        guard local, let cron = try? CronExpression(cron, field: "schedule.cron") else { return nil }
+        return Recurrence(cron: cron, timeZone: nil, until: until, count: count, local: true)
+    }
+
+    /// One occurrence: when it fires (a local one: begins, as the earliest zone reaches it) and,
+    /// for a local rule, its wall-clock time.
+    public struct Occurrence: Sendable, Equatable {
+        public var at: Int64
+        public var localTime: LocalDateTime?
+    }
+
     /// The first occurrence after `after` still to fire (`until` and `count` considered).
-    public func next(after: Int64) -> Int64? {
-        guard let (rule, zone) = rule else { return nil }
+    public func nextOccurrence(after: Int64) -> Occurrence? {
         if let count, firedCount >= count { return nil }
-        return rule.next(after: after, in: zone)
+        if let localRule {
+            return localRule.nextLocal(after: after).map { Occurrence(at: $0.beginsAt, localTime: $0.localTime) }
+        }
+        guard let (rule, zone) = rule else { return nil }
+        return rule.next(after: after, in: zone).map { Occurrence(at: $0, localTime: nil) }
+    }
+
+    /// When the first occurrence after `after` still to fire comes (`until` and `count` considered).
+    public func next(after: Int64) -> Int64? {
+        nextOccurrence(after: after)?.at
+    }
+
+    /// A local rule's occurrence after the one at `local` (`until` and `count` considered).
+    public func nextLocal(after local: LocalDateTime) -> Occurrence? {
+        if let count, firedCount >= count { return nil }
+        return localRule?.nextLocal(after: local).map { Occurrence(at: $0.beginsAt, localTime: $0.localTime) }
     }
 
     /// Up to `limit` occurrences after `after`, soonest first (`until` and `count` considered).
-    public func upcoming(after: Int64, limit: Int) -> [Int64] {
+    ///
+    /// - Parameter next: the stored next occurrence (`next_at`), when `after` is just before it:
+    ///   a local rule then starts from `nextLocalTime` rather than searching for it.
+    public func upcoming(after: Int64, next: Int64? = nil, limit: Int) -> [Occurrence] {
+        if let localRule {
+            var first: Recurrence.LocalOccurrence?
+            if let next, let nextLocalTime, next == after + 1 {
+                first = Recurrence.LocalOccurrence(localTime: nextLocalTime, beginsAt: next)
+            } else {
+                first = localRule.nextLocal(after: after)
+            }
+            return localRule.localOccurrences(from: first, fired: firedCount, limit: limit)
+                .map { Occurrence(at: $0.beginsAt, localTime: $0.localTime) }
+        }
         guard let (rule, zone) = rule else { return [] }
-        return rule.occurrences(after: after, in: zone, fired: firedCount, limit: limit)
+        return rule.occurrences(after: after, in: zone, fired: firedCount, limit: limit).map { Occurrence(at: $0, localTime: nil) }
     }
 }
 
@@ -58,6 +113,8 @@ public struct PastOccurrence: Sendable, Equatable {
     }
 
     public var dueAt: Int64
+    /// A local-time occurrence's wall-clock time (`YYYY-MM-DDTHH:MM:SS`).
+    public var localTime: String? = nil
     public var state: State
     /// When it fired, or when the skip was recorded.
     public var recordedAt: Int64
