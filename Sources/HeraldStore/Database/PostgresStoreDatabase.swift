@@ -151,6 +151,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     // MARK: Helpers
 
     private struct Connection: SQLExecutor {
+        var dialect: SQLDialect { .postgres }
         let connection: PostgresConnection
         let logger: Logger
         let counter: StatementCounter
