@@ -119,6 +119,36 @@ import Testing
         }
     }
 
+    @Test(.timeLimit(.minutes(2)))
+    func aDeliverySettingsChangeKeepsAConcurrentChange() async throws {
+        guard Backend.available.contains(.postgres) else { return }
+        try await withTestDatabase(.postgres) { db async throws in
+            let app = try await Fixture.make(db.store).app.id
+            try await db.store.deliverySettings.save(AppDeliverySettings(defaultTimeZone: "Europe/Paris"), applicationID: app)
+            let updated = try await race(db, "UPDATE app_delivery_settings SET default_time_zone = 'Asia/Tokyo' WHERE app_id = \(app) RETURNING app_id") {
+                try await db.store.deliverySettings.update(applicationID: app) { $0.ratePerSecond = 50 }
+            }
+            #expect(updated == AppDeliverySettings(defaultTimeZone: "Asia/Tokyo", ratePerSecond: 50))
+            #expect(try await db.store.deliverySettings.find(applicationID: app) == AppDeliverySettings(defaultTimeZone: "Asia/Tokyo", ratePerSecond: 50))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aDeliverySettingsChangeThatThrowsWritesNothing(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { db async throws in
+            let app = try await Fixture.make(db.store).app.id
+            struct Refused: Error {}
+            await #expect(throws: Refused.self) {
+                try await db.store.deliverySettings.update(applicationID: app) { settings in
+                    settings.ratePerSecond = 7
+                    throw Refused()
+                }
+            }
+            #expect(try await db.database.query("SELECT app_id FROM app_delivery_settings").isEmpty)
+            #expect(try await db.store.deliverySettings.update(applicationID: app) { $0.ratePerSecond = 7 } == AppDeliverySettings(ratePerSecond: 7))
+        }
+    }
+
     /// Holds `held` (an UPDATE … RETURNING of one row) uncommitted, runs `edit` meanwhile until it
     /// waits for the row or finishes, lets `held` commit and returns what `edit` returned.
     func race<Result: Sendable>(

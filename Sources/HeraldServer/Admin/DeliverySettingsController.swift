@@ -74,24 +74,26 @@ struct DeliverySettingsController<Context: RequestContext>: Sendable {
         var request = request
         let app = try await application(request, context)
         let input = try await request.decodeJSON(SettingsInput.self)
-        var settings = try await store.deliverySettings.find(applicationID: app.id)
-        if let zone = input.defaultTimeZone {
-            guard PushSchedule.isTimeZone(zone) else {
-                throw APIError.badRequest("'\(zone)' is not an IANA time zone such as Europe/Paris", field: "default_time_zone")
+        // Applied to the settings as stored, their row locked: a concurrent change of another
+        // field stays.
+        let settings = try await store.deliverySettings.update(applicationID: app.id) { settings in
+            if let zone = input.defaultTimeZone {
+                guard PushSchedule.isTimeZone(zone) else {
+                    throw APIError.badRequest("'\(zone)' is not an IANA time zone such as Europe/Paris", field: "default_time_zone")
+                }
+                settings.defaultTimeZone = zone
             }
-            settings.defaultTimeZone = zone
-        }
-        switch input.ratePerSecond {
-        case .unchanged: break
-        case .clear: settings.ratePerSecond = nil
-        case .set(let rate):
-            guard (1...Limits.ratePerSecond).contains(rate) else {
-                throw APIError.badRequest("rate_per_second is a whole number from 1 to \(Limits.ratePerSecond), or null", field: "rate_per_second")
+            switch input.ratePerSecond {
+            case .unchanged: break
+            case .clear: settings.ratePerSecond = nil
+            case .set(let rate):
+                guard (1...Limits.ratePerSecond).contains(rate) else {
+                    throw APIError.badRequest("rate_per_second is a whole number from 1 to \(Limits.ratePerSecond), or null", field: "rate_per_second")
+                }
+                settings.ratePerSecond = Int(rate)
             }
-            settings.ratePerSecond = Int(rate)
+            settings.quietTime = try QuietTime.change(input.quietTime, field: "quiet_time").applied(to: settings.quietTime)
         }
-        settings.quietTime = try QuietTime.change(input.quietTime, field: "quiet_time").applied(to: settings.quietTime)
-        try await store.deliverySettings.save(settings, applicationID: app.id)
         return SettingsView(settings)
     }
 
