@@ -8,7 +8,7 @@ extension AdminScope {
     /// The body of `PUT /admin/v1/apps/:app/delivery`, which the dashboard's delivery settings
     /// form sends too: each member given is changed; `rate_per_second: null` removes the limit,
     /// `quiet_time: null` the default quiet time.
-    struct DeliverySettingsInput: Decodable {
+    struct DeliverySettingsInput: Decodable, Sendable {
         var defaultTimeZone: String?
         var ratePerSecond: FieldChange<Int64>
         /// As given (checked by `QuietTime.change`); `.null` when given as null, nil when absent.
@@ -41,25 +41,26 @@ extension AdminScope {
     /// the dashboard's application page do. Errors name `default_time_zone`, `rate_per_second`
     /// and `quiet_time` (or its `start` / `end`); nothing is saved when one is refused.
     func changeDeliverySettings(of app: App, _ input: DeliverySettingsInput) async throws -> AppDeliverySettings {
-        var settings = try await deliverySettings(of: app)
-        if let zone = input.defaultTimeZone {
-            guard PushSchedule.isTimeZone(zone) else {
-                throw APIError.badRequest("'\(zone)' is not an IANA time zone such as Europe/Paris", field: "default_time_zone")
+        // Applied to the settings as stored, their row locked: a concurrent change of another
+        // field stays.
+        try await store.deliverySettings.update(applicationID: app.id) { settings in
+            if let zone = input.defaultTimeZone {
+                guard PushSchedule.isTimeZone(zone) else {
+                    throw APIError.badRequest("'\(zone)' is not an IANA time zone such as Europe/Paris", field: "default_time_zone")
+                }
+                settings.defaultTimeZone = zone
             }
-            settings.defaultTimeZone = zone
-        }
-        switch input.ratePerSecond {
-        case .unchanged: break
-        case .clear: settings.ratePerSecond = nil
-        case .set(let rate):
-            guard (1...Limits.ratePerSecond).contains(rate) else {
-                throw APIError.badRequest("rate_per_second is a whole number from 1 to \(Limits.ratePerSecond), or null", field: "rate_per_second")
+            switch input.ratePerSecond {
+            case .unchanged: break
+            case .clear: settings.ratePerSecond = nil
+            case .set(let rate):
+                guard (1...Limits.ratePerSecond).contains(rate) else {
+                    throw APIError.badRequest("rate_per_second is a whole number from 1 to \(Limits.ratePerSecond), or null", field: "rate_per_second")
+                }
+                settings.ratePerSecond = Int(rate)
             }
-            settings.ratePerSecond = Int(rate)
+            settings.quietTime = try QuietTime.change(input.quietTime, field: "quiet_time").applied(to: settings.quietTime)
         }
-        settings.quietTime = try QuietTime.change(input.quietTime, field: "quiet_time").applied(to: settings.quietTime)
-        try await store.deliverySettings.save(settings, applicationID: app.id)
-        return settings
     }
 
     // MARK: A device's quiet time

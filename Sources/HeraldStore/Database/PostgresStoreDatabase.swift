@@ -9,7 +9,9 @@ import struct Foundation.URLComponents
 public final class PostgresStoreDatabase: SQLDatabase {
     public var dialect: SQLDialect { .postgres }
 
-    private let client: PostgresClient
+    let client: PostgresClient
+    /// The longest a query or transaction waits for a connection of the pool (`leased`).
+    let leaseTimeout: Duration
     public let writeExecutor: DedicatedExecutor
     private let runTask: Task<Void, Never>
     private let logger: Logger
@@ -18,7 +20,10 @@ public final class PostgresStoreDatabase: SQLDatabase {
     public var statementsExecuted: Int { counter.value }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
-    public init(url: String, maximumConnections: Int = 20, logger: Logger) throws {
+    ///
+    /// - Parameter leaseTimeout: how long a query or transaction waits for a connection (all in
+    ///   use, or none can be opened) before it fails with `StoreError` `.unavailable`.
+    public init(url: String, maximumConnections: Int = 20, leaseTimeout: Duration = defaultLeaseTimeout, logger: Logger) throws {
         var configuration = try Self.configuration(url: url)
         // One connection stays open and none is pinged; the others open on demand and close
         // after `idleConnectionLifetime` without a query.
@@ -55,6 +60,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
         let client = PostgresClient(configuration: configuration, eventLoopGroup: writeExecutor.group, backgroundLogger: logger)
         self.writeExecutor = writeExecutor
         self.client = client
+        self.leaseTimeout = leaseTimeout
         self.logger = logger
         // The pool lives as long as this object: `shutdown()` ends it.
         // Started at once on this thread, so that run() has begun before the first query leases
@@ -65,12 +71,20 @@ public final class PostgresStoreDatabase: SQLDatabase {
     /// How long a connection above the first stays open without a query.
     static let idleConnectionLifetime: Duration = .seconds(10)
 
+    /// How long a query waits for a connection by default: far longer than any wait of a
+    /// healthy pool (milliseconds, even with every connection busy), and short enough that a
+    /// request during an outage gets its 503 while the client still waits. Each query arms a
+    /// timer this long, and a cancelled `Task.sleep` keeps its memory until its deadline on
+    /// Linux (see `idleConnectionLifetime`): the memory held is the query rate times this.
+    public static let defaultLeaseTimeout: Duration = .seconds(10)
+
     @discardableResult
     public func query(_ sql: SQL) async throws -> [SQLRow] {
         counter.add()
         do {
-            let rows = try await client.query(Self.postgresQuery(sql), logger: logger)
-            return try await Self.collect(rows)
+            return try await leased { [logger] connection in
+                try await Self.collect(try await connection.query(Self.postgresQuery(sql), logger: logger))
+            }
         } catch let error as PSQLError {
             throw Self.storeError(error)
         }
@@ -100,13 +114,18 @@ public final class PostgresStoreDatabase: SQLDatabase {
     private func transactionOnce<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
         counter.add(2)  // BEGIN and COMMIT (or ROLLBACK)
         do {
-            return try await client.withTransaction(logger: logger) { [counter, logger] connection in
-                try await body(Connection(connection: connection, logger: logger, counter: counter))
+            return try await leased { [counter, logger] connection in
+                try await connection.withTransaction(logger: logger) { connection in
+                    try await body(Connection(connection: connection, logger: logger, counter: counter))
+                }
             }
         } catch let error as PSQLError {
             throw Self.storeError(error)
         } catch let error as PostgresTransactionError {
             if let closureError = error.closureError { throw closureError }
+            // BEGIN or COMMIT failed: the connection broke (unavailable) or the server refused
+            // the commit (a serialisation failure is then retried whole, like any other).
+            if let failure = (error.beginError ?? error.commitError) as? PSQLError { throw Self.storeError(failure) }
             throw StoreError(reason: .unknown("transaction"), message: "\(error)")
         }
     }
@@ -151,6 +170,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     // MARK: Helpers
 
     private struct Connection: SQLExecutor {
+        var dialect: SQLDialect { .postgres }
         let connection: PostgresConnection
         let logger: Logger
         let counter: StatementCounter
@@ -200,7 +220,9 @@ public final class PostgresStoreDatabase: SQLDatabase {
     where Statement.Row == PostgresRow {
         counter.add()
         do {
-            return try await Self.collect(try await client.execute(statement, logger: logger))
+            return try await leased { [logger] connection in
+                try await Self.collect(try await connection.execute(statement, logger: logger))
+            }
         } catch let error as PSQLError {
             throw Self.storeError(error)
         }

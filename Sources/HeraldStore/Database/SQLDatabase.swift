@@ -2,6 +2,9 @@ import Synchronization
 
 /// Runs statements: a database, or a connection inside a transaction.
 public protocol SQLExecutor: Sendable {
+    /// The engine the statements run on.
+    var dialect: SQLDialect { get }
+
     /// Runs one statement and returns its rows (none for a statement without results).
     @discardableResult
     func query(_ sql: SQL) async throws -> [SQLRow]
@@ -15,8 +18,6 @@ public enum SQLDialect: String, Sendable {
 
 /// A database: SQLite or PostgreSQL behind one interface.
 public protocol SQLDatabase: SQLExecutor {
-    var dialect: SQLDialect { get }
-
     /// Where write loops (batchers, group commit) run, away from the request handlers.
     var writeExecutor: DedicatedExecutor { get }
 

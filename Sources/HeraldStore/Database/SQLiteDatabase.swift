@@ -196,6 +196,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
 
     /// The writer connection inside a transaction.
     private struct Connection: SQLExecutor {
+        var dialect: SQLDialect { .sqlite }
         let connection: SQLiteConnection
         let counter: StatementCounter
 

@@ -39,6 +39,9 @@ public struct ApplicationRepository: Sendable {
     /// Throws `.uniqueViolation` when an application or a platform, of any tenant, has `id`:
     /// the uuids a client presents name one thing across the whole server.
     static func requireUnusedIdentity(_ connection: any SQLExecutor, _ id: UUID) async throws {
+        // No constraint spans the two tables: creations of one uuid take turns, and the second
+        // sees the first's row.
+        try await AdvisoryLock.identity(id).take(on: connection)
         let rows = try await connection.query(
             "SELECT id FROM applications WHERE id = \(id) UNION ALL SELECT id FROM platforms WHERE id = \(id)")
         if !rows.isEmpty {
@@ -80,20 +83,27 @@ public struct ApplicationRepository: Sendable {
     public func update(
         id: UUID, name: String?, description: String?, includesReceiptID: Bool? = nil, verifiesCustomUserID: Bool? = nil
     ) async throws -> App? {
-        guard var app = try await find(id: id) else { return nil }
-        if let name { app.name = name }
-        if let description { app.description = description }
-        if let includesReceiptID { app.includesReceiptID = includesReceiptID }
-        if let verifiesCustomUserID { app.verifiesCustomUserID = verifiesCustomUserID }
-        app.updatedAt = clock.now.epochMilliseconds
-        cache.invalidate(id)
-        try await database.query("""
-            UPDATE applications SET name = \(app.name), description = \(app.description),
-                include_receipt_id = \(app.includesReceiptID ? 1 : 0), verify_custom_user_id = \(app.verifiesCustomUserID ? 1 : 0),
-                updated_at = \(app.updatedAt)
-            WHERE id = \(id)
-            """)
-        return app
+        let time = clock.now.epochMilliseconds
+        // After the commit: a request authenticated meanwhile would cache the row as it was.
+        defer { cache.invalidate(id) }
+        return try await database.transaction { connection -> App? in
+            // Locked: the fields not given are written back as read.
+            let rows = try await connection.query(
+                "SELECT \(unsafeRaw: Self.columns) FROM applications WHERE id = \(id)\(connection.dialect.rowLock(.noKeyUpdate))")
+            guard var app = try rows.first.map(Self.application) else { return nil }
+            if let name { app.name = name }
+            if let description { app.description = description }
+            if let includesReceiptID { app.includesReceiptID = includesReceiptID }
+            if let verifiesCustomUserID { app.verifiesCustomUserID = verifiesCustomUserID }
+            app.updatedAt = time
+            try await connection.query("""
+                UPDATE applications SET name = \(app.name), description = \(app.description),
+                    include_receipt_id = \(app.includesReceiptID ? 1 : 0), verify_custom_user_id = \(app.verifiesCustomUserID ? 1 : 0),
+                    updated_at = \(app.updatedAt)
+                WHERE id = \(id)
+                """)
+            return app
+        }
     }
 
     /// Replaces the api key; the old one stops working at once. Returns the new clear key.
@@ -109,6 +119,9 @@ public struct ApplicationRepository: Sendable {
     public func delete(id: UUID) async throws -> DeleteOutcome {
         defer { cache.invalidate(id) }
         return try await database.transaction { connection in
+            // Locked first, so that a platform being created is waited for and counted below
+            // (docs/ARCHITECTURE.md, "Concurrency on PostgreSQL").
+            try await connection.query("SELECT id FROM applications WHERE id = \(id)\(connection.dialect.rowLock(.update))")
             let platforms = try await connection.query("SELECT COUNT(*) AS n FROM platforms WHERE app_id = \(id)")
             if try platforms.first?.int("n") ?? 0 > 0 { return .inUse }
             let deleted = try await connection.query("DELETE FROM applications WHERE id = \(id) RETURNING id")

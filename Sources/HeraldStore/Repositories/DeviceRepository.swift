@@ -68,7 +68,10 @@ public struct DeviceRepository: Sendable {
     public func update(on platform: Platform, uuid: UUID, _ registration: Registration) async throws -> Device? {
         let time = clock.now.epochMilliseconds
         return try await database.transaction { connection -> Device? in
-            let rows = try await connection.query("SELECT \(unsafeRaw: Self.columns) FROM devices d WHERE d.uuid = \(uuid)")
+            // Locked: the fields the body leaves out are written back as read, and the tag limit
+            // counts what the device holds (docs/ARCHITECTURE.md, "Concurrency on PostgreSQL").
+            let rows = try await connection.query(
+                "SELECT \(unsafeRaw: Self.columns) FROM devices d WHERE d.uuid = \(uuid)\(connection.dialect.rowLock(.noKeyUpdate))")
             guard let row = rows.first else {
                 guard let token = registration.registrationToken else { return nil }
                 let request = RegistrationBatcher.Request(

@@ -97,8 +97,9 @@ public struct GeofenceRepository: Sendable {
     ) async throws -> Geofence? {
         let time = clock.now.epochMilliseconds
         let found = try await database.transaction { connection -> Bool in
+            // Locked: what the change does not name is written back as read.
             guard let stored = try await Self.load(
-                connection, "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL"
+                connection, "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL\(connection.dialect.rowLock(.noKeyUpdate))"
             ).first else { return false }
             let old = stored.definition
             let new = try changes.applied(to: old, now: time)
@@ -141,8 +142,9 @@ public struct GeofenceRepository: Sendable {
     public func delete(id: Int64, applicationID: UUID, notify policy: GeofenceUpdatePolicy) async throws -> Bool {
         let time = clock.now.epochMilliseconds
         let deleted = try await database.transaction { connection in
+            // Locked: a concurrent update would otherwise write the tags and locations back.
             guard let stored = try await Self.load(
-                connection, "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL"
+                connection, "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL\(connection.dialect.rowLock(.noKeyUpdate))"
             ).first else { return false }
             try await connection.query("UPDATE geofences SET deleted_at = \(time), updated_at = \(time) WHERE id = \(id)")
             try await connection.query("DELETE FROM geofence_locations WHERE geofence_id = \(id)")

@@ -20,6 +20,11 @@ enum GeofenceUpdateScheduler {
         policy: GeofenceUpdatePolicy
     ) async throws {
         let slot = startsAt.flatMap { $0 > now ? $0 : nil } ?? 0
+        // The pending push's audience is read, merged and written back, and its row may not
+        // exist yet: on PostgreSQL two changes at once would each merge into what they read
+        // before the other committed (the later write dropping the earlier change's devices), or
+        // each make a push. The app's advisory lock makes the second wait and read the first's.
+        try await AdvisoryLock.geofenceUpdatePush(applicationID: applicationID).take(on: connection)
         let rows = try await connection.query("""
             SELECT push_id, first_change_at, platforms, topics, everyone FROM geofence_update_pushes
             WHERE app_id = \(applicationID) AND slot = \(slot)

@@ -68,8 +68,11 @@ public struct LocationGroupRepository: Sendable {
     public func update(id: Int64, applicationID: UUID, _ changes: LocationGroupChanges) async throws -> LocationGroup? {
         let time = clock.now.epochMilliseconds
         let found = try await database.transaction { connection -> Bool in
-            let rows = try await connection.query(
-                "SELECT \(unsafeRaw: Self.columns) FROM location_groups g WHERE g.id = \(id) AND g.app_id = \(applicationID)")
+            // Locked: the fields not given are written back as read, and the members replaced.
+            let rows = try await connection.query("""
+                SELECT \(unsafeRaw: Self.columns) FROM location_groups g WHERE g.id = \(id) AND g.app_id = \(applicationID)\(
+                    connection.dialect.rowLock(.noKeyUpdate))
+                """)
             guard let row = rows.first else { return false }
             if let ids = changes.locationIDs {
                 try await LocationRepository.requireExisting(connection, ids: ids, applicationID: applicationID, field: "location_ids")

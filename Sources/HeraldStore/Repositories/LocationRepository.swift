@@ -76,8 +76,10 @@ public struct LocationRepository: Sendable {
     ) async throws -> Location? {
         let time = clock.now.epochMilliseconds
         let location = try await database.transaction { connection -> Location? in
+            // Locked: the fields not given are written back as read (docs/ARCHITECTURE.md,
+            // "Concurrency on PostgreSQL").
             let rows = try await connection.query(
-                "SELECT \(unsafeRaw: Self.columns) FROM locations l WHERE l.id = \(id) AND l.app_id = \(applicationID)")
+                "SELECT \(unsafeRaw: Self.columns) FROM locations l WHERE l.id = \(id) AND l.app_id = \(applicationID)\(connection.dialect.rowLock(.noKeyUpdate))")
             guard let stored = try rows.first.map(Self.location) else { return nil }
             guard changes.movesCircle(of: stored) else { return stored }
             var location = changes.applied(to: stored)
@@ -111,7 +113,12 @@ public struct LocationRepository: Sendable {
     public func delete(id: Int64, applicationID: UUID) async throws -> LocationDeletion {
         let time = clock.now.epochMilliseconds
         return try await database.transaction { connection in
-            let rows = try await connection.query("SELECT id FROM locations WHERE id = \(id) AND app_id = \(applicationID)")
+            // Locked first: a geofence taking the location meanwhile (its foreign key, or
+            // `existing`, holds the row in share mode) is waited for and then seen below, and one
+            // taking it later waits for this delete, rather than the delete's cascade removing
+            // the location from a live geofence.
+            let rows = try await connection.query(
+                "SELECT id FROM locations WHERE id = \(id) AND app_id = \(applicationID)\(connection.dialect.rowLock(.update))")
             guard !rows.isEmpty else { return .notFound }
             let users = try await connection.query("""
                 SELECT g.id FROM geofences g JOIN geofence_locations gl ON gl.geofence_id = g.id
@@ -124,12 +131,14 @@ public struct LocationRepository: Sendable {
         }
     }
 
-    /// The locations with `ids` that belong to `applicationID`, by id.
+    /// The locations with `ids` that belong to `applicationID`, by id, each kept from deletion
+    /// until the transaction ends (PostgreSQL): the caller is about to reference them, and a
+    /// delete in progress is waited for (its location then missing, not a foreign-key failure).
     static func existing(_ connection: any SQLExecutor, ids: [Int64], applicationID: UUID) async throws -> [Int64: Location] {
         guard !ids.isEmpty else { return [:] }
         var found: [Int64: Location] = [:]
         for row in try await connection.query(
-            "SELECT \(unsafeRaw: columns) FROM locations l WHERE l.app_id = \(applicationID) AND l.id IN (\(list: ids))")
+            "SELECT \(unsafeRaw: columns) FROM locations l WHERE l.app_id = \(applicationID) AND l.id IN (\(list: ids))\(connection.dialect.rowLock(.keyShare))")
         {
             let location = try location(row)
             found[location.id] = location

@@ -78,37 +78,40 @@ public struct PlatformRepository: Sendable {
     /// Renames the platform, replaces its credentials (validated by the caller for its type)
     /// and/or changes whether its FCM messages carry a notification block.
     public func update(id: UUID, name: String?, credentials: PlatformCredentials?, fcmNotification: Bool? = nil) async throws -> Platform? {
-        guard var platform = try await find(id: id) else { return nil }
+        let time = clock.now.epochMilliseconds
+        let sealed = try credentials.map { try seal($0, id: id) }
+        let summary = try Self.summaryJSON(credentials?.summary)
         defer { cache.invalidate(id) }
-        if let name { platform.name = name }
-        if let fcmNotification { platform.fcmNotification = fcmNotification }
-        platform.updatedAt = clock.now.epochMilliseconds
-        if let credentials {
+        let (platform, queued) = try await database.transaction { connection -> (Platform?, Bool) in
+            // Locked: the fields not given are written back as read, and whether the platform
+            // was failing (new credentials then queue `platform.recovered`) is read as it is.
+            let rows = try await connection.query(
+                "SELECT \(unsafeRaw: Self.columns) FROM platforms WHERE id = \(id)\(connection.dialect.rowLock(.noKeyUpdate))")
+            guard var platform = try rows.first.map(Self.platform) else { return (nil, false) }
+            if let name { platform.name = name }
+            if let fcmNotification { platform.fcmNotification = fcmNotification }
+            platform.updatedAt = time
+            guard let credentials, let sealed else {
+                try await connection.query("""
+                    UPDATE platforms SET name = \(platform.name), fcm_notification = \(platform.fcmNotification ? 1 : 0),
+                        updated_at = \(platform.updatedAt) WHERE id = \(id)
+                    """)
+                return (platform, false)
+            }
             let wasFailing = platform.credentialsStatus == .failing
             platform.credentialsSummary = credentials.summary
             platform.credentialsStatus = .ok
-            let sealed = try seal(credentials, id: id)
-            let summary = try Self.summaryJSON(platform.credentialsSummary)
-            let updated = platform
-            let queued = try await database.transaction { connection -> Bool in
-                let changed = try await connection.query("""
-                    UPDATE platforms SET name = \(updated.name), credentials_sealed = \(sealed),
-                        credentials_summary = \(summary), credentials_status = \(updated.credentialsStatus.rawValue),
-                        fcm_notification = \(updated.fcmNotification ? 1 : 0), updated_at = \(updated.updatedAt)
-                    WHERE id = \(id) RETURNING id
-                    """)
-                // New credentials for a failing platform: its sends resume.
-                guard wasFailing, !changed.isEmpty else { return false }
-                return try await Self.statusEvent(connection, .platformRecovered, updated)
-            }
-            if queued { await work.announce(.webhookEvents) }
-        } else {
-            try await database.query(
-                """
-                UPDATE platforms SET name = \(platform.name), fcm_notification = \(platform.fcmNotification ? 1 : 0),
-                    updated_at = \(platform.updatedAt) WHERE id = \(id)
+            try await connection.query("""
+                UPDATE platforms SET name = \(platform.name), credentials_sealed = \(sealed),
+                    credentials_summary = \(summary), credentials_status = \(platform.credentialsStatus.rawValue),
+                    fcm_notification = \(platform.fcmNotification ? 1 : 0), updated_at = \(platform.updatedAt)
+                WHERE id = \(id)
                 """)
+            // New credentials for a failing platform: its sends resume.
+            guard wasFailing else { return (platform, false) }
+            return (platform, try await Self.statusEvent(connection, .platformRecovered, platform))
         }
+        if queued { await work.announce(.webhookEvents) }
         return platform
     }
 
@@ -172,6 +175,8 @@ public struct PlatformRepository: Sendable {
     public func delete(id: UUID) async throws -> DeleteOutcome {
         defer { cache.invalidate(id) }
         return try await database.transaction { connection in
+            // Locked first, so that a device registering meanwhile is waited for and found below.
+            try await connection.query("SELECT id FROM platforms WHERE id = \(id)\(connection.dialect.rowLock(.update))")
             let devices = try await connection.query("SELECT id FROM devices WHERE platform_id = \(id) LIMIT 1")
             if !devices.isEmpty { return .inUse }
             let deleted = try await connection.query("DELETE FROM platforms WHERE id = \(id) RETURNING id")

@@ -43,6 +43,8 @@ public struct TenantRepository: Sendable {
     /// Deletes a tenant that owns no application.
     public func delete(id: UUID) async throws -> DeleteOutcome {
         try await database.transaction { connection in
+            // Locked first, so that an application being created is waited for and counted below.
+            try await connection.query("SELECT id FROM tenants WHERE id = \(id)\(connection.dialect.rowLock(.update))")
             let apps = try await connection.query("SELECT COUNT(*) AS n FROM applications WHERE tenant_id = \(id)")
             if try apps.first?.int("n") ?? 0 > 0 { return .inUse }
             try await connection.query("DELETE FROM admin_tokens WHERE tenant_id = \(id)")

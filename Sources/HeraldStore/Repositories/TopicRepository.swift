@@ -129,7 +129,13 @@ public struct TopicRepository: Sendable {
         }
         // The topic's row first, as the cleanup locks it first: the two never wait on each other in turn.
         for topic in expired {
-            try await connection.query("DELETE FROM topics WHERE id = \(topic.id)")
+            // Only the transaction whose DELETE removed the row removes its subscriptions. On
+            // PostgreSQL another one renewing the name at the same moment removed it first and
+            // this DELETE, having waited for it, finds nothing: the subscriptions under the name
+            // are then the new topic's, written by that transaction, and stay. (The expired row
+            // holds the name, so no new topic of that name exists while it does.)
+            let removed = try await connection.query("DELETE FROM topics WHERE id = \(topic.id) RETURNING id")
+            guard !removed.isEmpty else { continue }
             try await connection.query("DELETE FROM device_tags WHERE app_id = \(applicationID) AND tag = \(topic.name)")
         }
         return byName
