@@ -23,7 +23,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
             PostgreSQL database given with --database-url), starts where the notifications go, runs `herald serve` as its
             own process, sends one broadcast, and prints notifications/s, time to last delivery, latency and the server's
             peak RSS. For iOS it then runs h2load (Debian package nghttp2-client) against the same endpoint with the same
-            request shape and prints Herald's rate as a fraction of h2load's.
+            request shape and prints Herald's rate as a fraction of h2load's. CPU seconds (utime + stime) of the server
+            over the broadcast, of h2load and of the h2o sink in each phase are printed per item too: unlike the rates,
+            they compare across hours on a shared host.
             --sink mock (default): Herald's own mocks (`herald mock apns`, `fcm`, `webpush`, `wns`; all four for `mixed`,
             a quarter of the devices each), each in its own process, recording every arrival.
             --sink h2o: the independent APNs-shaped h2o endpoint (`--sink-script`, Debian packages h2o and
@@ -111,6 +113,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         if let expression = self.audience { audience += ", audience \(expression)" }
         print(
             "herald bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers, sink \(sink.rawValue)")
+        print("load at start           \(ProcessCPU.loadAverage)")
 
         // The provider-token key the mock APNs verifies against.
         let signingKey = P256.Signing.PrivateKey()
@@ -180,6 +183,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
             let idleRSS = server.memoryKiB("VmRSS") ?? 0
 
             // MARK: One broadcast
+            // CPU seconds of the server and of h2o over the broadcast: per item, they compare with
+            // h2load's in any hour, where wall-clock rates need a quiet host.
+            let serveCPU = ProcessCPU.Span(pid: server.pid)
+            let sinkCPU = ProcessCPU.Span(pid: h2oSink?.pid)
             let started = DispatchTime.now().uptimeNanoseconds
             let elapsedMilliseconds = { Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6 }
             let receipt = try await sendBroadcast(base, seeded)
@@ -203,6 +210,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 try await Task.sleep(for: .milliseconds(h2oSink == nil ? 100 : 10))
             }
             let sinkDone = elapsedMilliseconds()
+            let serveSeconds = serveCPU.elapsed()
+            let sinkSeconds = sinkCPU.elapsed()
             let peakRSS = max(peakSampled, server.memoryKiB("VmHWM") ?? 0)
             let status = try await pushStatus(base, seeded, receipt: receipt)
             await server.stop()
@@ -235,13 +244,28 @@ struct FanoutBenchmark: AsyncParsableCommand {
                              BenchmarkServer.percentile(latencies, 0.50), BenchmarkServer.percentile(latencies, 0.99)))
             }
             print("server RSS              idle \(idleRSS / 1024) MiB, peak \(peakRSS / 1024) MiB")
+            if let serveSeconds {
+                let sink = sinkSeconds.map { String(format: "; the h2o sink %.2f s, %.1f µs a request", $0, $0 * 1e6 / Double(devices)) } ?? ""
+                print(String(format: "server CPU              %.2f s over the broadcast, %.1f µs a notification", serveSeconds, serveSeconds * 1e6 / Double(devices)) + sink)
+            }
 
             // MARK: h2load against the same endpoint
             if h2loadRequests > 0, platform == .ios, let endpoint = h2oSink?.url ?? mocks.first?.url {
+                // h2load is waited for by this process, so its CPU shows in the children's usage.
+                let childrenBefore = ProcessCPU.childrenSeconds()
+                let sinkCPU = ProcessCPU.Span(pid: h2oSink?.pid)
                 let h2load = try await runH2Load(
                     endpointURL: endpoint, signingKey: signingKey, keyID: Self.apnsKeyID, topic: seeded.topic, receipt: receipt,
                     directory: directory)
+                let h2loadSeconds = ProcessCPU.childrenSeconds() - childrenBefore
+                let sinkSeconds = sinkCPU.elapsed()
                 print(String(format: "h2load                  %.0f req/s (-c %d -m %d, %d requests)", h2load, effectiveH2LoadConnections, h2loadStreams, h2loadRequests))
+                let perRequest = h2loadSeconds * 1e6 / Double(h2loadRequests)
+                let sink = sinkSeconds.map { String(format: "; the h2o sink %.2f s, %.1f µs a request", $0, $0 * 1e6 / Double(h2loadRequests)) } ?? ""
+                print(String(format: "h2load CPU              %.2f s, %.1f µs a request", h2loadSeconds, perRequest) + sink)
+                if let serveSeconds, perRequest > 0 {
+                    print(String(format: "CPU herald / h2load     %.1f (per notification / per request)", serveSeconds * 1e6 / Double(devices) / perRequest))
+                }
                 // Against h2o the issue-18 figure: acceptance to the sink's count reaching N. Against
                 // the mock, as before: first to last arrival.
                 let compared = h2oSink == nil ? steadyRate : rate
@@ -254,6 +278,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         }
         for child in children { await child.stop(grace: .seconds(2)) }
         await h2oSink?.stop()
+        print("load at end             \(ProcessCPU.loadAverage)")
     }
 
     static let apnsKeyID = "BENCHKEY01"

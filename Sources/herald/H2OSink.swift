@@ -47,12 +47,17 @@ struct H2OSink {
         return count
     }
 
+    /// h2o's process id, from its pid file.
+    var pid: Int32? {
+        (try? String(contentsOfFile: directory + "/h2o-sink.pid", encoding: .utf8)).flatMap {
+            Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
     /// Kills h2o (it runs detached, its pid in the pid file) and stops the reading client.
     func stop() async {
         try? await client.shutdown()
-        if let text = try? String(contentsOfFile: directory + "/h2o-sink.pid", encoding: .utf8),
-            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        {
+        if let pid {
             // SIGKILL: h2o is started from this process and inherits its blocked signal mask
             // (SIGTERM stays pending for ever); the sink holds nothing that needs a clean exit.
             kill(pid, SIGKILL)

@@ -13,7 +13,11 @@ struct HTTP2FrameEncoder {
     private var reusable: (fields: HPACKHeaders, bytes: [UInt8])?
 
     init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
-        hpack = HPACKEncoder(allocator: allocator)
+        // String literals go as they are, not Huffman-coded: the one a request carries that is
+        // new each time, APNs's `:path` with the device's token, cost 5 % of the serve process's
+        // CPU in Huffman coding in the h2o fan-out, to save ≈ 20 of a request's ≈ 290 bytes
+        // (BENCHMARKS.md, issue 18). The fields that repeat are dynamic-table references anyway.
+        hpack = HPACKEncoder(allocator: allocator, useHuffmanEncoding: false)
     }
 
     /// Applies the server's SETTINGS_HEADER_TABLE_SIZE: the encoder's dynamic table stays within

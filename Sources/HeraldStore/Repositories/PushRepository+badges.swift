@@ -57,8 +57,11 @@ extension PushRepository {
             "UPDATE devices SET badge = \(value) WHERE \(Self.among(deviceIDs, column: "id", database.dialect)) AND badge <> \(value)")
     }
 
-    /// `column` is one of `ids`: on PostgreSQL one array value rather than hundreds of parameters
-    /// to bind and plan.
+    /// `column` is one of `ids`, bound as one value rather than hundreds of parameters to parse,
+    /// bind and plan: a PostgreSQL array, or on SQLite a JSON array read by `json_each`. SQLite
+    /// parsed a batch's 1,000-placeholder list anew for each batch (its parser was 4 % of the
+    /// serve process's CPU in a fan-out); the same read with one JSON value took a third of the
+    /// time (BENCHMARKS.md, issue 18). Either way each id is a primary-key look-up.
     static func among(_ ids: [Int64], column: String, _ dialect: SQLDialect) -> SQL {
         switch dialect {
         case .postgres:
@@ -66,7 +69,8 @@ extension PushRepository {
             for id in ids { array.append(integer: id) }
             return "\(unsafeRaw: column) = ANY(\(array.text)::bigint[])"
         case .sqlite:
-            return "\(unsafeRaw: column) IN (\(list: ids))"
+            let array = "[" + ids.map(String.init).joined(separator: ",") + "]"
+            return "\(unsafeRaw: column) IN (SELECT value FROM json_each(\(array)))"
         }
     }
 }

@@ -1,0 +1,46 @@
+import Foundation
+
+/// CPU time a process has used (user + system), read from Linux's `/proc`: the benchmarks' measure
+/// of work per item, which moves far less than wall time with the shared host's load.
+enum ProcessCPU {
+    /// `pid`'s utime + stime in seconds, nil once it has exited (or off Linux).
+    static func seconds(of pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // After "pid (comm) ": state is field 3, utime 14 and stime 15 (proc(5)); comm may hold spaces.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// User + system seconds of this process's children that have exited and been waited for.
+    static func childrenSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// A process's CPU seconds from now on.
+    struct Span {
+        let pid: Int32?
+        let start: Double?
+
+        init(pid: Int32?) {
+            self.pid = pid
+            start = pid.flatMap(ProcessCPU.seconds(of:))
+        }
+
+        /// The seconds used since `init`, nil if the process was not there to read.
+        func elapsed() -> Double? {
+            guard let pid, let start, let now = ProcessCPU.seconds(of: pid) else { return nil }
+            return now - start
+        }
+    }
+
+    /// The 1-, 5- and 15-minute load averages, as `/proc/loadavg` gives them.
+    static var loadAverage: String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+}
