@@ -33,7 +33,7 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
     var configuration = DeviceImportConfiguration()
     /// A WNS channel host accepted besides `*.notify.windows.com` (a test WNS).
     var wnsTestHost: String? = nil
-    /// Devices read per page of an export.
+    /// Devices read per page of an export (one text of ≈ 300 bytes a device).
     static var exportPage: Int { 2000 }
 
     func addRoutes(to router: Router<Context>) {
@@ -51,8 +51,9 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
             status: .ok, headers: [.contentType: "application/x-ndjson"],
             body: ResponseBody { writer in
                 // The next page is read while this one is written: the database's round trips
-                // and the client's reading overlap (two pages in memory at most).
-                func read(after: Int64) -> Task<[ExportedDevice], any Error> {
+                // and the client's reading overlap (two pages in memory at most). The database
+                // writes the lines (`DeviceRepository.exportPage`).
+                func read(after: Int64) -> Task<ExportPage?, any Error> {
                     Task { try await store.devices.exportPage(applicationID: app.id, after: after, limit: Self.exportPage) }
                 }
                 var next = read(after: 0)
@@ -62,10 +63,11 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
                     } onCancel: { [next] in
                         next.cancel()
                     }
-                    guard let last = page.last else { break }
-                    next = read(after: last.id)
-                    var buffer = ByteBufferAllocator().buffer(capacity: page.count * 320)
-                    for device in page { DeviceExportLine.write(device, into: &buffer) }
+                    guard let page else { break }
+                    next = read(after: page.lastID)
+                    var buffer = ByteBufferAllocator().buffer(capacity: page.lines.utf8.count + 1)
+                    buffer.writeString(page.lines)
+                    buffer.writeInteger(UInt8(ascii: "\n"))
                     do {
                         try await writer.write(buffer)
                     } catch {
