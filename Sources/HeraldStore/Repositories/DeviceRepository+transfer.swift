@@ -24,13 +24,23 @@ public enum DeviceImportOutcome: Sendable, Equatable {
 extension DeviceRepository {
     // MARK: Export
 
-    /// The application's devices after internal id `after` (0 for the first page), in id order,
-    /// at most `limit`, as their export lines; nil when there are none. A keyset page: an export
-    /// of any size holds one page at a time, and each page costs an index range scan.
-    public func exportPage(applicationID: UUID, after: Int64, limit: Int) async throws -> ExportPage? {
+    /// Where the export's page after internal id `after` ends: the id of the application's
+    /// `limit`-th device after it (or of its last, if fewer follow); nil when none does. An
+    /// index-only range scan, so that the pages themselves can be read at once, each by its own
+    /// connection (`exportPage(applicationID:after:through:)`).
+    public func exportPageEnd(applicationID: UUID, after: Int64, limit: Int) async throws -> Int64? {
+        try await database.query("""
+            SELECT MAX(id) AS id FROM (SELECT id FROM devices WHERE app_id = \(applicationID) AND id > \(after) ORDER BY id LIMIT \(limit)) AS page
+            """).first?.optionalInt("id")
+    }
+
+    /// The application's devices with internal ids in `after + 1 ... through`, in id order, as
+    /// their export lines; nil when there are none. A keyset page: an export of any size holds a
+    /// few pages at a time, and each page costs an index range scan.
+    public func exportPage(applicationID: UUID, after: Int64, through: Int64) async throws -> ExportPage? {
         let statement = database.dialect == .sqlite ? Self.sqliteExport : Self.postgresExport
         let rows = try await database.query("""
-            \(unsafeRaw: statement.head) WHERE d.app_id = \(applicationID) AND d.id > \(after) ORDER BY d.id LIMIT \(limit)\(unsafeRaw: statement.tail)
+            \(unsafeRaw: statement.head) WHERE d.app_id = \(applicationID) AND d.id > \(after) AND d.id <= \(through) ORDER BY d.id\(unsafeRaw: statement.tail)
             """)
         guard let row = rows.first, case .text(let lines) = row["lines"] else { return nil }
         return ExportPage(lastID: try row.int("last"), count: Int(try row.int("count")), lines: lines)
