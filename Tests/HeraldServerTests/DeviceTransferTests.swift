@@ -193,6 +193,39 @@ import Testing
         }
     }
 
+    /// Tokens are checked against the devices stored before the chunk, on both databases: a
+    /// chunk that gives the holder of a token a new one and then gives that token to another
+    /// uuid refuses the second line (the import never moves a token to another device), the
+    /// first is written.
+    @Test(arguments: Backend.available)
+    func aTokenIsNotMovedWithinAChunk(_ backend: Backend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let root = bearer(harness.adminToken)
+            try await Self.makeApp(client, root)
+            let holder = try await client.execute(
+                uri: "/v1/registration", method: .post, headers: basic(Self.androidUUID, Self.secret),
+                body: body(#"{"registration_token":"held-token"}"#))
+            let holderUUID = try #require(try holder.json()["device_uuid"] as? String)
+            let newcomer = "abababab-abab-4bab-8bab-abababababab"
+            let lines = [
+                #"{"device_uuid":"\#(holderUUID)","platform_uuid":"\#(Self.androidUUID)","registration_token":"new-token"}"#,
+                #"{"device_uuid":"\#(newcomer)","platform_uuid":"\#(Self.androidUUID)","registration_token":"held-token"}"#,
+            ]
+            let report = try await Self.importing(client, root, lines.joined(separator: "\n"))
+            #expect(report["updated"] as? Int == 1)
+            #expect(report["imported"] as? Int == 0)
+            let rejections = try #require(report["rejections"] as? [[String: Any]])
+            #expect(rejections.count == 1)
+            #expect(rejections.first?["line"] as? Int == 2)
+            #expect(rejections.first?["code"] as? String == "conflict")
+            #expect(rejections.first?["field"] as? String == "registration_token")
+            let platformID = try #require(UUID(text: Self.androidUUID))
+            let holderID = try #require(UUID(text: holderUUID))
+            #expect(try await harness.store.devices.find(platformID: platformID, uuid: holderID)?.registrationToken == "new-token")
+            #expect(try await harness.store.devices.find(platformID: platformID, uuid: try #require(UUID(text: newcomer))) == nil)
+        }
+    }
+
     /// The body streams: chunked, cut anywhere (inside lines), up to the server's maximum.
     @Test(arguments: Backend.available)
     func chunkedImportsStreamAndTheMaximumHolds(_ backend: Backend) async throws {
