@@ -7,7 +7,7 @@ import Testing
 /// of it must give up (nil), so that the decoder answers as before.
 @Suite struct DeviceImportLineScanTests {
     static let exported = #"""
-        {"device_uuid":"0b5c6a58-1e0f-4e8e-9d4b-7f1a2b3c4d5e","platform_uuid":"1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d","os":"android-fcm","os_version":"14","device_model":"Pixel 8","device_manufacturer":"Google","device_alias":null,"registration_token":"fcm-token:APA91b","tags":["news","sport"],"custom_user_id":"user-1","time_zone":"Europe/Paris","active":true,"created_at":1700000000000,"updated_at":1700000000001}
+        {"device_uuid":"0b5c6a58-1e0f-4e8e-9d4b-7f1a2b3c4d5e","platform_uuid":"1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d","os":"android-fcm","os_version":"14","device_model":"Pixel 8","device_manufacturer":"Google","device_alias":null,"registration_token":"fcm-token:APA91b","tags":["news","sport"],"custom_user_id":"user-1","time_zone":"Europe/Paris","active":true,"created_at":1700000000000,"updated_at":1700000000001,"badge":3}
         """#
 
     static func scanned(_ line: String) -> DeviceImportLine? {
@@ -37,6 +37,7 @@ import Testing
         #expect(line.registration.timeZone == .set("Europe/Paris"))
         #expect(line.active == true)
         #expect(line.updatedAt == 1_700_000_000_001)
+        #expect(line.registration.badge == .int(3))
     }
 
     /// Lines the scanner reads; each must equal the decoder's reading.
@@ -49,6 +50,7 @@ import Testing
         #"{"created_at":-12,"updated_at":9223372036854775807}"#,
         #"{"created_at":null,"updated_at":null,"active":null,"device_uuid":null,"platform_uuid":null,"os":null}"#,
         #"{"tags":["a","a","B"],"device_model":"x y/z"}"#,
+        #"{"badge":0}"#, #"{"badge":null}"#, #"{"badge":-1}"#,  // -1: read, then refused by `validated` as the decoder's is
     ])
     func plainLinesAreScannedAsDecoded(_ line: String) throws {
         let scanned = try #require(Self.scanned(line), "\(line)")
@@ -64,6 +66,7 @@ import Testing
         #"{"os":"ios","os":"android"}"#,  // a repeated key
         #"{"created_at":1.5}"#,
         #"{"created_at":1e3}"#,
+        #"{"badge":2.0}"#,
         #"{"created_at":01}"#,
         #"{"created_at":9223372036854775808}"#,
         #"{"created_at":"1"}"#,

@@ -58,7 +58,7 @@ import Testing
                 let quiet = index == 1 ? #","quiet_time":{"start":"22:00","end":"07:00"}"# : ""
                 let response = try await client.execute(
                     uri: "/v1/registration", method: .post, headers: ios,
-                    body: body(#"{"os":"ios","os_version":"17.\#(index)","device_alias":"phone \"\#(index)\"","device_model":"iPhone15,2","device_manufacturer":"Apple","registration_token":"\#(String(repeating: "ab", count: 31))\#(index)0","custom_user_id":"user-\#(index)","tags":["News","sport","ünïcode"],"time_zone":"Europe/Paris"\#(quiet)}"#))
+                    body: body(#"{"os":"ios","os_version":"17.\#(index)","device_alias":"phone \"\#(index)\"","device_model":"iPhone15,2","device_manufacturer":"Apple","registration_token":"\#(String(repeating: "ab", count: 31))\#(index)0","custom_user_id":"user-\#(index)","tags":["News","sport","ünïcode"],"time_zone":"Europe/Paris"\#(quiet),"badge":\#(index + 4)}"#))
                 #expect(response.status == .ok)
             }
             // …and, through an import, an inactive device and a bare one, then many more.
@@ -89,6 +89,9 @@ import Testing
         #expect(registered.contains(#""time_zone":"Europe/Paris","quiet_time":{"start":"22:00","end":"07:00"}"#))
         #expect(!exported.contains(#""quiet_time":null"#))
         #expect(registered.contains(#""device_alias":"phone \"1\"""#))
+        // The autobadge count travels too (absent on an imported line: 0).
+        #expect(registered.hasSuffix(#","badge":5}"#))
+        #expect(inactive.hasSuffix(#","badge":0}"#))
 
         // A second, empty server: the same identities, then the export imported: the same devices.
         try await ServerHarness.run(backend) { harness, client in
@@ -153,20 +156,21 @@ import Testing
                 #"{"device_uuid":"77777777-7777-4777-8777-777777777777","platform_uuid":"\#(android)","registration_token":"held-token"}"#,  // 10
                 "   ",  // 11: blank, skipped
                 #"{"device_uuid":"88888888-8888-4888-8888-888888888888","platform_uuid":"\#(android)","registration_token":"x","active":"yes"}"#,  // 12
-                #"{"device_uuid":"99999999-9999-4999-8999-999999999999","platform_uuid":"\#(Self.iosUUID)","registration_token":"ABCDEF"}"#,  // 13, no \n
+                #"{"device_uuid":"12121212-1212-4121-8121-121212121212","platform_uuid":"\#(android)","registration_token":"b","badge":-1}"#,  // 13
+                #"{"device_uuid":"99999999-9999-4999-8999-999999999999","platform_uuid":"\#(Self.iosUUID)","registration_token":"ABCDEF"}"#,  // 14, no \n
             ]
             let report = try await Self.importing(client, root, lines.joined(separator: "\n"))
-            #expect(report["lines"] as? Int == 13)
+            #expect(report["lines"] as? Int == 14)
             #expect(report["imported"] as? Int == 2)
             #expect(report["updated"] as? Int == 0)
-            #expect(report["rejected"] as? Int == 10)
+            #expect(report["rejected"] as? Int == 11)
             let rejections = try #require(report["rejections"] as? [[String: Any]])
             let byLine = Dictionary(uniqueKeysWithValues: rejections.map { ($0["line"] as? Int ?? 0, $0) })
             let expected: [Int: (String, String?)] = [
                 2: ("invalid_json", nil), 3: ("unknown_platform", "platform_uuid"), 4: ("invalid_token", "registration_token"),
                 5: ("duplicate", "device_uuid"), 6: ("missing_field", "device_uuid"), 7: ("invalid_field", "tags[0]"),
                 8: ("platform_mismatch", "os"), 9: ("conflict", "device_uuid"), 10: ("conflict", "registration_token"),
-                12: ("invalid_type", "active"),
+                12: ("invalid_type", "active"), 13: ("invalid_type", "badge"),
             ]
             #expect(Set(byLine.keys) == Set(expected.keys))
             for (line, (code, field)) in expected {
@@ -186,6 +190,39 @@ import Testing
             let stillThere = try #require(try await harness.store.devices.find(platformID: other.platform.id, uuid: othersID))
             #expect(stillThere.registrationToken == "other-token")
             #expect(try await harness.store.devices.count(platformID: platformID) == 2)
+        }
+    }
+
+    /// Tokens are checked against the devices stored before the chunk, on both databases: a
+    /// chunk that gives the holder of a token a new one and then gives that token to another
+    /// uuid refuses the second line (the import never moves a token to another device), the
+    /// first is written.
+    @Test(arguments: Backend.available)
+    func aTokenIsNotMovedWithinAChunk(_ backend: Backend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let root = bearer(harness.adminToken)
+            try await Self.makeApp(client, root)
+            let holder = try await client.execute(
+                uri: "/v1/registration", method: .post, headers: basic(Self.androidUUID, Self.secret),
+                body: body(#"{"registration_token":"held-token"}"#))
+            let holderUUID = try #require(try holder.json()["device_uuid"] as? String)
+            let newcomer = "abababab-abab-4bab-8bab-abababababab"
+            let lines = [
+                #"{"device_uuid":"\#(holderUUID)","platform_uuid":"\#(Self.androidUUID)","registration_token":"new-token"}"#,
+                #"{"device_uuid":"\#(newcomer)","platform_uuid":"\#(Self.androidUUID)","registration_token":"held-token"}"#,
+            ]
+            let report = try await Self.importing(client, root, lines.joined(separator: "\n"))
+            #expect(report["updated"] as? Int == 1)
+            #expect(report["imported"] as? Int == 0)
+            let rejections = try #require(report["rejections"] as? [[String: Any]])
+            #expect(rejections.count == 1)
+            #expect(rejections.first?["line"] as? Int == 2)
+            #expect(rejections.first?["code"] as? String == "conflict")
+            #expect(rejections.first?["field"] as? String == "registration_token")
+            let platformID = try #require(UUID(text: Self.androidUUID))
+            let holderID = try #require(UUID(text: holderUUID))
+            #expect(try await harness.store.devices.find(platformID: platformID, uuid: holderID)?.registrationToken == "new-token")
+            #expect(try await harness.store.devices.find(platformID: platformID, uuid: try #require(UUID(text: newcomer))) == nil)
         }
     }
 

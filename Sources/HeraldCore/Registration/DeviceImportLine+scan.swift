@@ -23,7 +23,7 @@ extension DeviceImportLine {
 /// The keys `DeviceImportLine` reads, by their bytes.
 private enum LineKey: Int, CaseIterable {
     case deviceUUID, platformUUID, os, osVersion, deviceAlias, deviceModel, deviceManufacturer, registrationToken, customUserID,
-        tags, timeZone, active, createdAt, updatedAt
+        tags, timeZone, active, createdAt, updatedAt, badge
 
     var name: StaticString {
         switch self {
@@ -41,6 +41,7 @@ private enum LineKey: Int, CaseIterable {
         case .active: "active"
         case .createdAt: "created_at"
         case .updatedAt: "updated_at"
+        case .badge: "badge"
         }
     }
 
@@ -231,6 +232,10 @@ private struct LineScanner {
                 case .updatedAt:
                     guard let value = optionalInteger() else { return nil }
                     line.updatedAt = value
+                case .badge:
+                    // As the decoder reads it (`JSONValue`; null is absent); checked in `validated`.
+                    guard let value = optionalInteger() else { return nil }
+                    line.registration.badge = value.map(JSONValue.int)
                 }
                 skipSpace()
                 if take(UInt8(ascii: "}")) { break }

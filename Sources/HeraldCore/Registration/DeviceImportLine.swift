@@ -42,7 +42,7 @@ public struct DeviceImportLine: Sendable, Decodable {
     /// Checks the line for an application whose platforms are `platforms`, by the rules a
     /// registration meets (`RegistrationInput.validated(for:requireToken:)`, the time zone, WNS
     /// channel hosts), plus the import's own: a uuid, a platform of this application, tags as a
-    /// list, times not negative.
+    /// list, times not negative, a badge count as a registration gives it.
     ///
     /// - Parameters:
     ///   - now: epoch ms, the times of a line that gives none.
@@ -76,10 +76,11 @@ public struct DeviceImportLine: Sendable, Decodable {
                 throw ValidationError(message: "must be epoch milliseconds, not negative", field: field)
             }
         }
+        let badge = try registration.validatedBadge() ?? 0
         let created = createdAt ?? updatedAt ?? now
         return DeviceImport(
             uuid: uuid, platform: platform, registration: checked, active: active ?? true, createdAt: created,
-            updatedAt: updatedAt ?? max(created, now), quietTime: quietTime)
+            updatedAt: updatedAt ?? max(created, now), quietTime: quietTime, badge: badge)
     }
 }
 
@@ -95,10 +96,13 @@ public struct DeviceImport: Sendable, Equatable {
     public var updatedAt: Int64
     /// The device's quiet time (`quiet_time`); nil for none.
     public var quietTime: QuietTime?
+    /// The number the app's icon shows (autobadge); a line without one stores 0, as a line
+    /// without any other field stores none.
+    public var badge: Int64
 
     public init(
         uuid: UUID, platform: Platform, registration: Registration, active: Bool, createdAt: Int64, updatedAt: Int64,
-        quietTime: QuietTime? = nil
+        quietTime: QuietTime? = nil, badge: Int64 = 0
     ) {
         self.uuid = uuid
         self.platform = platform
@@ -107,6 +111,7 @@ public struct DeviceImport: Sendable, Equatable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.quietTime = quietTime
+        self.badge = badge
     }
 
     /// The device's tags (lower-cased, without duplicates).

@@ -33,8 +33,10 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
     var configuration = DeviceImportConfiguration()
     /// A WNS channel host accepted besides `*.notify.windows.com` (a test WNS).
     var wnsTestHost: String? = nil
-    /// Devices read per page of an export.
+    /// Devices read per page of an export (one text of ≈ 300 bytes a device).
     static var exportPage: Int { 2000 }
+    /// Export pages read at once.
+    static var exportReadAhead: Int { 2 }
 
     func addRoutes(to router: Router<Context>) {
         let admin = router.group("admin/v1")
@@ -50,28 +52,42 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
         return Response(
             status: .ok, headers: [.contentType: "application/x-ndjson"],
             body: ResponseBody { writer in
-                // The next page is read while this one is written: the database's round trips
-                // and the client's reading overlap (two pages in memory at most).
-                func read(after: Int64) -> Task<[ExportedDevice], any Error> {
-                    Task { try await store.devices.exportPage(applicationID: app.id, after: after, limit: Self.exportPage) }
-                }
-                var next = read(after: 0)
-                while true {
-                    let page = try await withTaskCancellationHandler {
-                        try await next.value
-                    } onCancel: { [next] in
-                        next.cancel()
-                    }
-                    guard let last = page.last else { break }
-                    next = read(after: last.id)
-                    var buffer = ByteBufferAllocator().buffer(capacity: page.count * 320)
-                    for device in page { DeviceExportLine.write(device, into: &buffer) }
-                    do {
+                // Pages are read ahead while this one is written, each by its own connection
+                // (`exportReadAhead` at once): the database writes the lines
+                // (`DeviceRepository.exportPage`), and one connection's process formatting them
+                // would be the export's limit. Where each page ends is found first, by an
+                // index-only scan, so that the pages need not wait for each other.
+                var reads: [Task<ExportPage?, any Error>] = []
+                var after: Int64 = 0
+                var more = true
+                do {
+                    while true {
+                        while more, reads.count < Self.exportReadAhead {
+                            guard let end = try await store.devices.exportPageEnd(applicationID: app.id, after: after, limit: Self.exportPage)
+                            else {
+                                more = false
+                                break
+                            }
+                            let start = after
+                            reads.append(Task { try await store.devices.exportPage(applicationID: app.id, after: start, through: end) })
+                            after = end
+                        }
+                        guard !reads.isEmpty else { break }
+                        let next = reads.removeFirst()
+                        let page = try await withTaskCancellationHandler {
+                            try await next.value
+                        } onCancel: {
+                            next.cancel()
+                        }
+                        guard let page else { continue }
+                        var buffer = ByteBufferAllocator().buffer(capacity: page.lines.utf8.count + 1)
+                        buffer.writeString(page.lines)
+                        buffer.writeInteger(UInt8(ascii: "\n"))
                         try await writer.write(buffer)
-                    } catch {
-                        next.cancel()
-                        throw error
                     }
+                } catch {
+                    for read in reads { read.cancel() }
+                    throw error
                 }
                 try await writer.finish(nil)
             })

@@ -1,29 +1,14 @@
 import HeraldCore
 import struct Foundation.UUID
 
-/// A device as an export writes it: its row's values as stored (uuids as their lower-case
-/// text, unparsed), its tags and its time zone.
-public struct ExportedDevice: Sendable, Equatable {
-    /// Internal, increasing: the key the export's pages walk.
-    public var id: Int64
-    public var uuid: String
-    public var platformID: String
-    public var os: String
-    public var osVersion: String?
-    public var deviceModel: String?
-    public var deviceManufacturer: String?
-    public var deviceAlias: String?
-    public var registrationToken: String
-    /// Lower-case, sorted.
-    public var tags: [String]
-    public var customUserID: String?
-    public var timeZone: String?
-    /// Its own quiet time, nil for none.
-    public var quietTime: QuietTime? = nil
-    public var active: Bool
-    /// Epoch milliseconds.
-    public var createdAt: Int64
-    public var updatedAt: Int64
+/// A page of an export: its devices' lines, written by the database.
+public struct ExportPage: Sendable, Equatable {
+    /// The internal id of the page's last device: the next page starts after it.
+    public var lastID: Int64
+    /// How many devices (lines) the page holds.
+    public var count: Int
+    /// One JSON object a device, in id order, separated by `\n` (none after the last).
+    public var lines: String
 }
 
 /// What became of one device of an import.
@@ -39,68 +24,135 @@ public enum DeviceImportOutcome: Sendable, Equatable {
 extension DeviceRepository {
     // MARK: Export
 
-    /// The application's devices after internal id `after` (0 for the first page), in id order,
-    /// at most `limit`, with their tags and time zones: a keyset page, so that an export of any
-    /// size holds one page at a time and each page costs an index range scan.
-    public func exportPage(applicationID: UUID, after: Int64, limit: Int) async throws -> [ExportedDevice] {
-        // Read by position (the order of this SELECT), not by name: a million rows are read.
+    /// Where the export's page after internal id `after` ends: the id of the application's
+    /// `limit`-th device after it (or of its last, if fewer follow); nil when none does. An
+    /// index-only range scan, so that the pages themselves can be read at once, each by its own
+    /// connection (`exportPage(applicationID:after:through:)`).
+    public func exportPageEnd(applicationID: UUID, after: Int64, limit: Int) async throws -> Int64? {
+        try await database.query("""
+            SELECT MAX(id) AS id FROM (SELECT id FROM devices WHERE app_id = \(applicationID) AND id > \(after) ORDER BY id LIMIT \(limit)) AS page
+            """).first?.optionalInt("id")
+    }
+
+    /// The application's devices with internal ids in `after + 1 ... through`, in id order, as
+    /// their export lines; nil when there are none. A keyset page: an export of any size holds a
+    /// few pages at a time, and each page costs an index range scan.
+    public func exportPage(applicationID: UUID, after: Int64, through: Int64) async throws -> ExportPage? {
+        let statement = database.dialect == .sqlite ? Self.sqliteExport : Self.postgresExport
         let rows = try await database.query("""
-            SELECT id, uuid, platform_id, os, os_version, device_model, device_manufacturer, device_alias, token,
-                custom_user_id, time_zone, active, created_at, updated_at, quiet_time
-            FROM devices WHERE app_id = \(applicationID) AND id > \(after) ORDER BY id LIMIT \(limit)
+            \(unsafeRaw: statement.head) WHERE d.app_id = \(applicationID) AND d.id > \(after) AND d.id <= \(through) ORDER BY d.id\(unsafeRaw: statement.tail)
             """)
-        var page: [ExportedDevice] = []
-        page.reserveCapacity(rows.count)
-        for row in rows {
-            let values = row.values
-            guard values.count == 15 else { throw StoreError.decoding(column: "devices", expected: "15 columns") }
-            page.append(ExportedDevice(
-                id: try Self.int(values[0], "id"), uuid: try Self.text(values[1], "uuid"), platformID: try Self.text(values[2], "platform_id"),
-                os: try Self.text(values[3], "os"), osVersion: try Self.optionalText(values[4], "os_version"),
-                deviceModel: try Self.optionalText(values[5], "device_model"),
-                deviceManufacturer: try Self.optionalText(values[6], "device_manufacturer"),
-                deviceAlias: try Self.optionalText(values[7], "device_alias"), registrationToken: try Self.text(values[8], "token"), tags: [],
-                customUserID: try Self.optionalText(values[9], "custom_user_id"), timeZone: try Self.optionalText(values[10], "time_zone"),
-                active: try Self.int(values[11], "active") != 0, createdAt: try Self.int(values[12], "created_at"),
-                updatedAt: try Self.int(values[13], "updated_at")))
-            page[page.count - 1].quietTime = try Self.optionalText(values[14], "quiet_time").flatMap(QuietTime.init(stored:))
+        guard let row = rows.first, case .text(let lines) = row["lines"] else { return nil }
+        return ExportPage(lastID: try row.int("last"), count: Int(try row.int("count")), lines: lines)
+    }
+
+    /// What one key of an export line holds.
+    enum ExportValue {
+        /// The column as it is (text, an integer, or null).
+        case column(String)
+        /// An integer column as `true`/`false`.
+        case flag(String)
+        /// The device's tags, a sorted list of strings.
+        case tags
+        /// A quiet time column (stored `HH:MM-HH:MM`, `QuietTime.stored`) as `{"start","end"}`;
+        /// a line whose column is null has no such key at all (not `null`), so that it keeps
+        /// the shape the import's scanner reads (`DeviceImportLine.scan`).
+        case quietTime(String)
+    }
+
+    /// The keys of an export line, in their order, and what each holds: the one description
+    /// of the line's shape, from which both dialects' statements are written. It is the shape
+    /// `DeviceImportLine` reads.
+    static let exportLine: [(key: String, value: ExportValue)] = [
+        ("device_uuid", .column("uuid")), ("platform_uuid", .column("platform_id")), ("os", .column("os")),
+        ("os_version", .column("os_version")), ("device_model", .column("device_model")),
+        ("device_manufacturer", .column("device_manufacturer")), ("device_alias", .column("device_alias")),
+        ("registration_token", .column("token")), ("tags", .tags), ("custom_user_id", .column("custom_user_id")),
+        ("time_zone", .column("time_zone")), ("quiet_time", .quietTime("quiet_time")), ("active", .flag("active")),
+        ("created_at", .column("created_at")), ("updated_at", .column("updated_at")), ("badge", .column("badge")),
+    ]
+
+    /// The export line's two shapes: the column whose null leaves its key out, the keys of a
+    /// line where it is null, and the keys of one where it is not (each dialect writes a
+    /// `CASE` of the two, so a device's tags are read once).
+    private static var exportLineShapes: (optional: String, without: [(key: String, value: ExportValue)], with: [(key: String, value: ExportValue)]) {
+        var optional: [String] = []
+        for (_, value) in exportLine {
+            if case .quietTime(let column) = value { optional.append(column) }
         }
-        guard let first = page.first, let last = page.last else { return [] }
-        // The page's tags in one range scan of the primary key (device_id, tag).
-        var index = 0
-        for row in try await database.query("""
-            SELECT device_id, tag FROM device_tags
-            WHERE device_id >= \(first.id) AND device_id <= \(last.id) AND app_id = \(applicationID) ORDER BY device_id, tag
-            """)
-        {
-            let values = row.values
-            guard values.count == 2 else { throw StoreError.decoding(column: "device_tags", expected: "2 columns") }
-            let deviceID = try Self.int(values[0], "device_id")
-            while index < page.count, page[index].id < deviceID { index += 1 }
-            guard index < page.count, page[index].id == deviceID else { continue }
-            page[index].tags.append(try Self.text(values[1], "tag"))
+        precondition(optional.count == 1, "the export's statements are written for one key left out when null")
+        let without = exportLine.filter { _, value in
+            if case .quietTime = value { return false }
+            return true
         }
-        return page
+        return (optional[0], without, exportLine)
     }
 
-    private static func int(_ value: SQLValue, _ column: String) throws -> Int64 {
-        guard case .int(let int) = value else { throw StoreError.decoding(column: column, expected: "integer") }
-        return int
-    }
+    // The statements that read a page, around its `WHERE … LIMIT`: the database writes each
+    // device's JSON object (SQLite's `json_object`, PostgreSQL's `row_to_json`: both compact, in
+    // the keys' order) and joins the page's lines into one text, which Herald copies into the
+    // response as it is. Reading the columns into Swift values and writing the lines there cost
+    // 6–8 µs of CPU a device (a million devices exported at 93–153k a second, most of it the
+    // drivers' per-row work; BENCHMARKS.md, device export).
 
-    private static func text(_ value: SQLValue, _ column: String) throws -> String {
-        guard case .text(let text) = value else { throw StoreError.decoding(column: column, expected: "text") }
-        return text
-    }
+    private static let sqliteExport: (head: String, tail: String) = {
+        func object(_ line: [(key: String, value: ExportValue)]) -> String {
+            let members = line.map { key, value in
+                let expression =
+                    switch value {
+                    case .column(let column): "d.\(column)"
+                    case .flag(let column): "json(CASE WHEN d.\(column) <> 0 THEN 'true' ELSE 'false' END)"
+                    // `json(…)`: a list inside the object (a subquery's result is a plain string to
+                    // `json_object` otherwise).
+                    case .tags: "json((SELECT json_group_array(t.tag ORDER BY t.tag) FROM device_tags t WHERE t.device_id = d.id))"
+                    case .quietTime(let column): "json_object('start', substr(d.\(column), 1, 5), 'end', substr(d.\(column), 7, 5))"
+                    }
+                return "'\(key)', \(expression)"
+            }
+            return "json_object(\(members.joined(separator: ", ")))"
+        }
+        let shapes = exportLineShapes
+        return (
+            """
+            SELECT MAX(id) AS last, COUNT(*) AS count, group_concat(line, char(10) ORDER BY id) AS lines FROM (
+                SELECT d.id AS id,
+                    CASE WHEN d.\(shapes.optional) IS NULL THEN \(object(shapes.without)) ELSE \(object(shapes.with)) END AS line
+                FROM devices d
+            """,
+            ")"
+        )
+    }()
 
-    private static func optionalText(_ value: SQLValue, _ column: String) throws -> String? {
-        if case .null = value { return nil }
-        return try text(value, column)
-    }
+    private static let postgresExport: (head: String, tail: String) = {
+        func columns(_ line: [(key: String, value: ExportValue)]) -> String {
+            line.map { key, value in
+                switch value {
+                case .column(let column): "d.\(column) AS \(key)"
+                case .flag(let column): "d.\(column) <> 0 AS \(key)"
+                case .tags: "ARRAY(SELECT t.tag FROM device_tags t WHERE t.device_id = d.id ORDER BY t.tag) AS \(key)"
+                // `::json` keeps the text as written (compact, in this order).
+                case .quietTime(let column):
+                    #"('{"start":"' || substr(d.\#(column), 1, 5) || '","end":"' || substr(d.\#(column), 7, 5) || '"}')::json AS \#(key)"#
+                }
+            }.joined(separator: ", ")
+        }
+        let shapes = exportLineShapes
+        // Both laterals are plain projections, which the planner folds into the row expressions
+        // of the `CASE`; only the branch taken is evaluated (the tags read once).
+        return (
+            """
+            SELECT MAX(p.id) AS last, COUNT(*) AS count, string_agg(p.line, chr(10) ORDER BY p.id) AS lines FROM (
+                SELECT d.id, CASE WHEN d.\(shapes.optional) IS NULL THEN row_to_json(x)::text ELSE row_to_json(y)::text END AS line
+                FROM devices d CROSS JOIN LATERAL (SELECT \(columns(shapes.without))) AS x
+                    CROSS JOIN LATERAL (SELECT \(columns(shapes.with))) AS y
+            """,
+            ") AS p"
+        )
+    }()
 
     // MARK: Import
 
-    /// The most devices one upsert statement writes (16 bound values each).
+    /// The most devices one upsert statement writes (17 bound values each).
     static let importStatementRows = 250
 
     /// Writes checked devices of `applicationID` with their uuids, in one transaction: a uuid
@@ -298,14 +350,15 @@ extension DeviceRepository {
     /// then returns no row for it).
     private static let upsertColumns = """
         uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
-            device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at, quiet_time
+            device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at, quiet_time, badge
         """
     private static let upsertConflict = """
         ON CONFLICT (uuid) DO UPDATE SET
             token = excluded.token, os = excluded.os, os_version = excluded.os_version, device_alias = excluded.device_alias,
             device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
             custom_user_id = excluded.custom_user_id, time_zone = excluded.time_zone, active = excluded.active,
-            created_at = excluded.created_at, updated_at = excluded.updated_at, quiet_time = excluded.quiet_time
+            created_at = excluded.created_at, updated_at = excluded.updated_at, quiet_time = excluded.quiet_time,
+            badge = excluded.badge
         WHERE devices.app_id = excluded.app_id AND devices.platform_id = excluded.platform_id
         """
 
@@ -346,7 +399,8 @@ extension DeviceRepository {
                 uuid: PostgresTextArray(), platformID: PostgresTextArray(), platformType: PostgresTextArray(), token: PostgresTextArray(),
                 os: PostgresTextArray(), osVersion: PostgresTextArray(), deviceAlias: PostgresTextArray(), deviceModel: PostgresTextArray(),
                 deviceManufacturer: PostgresTextArray(), customUserID: PostgresTextArray(), timeZone: PostgresTextArray(),
-                active: PostgresTextArray(), createdAt: PostgresTextArray(), updatedAt: PostgresTextArray(), quietTime: PostgresTextArray())
+                active: PostgresTextArray(), createdAt: PostgresTextArray(), updatedAt: PostgresTextArray(), quietTime: PostgresTextArray(),
+                badge: PostgresTextArray())
             for device in devices {
                 let registration = device.registration
                 columns.uuid.append(device.uuid.lowercasedString)
@@ -364,18 +418,20 @@ extension DeviceRepository {
                 columns.createdAt.append(integer: device.createdAt)
                 columns.updatedAt.append(integer: device.updatedAt)
                 columns.quietTime.append(device.quietTime?.stored)
+                columns.badge.append(integer: device.badge)
             }
             try read(try await connection.query("""
                 INSERT INTO devices (\(unsafeRaw: upsertColumns))
                 SELECT uuid, \(applicationID), platform_id, platform_type, token, os, os_version, device_alias, device_model,
-                    device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at, quiet_time
+                    device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at, quiet_time, badge
                 FROM unnest(\(columns.uuid.text)::text[], \(columns.platformID.text)::text[], \(columns.platformType.text)::text[],
                     \(columns.token.text)::text[], \(columns.os.text)::text[], \(columns.osVersion.text)::text[],
                     \(columns.deviceAlias.text)::text[], \(columns.deviceModel.text)::text[], \(columns.deviceManufacturer.text)::text[],
                     \(columns.customUserID.text)::text[], \(columns.timeZone.text)::text[], \(columns.active.text)::bigint[],
-                    \(columns.createdAt.text)::bigint[], \(columns.updatedAt.text)::bigint[], \(columns.quietTime.text)::text[])
+                    \(columns.createdAt.text)::bigint[], \(columns.updatedAt.text)::bigint[], \(columns.quietTime.text)::text[],
+                    \(columns.badge.text)::bigint[])
                     AS x(uuid, platform_id, platform_type, token, os, os_version, device_alias, device_model, device_manufacturer,
-                        custom_user_id, time_zone, active, created_at, updated_at, quiet_time)
+                        custom_user_id, time_zone, active, created_at, updated_at, quiet_time, badge)
                 \(unsafeRaw: upsertConflict)
                 RETURNING id, uuid, (xmax = 0) AS inserted
                 """))
@@ -391,7 +447,7 @@ extension DeviceRepository {
                         \(registration.deviceAlias.applied(to: nil)), \(registration.deviceModel.applied(to: nil)),
                         \(registration.deviceManufacturer.applied(to: nil)), \(registration.customUserID.applied(to: nil)),
                         \(registration.timeZone.applied(to: nil)), \(device.active ? 1 : 0), \(device.createdAt), \(device.updatedAt),
-                        \(device.quietTime?.stored))
+                        \(device.quietTime?.stored), \(device.badge))
                         """)
                 }
                 insert.append(" \(unsafeRaw: upsertConflict) RETURNING id, uuid, NULL AS inserted")
