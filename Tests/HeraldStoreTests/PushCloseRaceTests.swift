@@ -30,37 +30,21 @@ import Testing
 
             // The fan-out's closing transaction: it closes its job and looks for open ones (the
             // batch, still claimed) and then holds, uncommitted.
-            let (checked, checkedSignal) = AsyncStream<Bool>.makeStream()
-            let (release, releaseSignal) = AsyncStream<Void>.makeStream()
-            let fanoutClose = Task {
-                try await db.database.transaction { connection in
-                    let moved = try await connection.query(PushRepository.move(fanout, to: "done", through: fanout.cursor))
-                    let closed = try await PushRepository.closeIfFinished(
-                        connection, pushID: id, time: 0, dialect: db.database.dialect)
-                    checkedSignal.yield(closed)
-                    for await _ in release { break }
-                    return moved.count
-                }
+            let fanoutClose = await HeldTransaction.start(on: db.database) { connection in
+                let moved = try await connection.query(PushRepository.move(fanout, to: "done", through: fanout.cursor))
+                let closed = try await PushRepository.closeIfFinished(connection, pushID: id, time: 0)
+                return (moved: moved.count, closed: closed)
             }
-            var checks = checked.makeAsyncIterator()
-            #expect(await checks.next() == false, "the batch is still open when the fan-out looks")
 
             // Meanwhile the batch completes. It must either wait for the fan-out's transaction
             // or see its job closed; it must not take the fan-out for open and close nothing.
             var result = BatchResult()
             result.delivered = 1
-            let batchDone = Task { try await db.store.pushes.complete(batch, result) }
-            let end = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < end {
-                let waiting = try await db.database.query(
-                    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-                if try waiting.first?.int("n") ?? 0 > 0 { break }
-                if try await db.store.pushes.find(id: id, applicationID: fixture.app.id)?.delivered == 1 { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            releaseSignal.yield()
-            releaseSignal.finish()
-            #expect(try await fanoutClose.value == 1)
+            let batchDone = Racer { [result] in try await db.store.pushes.complete(batch, result) }
+            try await batchDone.waitUntilBlockedOrFinished(in: db)
+            let fanoutOutcome = try await fanoutClose.commit()
+            #expect(fanoutOutcome.moved == 1)
+            #expect(fanoutOutcome.closed == false, "the batch is still open when the fan-out looks")
             try await batchDone.value
 
             let stored = try #require(try await db.store.pushes.find(id: id, applicationID: fixture.app.id))

@@ -353,7 +353,7 @@ public struct PushRepository: Sendable {
                     connection, pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: availableAt, time: time)
                 try await connection.query(Self.count(page.count, pushID: fanout.pushID))
             }
-            let events = finished ? try await Self.closeIfFinished(connection, pushID: fanout.pushID, time: time, dialect: database.dialect) : false
+            let events = finished ? try await Self.closeIfFinished(connection, pushID: fanout.pushID, time: time) : false
             return (!page.isEmpty, events)
         }
         // A throttled batch is due later; the sleepers wake for it all the same.
@@ -452,7 +452,7 @@ public struct PushRepository: Sendable {
                 try await connection.query(Self.enqueueStatement(
                     pushID: job.pushID, kind: .batch, deviceIDs: devices, attempt: job.attempt, availableAt: due, time: time, quiet: true))
             }
-            let done = try await Self.closeIfFinished(connection, pushID: job.pushID, time: time, dialect: database.dialect)
+            let done = try await Self.closeIfFinished(connection, pushID: job.pushID, time: time)
             return events || done
         }
         // A retry or a held batch is due later, a released batch at once: either way a new job.
@@ -535,9 +535,9 @@ public struct PushRepository: Sendable {
     /// still open, uncommitted, and neither would close the push, which would stay `sending`
     /// forever. With the lock, the second one checks after the first commits. (SQLite runs one
     /// writer at a time.)
-    static func closeIfFinished(_ connection: any SQLExecutor, pushID: UUID, time: Int64, dialect: SQLDialect) async throws -> Bool {
-        if dialect == .postgres {
-            try await connection.query("SELECT id FROM pushes WHERE id = \(pushID) FOR UPDATE")
+    static func closeIfFinished(_ connection: any SQLExecutor, pushID: UUID, time: Int64) async throws -> Bool {
+        if connection.dialect == .postgres {
+            try await connection.query("SELECT id FROM pushes WHERE id = \(pushID)\(connection.dialect.rowLock(.update))")
         }
         // One open job is enough to know (the index gives the push's open jobs directly).
         let open = try await connection.query(

@@ -83,7 +83,7 @@ extension ScheduleRepository {
     /// their fan-outs for zones that have not reached the wall-clock time yet are closed unrun,
     /// and a push left with no open job is done. A fan-out already due is left to its worker.
     /// Returns whether a closed push queued its `push.done` event.
-    static func stopBegunOccurrences(_ connection: any SQLExecutor, scheduleID: String, time: Int64, dialect: SQLDialect) async throws -> Bool {
+    static func stopBegunOccurrences(_ connection: any SQLExecutor, scheduleID: String, time: Int64) async throws -> Bool {
         let stopped = try await connection.query("""
             UPDATE push_jobs SET state = 'done'
             WHERE kind = 'fanout' AND state = 'ready' AND available_at > \(time) AND push_id IN (
@@ -92,7 +92,7 @@ extension ScheduleRepository {
             """)
         var events = false
         for pushID in Set(try stopped.map { try $0.uuid("push_id") }).sorted(by: { $0.uuidString < $1.uuidString }) {
-            let queued = try await PushRepository.closeIfFinished(connection, pushID: pushID, time: time, dialect: dialect)
+            let queued = try await PushRepository.closeIfFinished(connection, pushID: pushID, time: time)
             events = events || queued
         }
         return events

@@ -73,12 +73,11 @@ extension ScheduleRepository {
     /// occurrences reach no further zone). Pausing a paused one changes nothing.
     public func pause(id: String, applicationID: UUID) async throws -> ScheduleChange {
         let time = clock.now.epochMilliseconds
-        let dialect = database.dialect
         let change = try await locked(id: id, applicationID: applicationID) { connection, current in
             guard !current.paused else { return }
             try await connection.query("UPDATE push_schedules SET state = 'paused', updated_at = \(time) WHERE id = \(id)")
             if current.local {
-                _ = try await Self.stopBegunOccurrences(connection, scheduleID: id, time: time, dialect: dialect)
+                _ = try await Self.stopBegunOccurrences(connection, scheduleID: id, time: time)
             }
         }
         // A push the pause closed may have queued its `push.done`.

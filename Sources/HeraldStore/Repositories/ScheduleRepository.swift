@@ -160,7 +160,6 @@ public struct ScheduleRepository: Sendable {
     public func cancel(id: String, applicationID: UUID) async throws -> Bool {
         let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
-        let dialect = database.dialect
         let (cancelled, events) = try await database.transaction { connection -> (Bool, Bool) in
             let owned = try await connection.query("""
                 SELECT id, cron, cron_local FROM push_schedules
@@ -173,7 +172,7 @@ public struct ScheduleRepository: Sendable {
                 try await connection.query(
                     "UPDATE push_schedules SET state = 'cancelled', next_at = NULL, updated_at = \(time) WHERE id = \(id)")
                 guard try row.int("cron_local") != 0 else { return (true, false) }
-                return (true, try await Self.stopBegunOccurrences(connection, scheduleID: id, time: time, dialect: dialect))
+                return (true, try await Self.stopBegunOccurrences(connection, scheduleID: id, time: time))
             }
             let cancelled = try await connection.query(
                 "UPDATE push_schedule_slots SET state = 'cancelled' WHERE schedule_id = \(id) AND state = 'pending' RETURNING id")
