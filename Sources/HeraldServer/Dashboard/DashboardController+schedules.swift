@@ -4,6 +4,7 @@ import Hummingbird
 import struct Foundation.Data
 import struct Foundation.Date
 import struct Foundation.TimeZone
+import struct Foundation.UUID
 import class Foundation.JSONDecoder
 
 /// Schedules: the application's pushes for later, their time changed or cancelled through the
@@ -34,20 +35,23 @@ extension DashboardController {
 
     /// Pauses a recurring schedule, as `POST /v1/schedules/:id/pause` does.
     @Sendable func pauseSchedule(_ request: Request, context: Context) async throws -> Response {
-        try await action(request) { signed, _ in
-            let app = try await signed.scope.application(try Self.id(context, "app", "application"))
-            let id = try PushScheduling.scheduleID(context.parameters.get("schedule"))
-            _ = try await pushes.scheduling.pause(id: id, applicationID: app.id)
-            return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/schedules#schedule-\(id)")
-        }
+        try await changeSchedule(request, context) { id, app in _ = try await pushes.scheduling.pause(id: id, applicationID: app) }
     }
 
     /// Resumes a paused recurring schedule from its next occurrence, as `POST /v1/schedules/:id/resume` does.
     @Sendable func resumeSchedule(_ request: Request, context: Context) async throws -> Response {
+        try await changeSchedule(request, context) { id, app in _ = try await pushes.scheduling.resume(id: id, applicationID: app) }
+    }
+
+    /// A schedule's form action: `change` on the signed-in scope's application's schedule, then
+    /// back to that schedule on the Schedules page.
+    private func changeSchedule(
+        _ request: Request, _ context: Context, _ change: (_ id: String, _ applicationID: UUID) async throws -> Void
+    ) async throws -> Response {
         try await action(request) { signed, _ in
             let app = try await signed.scope.application(try Self.id(context, "app", "application"))
             let id = try PushScheduling.scheduleID(context.parameters.get("schedule"))
-            _ = try await pushes.scheduling.resume(id: id, applicationID: app.id)
+            try await change(id, app.id)
             return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/schedules#schedule-\(id)")
         }
     }
