@@ -82,8 +82,9 @@ public final class PostgresStoreDatabase: SQLDatabase {
     public func query(_ sql: SQL) async throws -> [SQLRow] {
         counter.add()
         do {
-            return try await leased { [logger] connection in
-                try await Self.collect(try await connection.query(Self.postgresQuery(sql), logger: logger))
+            return try await leased { [logger, writeExecutor] connection in
+                let rows = try await Self.send(on: connection, from: writeExecutor) { try await $0.query(Self.postgresQuery(sql), logger: logger) }
+                return try await Self.collect(rows)
             }
         } catch let error as PSQLError {
             throw Self.storeError(error)
@@ -114,19 +115,27 @@ public final class PostgresStoreDatabase: SQLDatabase {
     private func transactionOnce<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
         counter.add(2)  // BEGIN and COMMIT (or ROLLBACK)
         do {
-            return try await leased { [counter, logger] connection in
-                try await connection.withTransaction(logger: logger) { connection in
-                    try await body(Connection(connection: connection, logger: logger, counter: counter))
+            // BEGIN, COMMIT and ROLLBACK are sent as every other statement (`send`), which is
+            // why this is not postgres-nio's `withTransaction`.
+            return try await leased { [counter, logger, writeExecutor] connection in
+                let session = Connection(connection: connection, logger: logger, counter: counter, executor: writeExecutor)
+                try await session.control("BEGIN")
+                let result: Result
+                do {
+                    result = try await body(session)
+                } catch {
+                    // A connection that cannot even roll back is closed rather than given back
+                    // to the pool inside a transaction.
+                    do { try await session.control("ROLLBACK") } catch { try? await connection.close() }
+                    throw error
                 }
+                // A failed COMMIT (a serialisation failure is then retried whole, like any other)
+                // has ended the transaction on the server.
+                try await session.control("COMMIT")
+                return result
             }
         } catch let error as PSQLError {
             throw Self.storeError(error)
-        } catch let error as PostgresTransactionError {
-            if let closureError = error.closureError { throw closureError }
-            // BEGIN or COMMIT failed: the connection broke (unavailable) or the server refused
-            // the commit (a serialisation failure is then retried whole, like any other).
-            if let failure = (error.beginError ?? error.commitError) as? PSQLError { throw Self.storeError(failure) }
-            throw StoreError(reason: .unknown("transaction"), message: "\(error)")
         }
     }
 
@@ -174,14 +183,24 @@ public final class PostgresStoreDatabase: SQLDatabase {
         let connection: PostgresConnection
         let logger: Logger
         let counter: StatementCounter
+        let executor: DedicatedExecutor
 
         func query(_ sql: SQL) async throws -> [SQLRow] {
             counter.add()
             do {
-                let rows = try await connection.query(PostgresStoreDatabase.postgresQuery(sql), logger: logger)
+                let rows = try await PostgresStoreDatabase.send(on: connection, from: executor) {
+                    try await $0.query(PostgresStoreDatabase.postgresQuery(sql), logger: logger)
+                }
                 return try await PostgresStoreDatabase.collect(rows)
             } catch let error as PSQLError {
                 throw PostgresStoreDatabase.storeError(error)
+            }
+        }
+
+        /// BEGIN, COMMIT or ROLLBACK (counted by the transaction).
+        func control(_ statement: String) async throws {
+            try await PostgresStoreDatabase.send(on: connection, from: executor) {
+                try await $0.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
         }
     }
@@ -220,8 +239,9 @@ public final class PostgresStoreDatabase: SQLDatabase {
     where Statement.Row == PostgresRow {
         counter.add()
         do {
-            return try await leased { [logger] connection in
-                try await Self.collect(try await connection.execute(statement, logger: logger))
+            return try await leased { [logger, writeExecutor] connection in
+                let rows = try await Self.send(on: connection, from: writeExecutor) { try await $0.execute(statement, logger: logger) }
+                return try await Self.collect(rows)
             }
         } catch let error as PSQLError {
             throw Self.storeError(error)
@@ -285,7 +305,17 @@ public final class PostgresStoreDatabase: SQLDatabase {
         case "23505": return StoreError(reason: .uniqueViolation, message: message)
         case "23503": return StoreError(reason: .foreignKeyViolation, message: message)
         case nil: return StoreError(reason: .unavailable, message: "\(error.code)")
+        case let state? where endsTheSession(state): return StoreError(reason: .unavailable, message: message)
         case let state?: return StoreError(reason: .unknown(state), message: message)
         }
+    }
+
+    /// Whether `state` says the server ended or refused this session rather than failed the
+    /// statement: class 08 (connection exception), 57P01–57P05 (shut down, crashed, not accepting
+    /// connections yet, database dropped, idle session ended) and 53300 (too many connections).
+    /// A query that meets one was never the cause; it is a database outage, like a connection
+    /// that cannot be opened. (57014, a cancelled statement, is the statement's own failure.)
+    static func endsTheSession(_ state: String) -> Bool {
+        state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300"
     }
 }
