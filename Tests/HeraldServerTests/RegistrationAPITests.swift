@@ -50,6 +50,29 @@ import Testing
         }
     }
 
+    /// Another process deletes a platform this one still trusts from its credential cache (for
+    /// up to a second): a registration then meets the database's foreign key. It is a 409 naming
+    /// the conflict, not a 500. (The delete here goes straight to the database, as another
+    /// process's would, so that this process's cache still holds the platform.)
+    @Test(arguments: Backend.available)
+    func aRegistrationToAPlatformDeletedByAnotherProcessIsAConflict(_ backend: Backend) async throws {
+        try await ServerHarness.run(backend) { harness, client in
+            let fixture = try await Fixture.make(harness.store)
+            let count = try await client.execute(uri: "/v1/registration/count/", method: .get, headers: basic(fixture))
+            #expect(count.status == .ok)
+            try await harness.store.database.query("DELETE FROM platforms WHERE id = \(fixture.platform.id)")
+            let post = try await client.execute(
+                uri: "/v1/registration", method: .post, headers: basic(fixture),
+                body: body(#"{"registration_token":"\#(iosToken)","os":"ios"}"#))
+            // Within the cache's second the foreign key refuses the device (409); past it the
+            // platform is simply unknown (401). Never a 500.
+            #expect(post.status == .conflict || post.status == .unauthorized, "\(post.status) \(String(buffer: post.body))")
+            if post.status == .conflict {
+                #expect(try post.error()["code"] as? String == "conflict")
+            }
+        }
+    }
+
     @Test(arguments: Backend.available)
     func theAndroidSDKShapesAreAccepted(_ backend: Backend) async throws {
         try await ServerHarness.run(backend) { harness, client in

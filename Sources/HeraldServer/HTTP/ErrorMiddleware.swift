@@ -5,8 +5,9 @@ import Logging
 
 /// Turns every error a route throws into the JSON error shape, with the right status.
 ///
-/// Validation and HTTP errors keep their meaning; a database that cannot be reached is a 503;
-/// only what nothing anticipated becomes a 500, logged with the request id.
+/// Validation and HTTP errors keep their meaning; a database that cannot be reached is a 503; a
+/// write that lost a race with another change (a foreign key or unique key the database
+/// refused) is a 409; only what nothing anticipated becomes a 500, logged with the request id.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -20,6 +21,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as StoreError where error.reason == .unavailable {
             context.logger.error("database unavailable", metadata: ["error": "\(error)"])
             throw APIError(.serviceUnavailable, code: "unavailable", message: "the database is unavailable; try again")
+        } catch let error as StoreError where error.reason == .foreignKeyViolation || error.reason == .uniqueViolation {
+            // A change that raced another request (another process's delete of a platform it
+            // had still cached as valid, two creations of one thing at once): the request was
+            // sound, the state it counted on went away.
+            context.logger.info("write conflicted with a concurrent change", metadata: ["error": "\(error)"])
+            throw APIError.conflict("something this request refers to was changed or deleted at the same moment; read it again and retry")
         } catch {
             context.logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
             throw APIError(.internalServerError, code: "internal", message: "an unexpected error occurred; it has been logged")
