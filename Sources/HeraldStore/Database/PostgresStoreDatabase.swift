@@ -83,7 +83,8 @@ public final class PostgresStoreDatabase: SQLDatabase {
         counter.add()
         do {
             return try await leased { [logger, writeExecutor] connection in
-                let rows = try await Self.send(on: connection, from: writeExecutor) { try await $0.query(Self.postgresQuery(sql), logger: logger) }
+                let query = Self.postgresQuery(sql)  // encoded here, not on the connections' loop
+                let rows = try await Self.send(on: connection, from: writeExecutor) { try await $0.query(query, logger: logger) }
                 return try await Self.collect(rows)
             }
         } catch let error as PSQLError {
@@ -188,9 +189,8 @@ public final class PostgresStoreDatabase: SQLDatabase {
         func query(_ sql: SQL) async throws -> [SQLRow] {
             counter.add()
             do {
-                let rows = try await PostgresStoreDatabase.send(on: connection, from: executor) {
-                    try await $0.query(PostgresStoreDatabase.postgresQuery(sql), logger: logger)
-                }
+                let query = PostgresStoreDatabase.postgresQuery(sql)  // encoded here, not on the connections' loop
+                let rows = try await PostgresStoreDatabase.send(on: connection, from: executor) { try await $0.query(query, logger: logger) }
                 return try await PostgresStoreDatabase.collect(rows)
             } catch let error as PSQLError {
                 throw PostgresStoreDatabase.storeError(error)
