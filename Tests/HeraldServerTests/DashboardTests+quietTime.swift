@@ -64,6 +64,17 @@ extension DashboardTests {
             #expect(schedule.recurrence?.cron == "0 8 * * MON-FRI" && schedule.recurrence?.timeZone == "Europe/Paris" && schedule.recurrence?.count == 3)
             #expect(try schedule.requestMembers()["quiet_time"] == .string("hold"))
 
+            // In each device's own zone: `local`, and the zone field left out (the API refuses the
+            // two together).
+            let (localStatus, _, _) = try await post(repeating.merging(["repeat_time_zone": "Asia/Tokyo", "repeat_local": "on", "repeat_cron": "30 7 * * *"]) { $1 })
+            #expect(localStatus == .seeOther)
+            let local = try #require(try await harness.store.schedules.list(applicationID: world.fixture.app.id).first { $0.recurrence?.cron == "30 7 * * *" })
+            #expect(local.recurrence?.local == true)
+            // A refused local repeat comes back with the box still ticked.
+            let (refusedStatus, refusedPage, _) = try await post(repeating.merging(["repeat_local": "on", "repeat_cron": "61 7 * * *"]) { $1 })
+            #expect(refusedStatus == .badRequest)
+            #expect(refusedPage.contains(#"<input type="checkbox" name="repeat_local" id="repeat_local" checked>"#))
+
             // An immediate push with "silent": stored with its policy.
             let (sentStatus, _, sent) = try await post(["action": "send", "message": "now", "platform_ios": "on", "quiet_time": "silent"])
             #expect(sentStatus == .seeOther)

@@ -92,6 +92,7 @@ extension DashboardController {
             "scheduleLocal": form["schedule"] == "local", "scheduleRepeat": form["schedule"] == "repeat",
             // Typed, or the app's default zone, which the API takes when none is given.
             "repeatTimeZone": form["repeat_time_zone"] ?? defaultZone, "defaultTimeZone": defaultZone, "timeZones": Self.timeZones,
+            "repeatLocal": form["repeat_local"] == "on",
             "quietTimes": Self.quietTimeChoices.map { choice in
                 ["value": choice.policy.rawValue, "text": choice.text, "selected": (form["quiet_time"] ?? "ignore") == choice.policy.rawValue]
                     as [String: Any]
@@ -186,7 +187,8 @@ extension DashboardController {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// The form's "repeat" fields as `POST /v1/push`'s `schedule`: what was typed goes to the
+    /// The form's "repeat" fields as `POST /v1/push`'s `schedule` (`local: true` when its times
+    /// are each device's own): what was typed goes to the
     /// API's own checks (`PushInput.validatedRecurrence`), which name `schedule.cron`,
     /// `schedule.time_zone`, `schedule.until` and `schedule.count`. Only the until time is read
     /// here (a date and time in UTC, to epoch milliseconds); a count that is not a whole number
@@ -198,7 +200,13 @@ extension DashboardController {
         }
         var schedule: [String: Any] = [:]
         if let cron = typed("repeat_cron") { schedule["cron"] = cron }
-        if let zone = typed("repeat_time_zone") { schedule["time_zone"] = zone }
+        // In each device's own zone (`schedule.local`), the zone field (filled with the app's
+        // default) is left out: the API refuses the two together.
+        if form["repeat_local"] == "on" {
+            schedule["local"] = true
+        } else if let zone = typed("repeat_time_zone") {
+            schedule["time_zone"] = zone
+        }
         if let until = typed("repeat_until") { schedule["until"] = try time(until, field: "schedule.until") }
         if let count = typed("repeat_count") { schedule["count"] = Int64(count).map { $0 as Any } ?? count }
         return schedule
