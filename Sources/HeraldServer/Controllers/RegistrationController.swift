@@ -23,7 +23,7 @@ struct RegistrationController<Context: RequestContext>: Sendable {
     @Sendable func register(_ request: Request, context: Context) async throws -> RegistrationResponse {
         var request = request
         let platform = try await auth.platform(request)
-        let input = try await verifyingCustomUserID(try await request.decodeJSON(RegistrationInput.self), platform: platform)
+        let input = try await verifyingCustomUserID(try await request.decodeRegistration(), platform: platform)
         var registration = try input.validated(for: platform.type, requireToken: true)
         try checkChannel(registration, platform)
         // Written with the device in the batched upsert; a new registration says everything, so
@@ -47,7 +47,7 @@ struct RegistrationController<Context: RequestContext>: Sendable {
         var request = request
         let platform = try await auth.platform(request)
         let uuid = try deviceUUID(context)
-        let input = try await verifyingCustomUserID(try await request.decodeJSON(RegistrationInput.self), platform: platform)
+        let input = try await verifyingCustomUserID(try await request.decodeRegistration(), platform: platform)
         let registration = try input.validated(for: platform.type, requireToken: false)
         try checkChannel(registration, platform)
         let timeZone = try input.validatedTimeZone()

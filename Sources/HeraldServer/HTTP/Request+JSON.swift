@@ -10,6 +10,19 @@ extension Request {
     /// holds a NUL character (no backend stores one faithfully; see `String.requireStorable`).
     /// This is where every body's text is checked, whichever fields the route reads.
     mutating func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
+        try Self.decodeJSONBody(T.self, try await collectJSONBody())
+    }
+
+    /// A registration body (`POST`/`PUT /v1/registration`), as `decodeJSON` reads it: the plain
+    /// shape the PCF SDKs send is read by `RegistrationInput.scan`, anything else by the decoder.
+    mutating func decodeRegistration() async throws -> RegistrationInput {
+        let buffer = try await collectJSONBody()
+        if let input = buffer.withUnsafeReadableBytes(RegistrationInput.scan) { return input }
+        return try Self.decodeJSONBody(RegistrationInput.self, buffer)
+    }
+
+    /// The body, at most `Limits.requestBodyBytes` and not empty.
+    private mutating func collectJSONBody() async throws -> ByteBuffer {
         let buffer: ByteBuffer
         do {
             buffer = try await collectBody(upTo: Limits.requestBodyBytes)
@@ -20,6 +33,10 @@ extension Request {
         guard buffer.readableBytes > 0 else {
             throw APIError.badRequest("the request body is empty; a JSON object is expected", code: "invalid_json")
         }
+        return buffer
+    }
+
+    private static func decodeJSONBody<T: Decodable>(_ type: T.Type, _ buffer: ByteBuffer) throws -> T {
         do {
             return try Self.decodeJSONDocument(T.self, from: Data(buffer.readableBytesView))
         } catch {
