@@ -152,7 +152,7 @@ extension DeviceRepository {
 
     // MARK: Import
 
-    /// The most devices one upsert statement writes (17 bound values each).
+    /// The most devices one SQLite upsert statement writes (18 bound values each, the id one).
     static let importStatementRows = 250
 
     /// Writes checked devices of `applicationID` with their uuids, in one transaction: a uuid
