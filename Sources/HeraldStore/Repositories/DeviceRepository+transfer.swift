@@ -443,6 +443,11 @@ extension DeviceRepository {
     /// kept because another application or platform holds it) are the chunk's rows read back.
     /// `RETURNING id, uuid` of every device cost a row handed to an event loop, converted and
     /// parsed for each (BENCHMARKS.md, device import, third pass).
+    ///
+    /// Each statement is still prepared anew: sqlite-nio prepares and finalizes on every `query`
+    /// (its `SQLiteStatement` and the connection's `sqlite3` handle are internal), so reusing one
+    /// would mean a writer connection of Herald's own over the C library; preparing was ≈ 5 % of
+    /// an import's CPU (perf, 200,000 devices), the multi-row statements already sharing it.
     static func upsertSQLite(_ devices: [DeviceImport], applicationID: UUID, on connection: any SQLExecutor) async throws
         -> [UUID: (id: Int64, inserted: Bool)]
     {
