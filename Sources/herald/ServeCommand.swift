@@ -89,6 +89,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("import-max-bytes"), help: "The largest device import body, in bytes (default 4 GiB).")
     var importMaxBytes: Int64 = 4 << 30
 
+    @Option(
+        name: .customLong("import-devices-per-transaction"),
+        help: "Devices a device import writes per transaction (default 10000 on SQLite, 2000 on PostgreSQL).")
+    var importDevicesPerTransaction: Int?
+
     func run() async throws {
         var configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
         let threshold = try sendImmediatelyWithin ?? ProcessInfo.processInfo.environment["HERALD_SEND_IMMEDIATELY_WITHIN"].flatMap { raw in
@@ -110,6 +115,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.port = port
         guard importMaxBytes >= 1 else { throw ValidationError("--import-max-bytes must be 1 or more") }
         configuration.deviceImport.maximumBytes = importMaxBytes
+        if let importDevicesPerTransaction {
+            guard (1...100_000).contains(importDevicesPerTransaction) else {
+                throw ValidationError("--import-devices-per-transaction must be between 1 and 100000")
+            }
+            configuration.deviceImport.devicesPerTransaction = importDevicesPerTransaction
+        }
         guard workers >= 0 else { throw ValidationError("--workers must be 0 or more") }
         guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
         guard (1...3600).contains(jobLease) else { throw ValidationError("--job-lease must be between 1 and 3600 seconds") }

@@ -74,4 +74,44 @@ import Testing
             #expect(theirsStill.registrationToken == "b")
         }
     }
+
+    /// A chunk of new devices around one already there: each gets its own tags (on SQLite the
+    /// ids of a chunk with an existing device are read back rather than assumed), and a deleted
+    /// device's id is never given again.
+    @Test(arguments: Backend.available)
+    func aMixedChunkTagsEachDeviceAndReusesNoID(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { db async throws in
+            let fixture = try await Fixture.make(db.store, type: .android)
+            let (existing, gone) = (UUID(), UUID())
+            #expect(try await db.store.devices.importDevices(
+                [
+                    try device(existing, fixture.platform, token: "e", alias: "e", tags: ["old"]),
+                    try device(gone, fixture.platform, token: "g", alias: "g", tags: ["gone"]),
+                ], applicationID: fixture.app.id) == [.imported, .imported])
+            let goneID = try #require(try await db.store.devices.find(platformID: fixture.platform.id, uuid: gone)).id
+            #expect(try await db.store.devices.delete(platformID: fixture.platform.id, uuid: gone))
+
+            // A chunk of only new devices (their ids as Herald gives them on SQLite): above the deleted one's.
+            let later = UUID()
+            #expect(try await db.store.devices.importDevices(
+                [try device(later, fixture.platform, token: "l", alias: "l", tags: ["later"])], applicationID: fixture.app.id) == [.imported])
+            let laterStored = try #require(try await db.store.devices.find(platformID: fixture.platform.id, uuid: later))
+            #expect(laterStored.tags == ["later"])
+            #expect(laterStored.id > goneID)
+            let fresh = (0..<5).map { _ in UUID() }
+            var chunk = try fresh.enumerated().map { index, uuid in
+                try device(uuid, fixture.platform, token: "n\(index)", alias: "n\(index)", tags: ["tag-\(index)"])
+            }
+            chunk.insert(try device(existing, fixture.platform, token: "e2", alias: "e2", tags: ["new"]), at: 2)
+            let outcomes = try await db.store.devices.importDevices(chunk, applicationID: fixture.app.id)
+            #expect(outcomes == [.imported, .imported, .updated, .imported, .imported, .imported])
+            #expect(try #require(try await db.store.devices.find(platformID: fixture.platform.id, uuid: existing)).tags == ["new"])
+            for (index, uuid) in fresh.enumerated() {
+                let stored = try #require(try await db.store.devices.find(platformID: fixture.platform.id, uuid: uuid))
+                #expect(stored.tags == ["tag-\(index)"])
+                #expect(stored.registrationToken == "n\(index)")
+                #expect(stored.id > goneID)
+            }
+        }
+    }
 }

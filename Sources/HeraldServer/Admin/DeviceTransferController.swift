@@ -13,8 +13,9 @@ public struct DeviceImportConfiguration: Sendable {
     public var maximumBytes: Int64 = 4 << 30
     /// The longest line; a longer one is rejected and skipped.
     public var maximumLineBytes = 64 << 10
-    /// Devices written per transaction.
-    public var devicesPerTransaction = 2000
+    /// Devices written per transaction; nil for the database's default
+    /// (`defaultDevicesPerTransaction`).
+    public var devicesPerTransaction: Int?
     /// Transactions written at once while the next lines are read (each waits for its turn on
     /// SQLite's single writer; on PostgreSQL each has a connection).
     public var transactionsInFlight = 2
@@ -22,6 +23,23 @@ public struct DeviceImportConfiguration: Sendable {
     public var analyzeAfter = 10_000
 
     public init() {}
+
+    /// Devices per transaction when none is configured. On SQLite a commit writes every page the
+    /// transaction changed to the WAL, and an import's random `uuid` and `token` keys change
+    /// nearly the same index pages in every chunk: fewer, larger commits write each of them
+    /// fewer times (BENCHMARKS.md, device import, third pass). On PostgreSQL each transaction
+    /// has a connection of its own and smaller ones spread over the cores.
+    public static func defaultDevicesPerTransaction(_ dialect: SQLDialect) -> Int {
+        switch dialect {
+        case .sqlite: 10_000
+        case .postgres: 2000
+        }
+    }
+
+    /// Devices per transaction on `dialect`.
+    func devicesPerTransaction(on dialect: SQLDialect) -> Int {
+        devicesPerTransaction ?? Self.defaultDevicesPerTransaction(dialect)
+    }
 }
 
 /// `/admin/v1/apps/:app/devices/export` and `/import`: an application's devices as NDJSON, one
@@ -106,6 +124,7 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
         var importer = Importer(
             store: store, applicationID: app.id, platforms: platforms, configuration: configuration, wnsTestHost: wnsTestHost, clock: clock)
         var splitter = NDJSONLineSplitter(maximumLineBytes: configuration.maximumLineBytes)
+        let devicesPerTransaction = configuration.devicesPerTransaction(on: store.database.dialect)
         var received: Int64 = 0
         for try await buffer in request.body {
             received += Int64(buffer.readableBytes)
@@ -115,7 +134,7 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
                 throw Self.tooLarge(configuration.maximumBytes, report: importer.report)
             }
             splitter.feed(buffer) { importer.take($0) }
-            if importer.pendingCount >= configuration.devicesPerTransaction { try await importer.flush() }
+            if importer.pendingCount >= devicesPerTransaction { try await importer.flush() }
         }
         splitter.finish { importer.take($0) }
         try await importer.flush()
@@ -215,7 +234,7 @@ private struct Importer {
         while writing.count >= max(1, configuration.transactionsInFlight) { try await finishOldest() }
         let batch = pending
         pending = []
-        pending.reserveCapacity(configuration.devicesPerTransaction)
+        pending.reserveCapacity(batch.count)
         let (store, applicationID) = (self.store, self.applicationID)
         writing.append(Task {
             (batch.map(\.line), try await store.devices.importDevices(batch.map(\.device), applicationID: applicationID))

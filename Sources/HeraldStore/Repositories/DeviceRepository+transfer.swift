@@ -152,7 +152,7 @@ extension DeviceRepository {
 
     // MARK: Import
 
-    /// The most devices one upsert statement writes (17 bound values each).
+    /// The most devices one SQLite upsert statement writes (18 bound values each, the id one).
     static let importStatementRows = 250
 
     /// Writes checked devices of `applicationID` with their uuids, in one transaction: a uuid
@@ -368,27 +368,21 @@ extension DeviceRepository {
     static func upsert(_ devices: [DeviceImport], applicationID: UUID, dialect: SQLDialect, on connection: any SQLExecutor) async throws
         -> [UUID: (id: Int64, inserted: Bool)]
     {
+        if dialect == .sqlite {
+            return try await upsertSQLite(devices, applicationID: applicationID, on: connection)
+        }
         var written: [UUID: (id: Int64, inserted: Bool)] = [:]
         written.reserveCapacity(devices.count)
-        // PostgreSQL says which rows the upsert created (`xmax = 0`: no earlier version);
-        // SQLite's single writer gives a created row an id above every id before the statement.
-        var newAbove = Int64.max
-        if dialect == .sqlite {
-            newAbove = try await connection.query("SELECT COALESCE(MAX(id), 0) AS id FROM devices").first?.int("id") ?? 0
-        }
+        // PostgreSQL says which rows the upsert created (`xmax = 0`: no earlier version).
         func read(_ rows: [SQLRow]) throws {
             for row in rows {
                 let values = row.values
-                guard values.count == 3, case .int(let id) = values[0], case .text(let text) = values[1], let uuid = UUID(text: text) else {
+                guard values.count == 3, case .int(let id) = values[0], case .text(let text) = values[1], let uuid = UUID(text: text),
+                    case .int(let flag) = values[2]
+                else {
                     throw StoreError.decoding(column: "devices", expected: "id, uuid, inserted")
                 }
-                let inserted: Bool
-                switch values[2] {
-                case .int(let flag): inserted = dialect == .postgres ? flag != 0 : id > newAbove
-                case .null: inserted = id > newAbove
-                default: throw StoreError.decoding(column: "inserted", expected: "boolean")
-                }
-                written[uuid] = (id, inserted)
+                written[uuid] = (id, flag != 0)
             }
         }
         switch dialect {
@@ -436,22 +430,67 @@ extension DeviceRepository {
                 RETURNING id, uuid, (xmax = 0) AS inserted
                 """))
         case .sqlite:
-            for start in stride(from: 0, to: devices.count, by: importStatementRows) {
-                var insert: SQL = "INSERT INTO devices (\(unsafeRaw: upsertColumns)) VALUES "
-                for (index, device) in devices[start..<min(start + importStatementRows, devices.count)].enumerated() {
-                    let registration = device.registration
-                    insert.append("""
-                        \(unsafeRaw: index == 0 ? "" : ",") (\(device.uuid), \(applicationID), \(device.platform.id),
-                        \(device.platform.type.rawValue), \(registration.registrationToken ?? ""),
-                        \(registration.os ?? Self.defaultOS(device.platform.type)), \(registration.osVersion.applied(to: nil)),
-                        \(registration.deviceAlias.applied(to: nil)), \(registration.deviceModel.applied(to: nil)),
-                        \(registration.deviceManufacturer.applied(to: nil)), \(registration.customUserID.applied(to: nil)),
-                        \(registration.timeZone.applied(to: nil)), \(device.active ? 1 : 0), \(device.createdAt), \(device.updatedAt),
-                        \(device.quietTime?.stored), \(device.badge))
-                        """)
-                }
-                insert.append(" \(unsafeRaw: upsertConflict) RETURNING id, uuid, NULL AS inserted")
-                try read(try await connection.query(insert))
+            preconditionFailure("SQLite upserts through upsertSQLite")
+        }
+        return written
+    }
+
+    /// SQLite's upsert. The writer is single, so the devices get their ids from Herald: the
+    /// `i`-th gets the `i + 1`-th id above every id the table has had (its largest, or its
+    /// `AUTOINCREMENT` counter if higher), and the upsert returns no rows. A count of the rows
+    /// above those ids afterwards says whether every device was created (a fresh import: the
+    /// ids are the ones given); only when some were not (their uuid was there: overwritten, or
+    /// kept because another application or platform holds it) are the chunk's rows read back.
+    /// `RETURNING id, uuid` of every device cost a row handed to an event loop, converted and
+    /// parsed for each (BENCHMARKS.md, device import, third pass).
+    ///
+    /// Each statement is still prepared anew: sqlite-nio prepares and finalizes on every `query`
+    /// (its `SQLiteStatement` and the connection's `sqlite3` handle are internal), so reusing one
+    /// would mean a writer connection of Herald's own over the C library; preparing was ≈ 5 % of
+    /// an import's CPU (perf, 200,000 devices), the multi-row statements already sharing it.
+    static func upsertSQLite(_ devices: [DeviceImport], applicationID: UUID, on connection: any SQLExecutor) async throws
+        -> [UUID: (id: Int64, inserted: Bool)]
+    {
+        let newAbove =
+            try await connection.query("""
+                SELECT MAX(COALESCE((SELECT MAX(id) FROM devices), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'devices'), 0)) AS id
+                """).first?.int("id") ?? 0
+        for start in stride(from: 0, to: devices.count, by: importStatementRows) {
+            var insert: SQL = "INSERT INTO devices (id, \(unsafeRaw: upsertColumns)) VALUES "
+            for index in start..<min(start + importStatementRows, devices.count) {
+                let device = devices[index]
+                let registration = device.registration
+                insert.append("""
+                    \(unsafeRaw: index == start ? "" : ",") (\(newAbove + 1 + Int64(index)), \(device.uuid), \(applicationID), \(device.platform.id),
+                    \(device.platform.type.rawValue), \(registration.registrationToken ?? ""),
+                    \(registration.os ?? Self.defaultOS(device.platform.type)), \(registration.osVersion.applied(to: nil)),
+                    \(registration.deviceAlias.applied(to: nil)), \(registration.deviceModel.applied(to: nil)),
+                    \(registration.deviceManufacturer.applied(to: nil)), \(registration.customUserID.applied(to: nil)),
+                    \(registration.timeZone.applied(to: nil)), \(device.active ? 1 : 0), \(device.createdAt), \(device.updatedAt),
+                    \(device.quietTime?.stored), \(device.badge))
+                    """)
+            }
+            insert.append(" \(unsafeRaw: upsertConflict)")
+            try await connection.query(insert)
+        }
+        var written: [UUID: (id: Int64, inserted: Bool)] = [:]
+        written.reserveCapacity(devices.count)
+        let created = try await connection.query("SELECT COUNT(*) AS count FROM devices WHERE id > \(newAbove)").first?.int("count") ?? 0
+        if created == Int64(devices.count) {
+            for (index, device) in devices.enumerated() { written[device.uuid] = (newAbove + 1 + Int64(index), true) }
+            return written
+        }
+        // Some uuids were there: the rows that are now the devices' (their application and
+        // platform), created or overwritten by their id; the others were kept as they were.
+        var platforms: [UUID: UUID] = [:]
+        for device in devices { platforms[device.uuid] = device.platform.id }
+        for start in stride(from: 0, to: devices.count, by: 500) {
+            let slice = devices[start..<min(start + 500, devices.count)].map(\.uuid)
+            for row in try await connection.query("SELECT id, uuid, app_id, platform_id FROM devices WHERE uuid IN (\(list: slice))") {
+                let uuid = try row.uuid("uuid")
+                guard try row.uuid("app_id") == applicationID, try row.uuid("platform_id") == platforms[uuid] else { continue }
+                let id = try row.int("id")
+                written[uuid] = (id, id > newAbove)
             }
         }
         return written
