@@ -368,69 +368,68 @@ extension DeviceRepository {
     static func upsert(_ devices: [DeviceImport], applicationID: UUID, dialect: SQLDialect, on connection: any SQLExecutor) async throws
         -> [UUID: (id: Int64, inserted: Bool)]
     {
-        if dialect == .sqlite {
-            return try await upsertSQLite(devices, applicationID: applicationID, on: connection)
+        switch dialect {
+        case .sqlite: try await upsertSQLite(devices, applicationID: applicationID, on: connection)
+        case .postgres: try await upsertPostgres(devices, applicationID: applicationID, on: connection)
         }
+    }
+
+    /// PostgreSQL's upsert, which says which rows it created (`xmax = 0`: no earlier version).
+    static func upsertPostgres(_ devices: [DeviceImport], applicationID: UUID, on connection: any SQLExecutor) async throws
+        -> [UUID: (id: Int64, inserted: Bool)]
+    {
+        // Each column as one array, zipped back into rows by unnest: the statement's text is
+        // the same for every chunk and PostgreSQL parses fifteen values, not fifteen per device.
+        var columns = (
+            uuid: PostgresTextArray(), platformID: PostgresTextArray(), platformType: PostgresTextArray(), token: PostgresTextArray(),
+            os: PostgresTextArray(), osVersion: PostgresTextArray(), deviceAlias: PostgresTextArray(), deviceModel: PostgresTextArray(),
+            deviceManufacturer: PostgresTextArray(), customUserID: PostgresTextArray(), timeZone: PostgresTextArray(),
+            active: PostgresTextArray(), createdAt: PostgresTextArray(), updatedAt: PostgresTextArray(), quietTime: PostgresTextArray(),
+            badge: PostgresTextArray())
+        for device in devices {
+            let registration = device.registration
+            columns.uuid.append(device.uuid.lowercasedString)
+            columns.platformID.append(device.platform.id.lowercasedString)
+            columns.platformType.append(device.platform.type.rawValue)
+            columns.token.append(registration.registrationToken ?? "")
+            columns.os.append(registration.os ?? Self.defaultOS(device.platform.type))
+            columns.osVersion.append(registration.osVersion.applied(to: nil))
+            columns.deviceAlias.append(registration.deviceAlias.applied(to: nil))
+            columns.deviceModel.append(registration.deviceModel.applied(to: nil))
+            columns.deviceManufacturer.append(registration.deviceManufacturer.applied(to: nil))
+            columns.customUserID.append(registration.customUserID.applied(to: nil))
+            columns.timeZone.append(registration.timeZone.applied(to: nil))
+            columns.active.append(integer: device.active ? 1 : 0)
+            columns.createdAt.append(integer: device.createdAt)
+            columns.updatedAt.append(integer: device.updatedAt)
+            columns.quietTime.append(device.quietTime?.stored)
+            columns.badge.append(integer: device.badge)
+        }
+        let rows = try await connection.query("""
+            INSERT INTO devices (\(unsafeRaw: upsertColumns))
+            SELECT uuid, \(applicationID), platform_id, platform_type, token, os, os_version, device_alias, device_model,
+                device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at, quiet_time, badge
+            FROM unnest(\(columns.uuid.text)::text[], \(columns.platformID.text)::text[], \(columns.platformType.text)::text[],
+                \(columns.token.text)::text[], \(columns.os.text)::text[], \(columns.osVersion.text)::text[],
+                \(columns.deviceAlias.text)::text[], \(columns.deviceModel.text)::text[], \(columns.deviceManufacturer.text)::text[],
+                \(columns.customUserID.text)::text[], \(columns.timeZone.text)::text[], \(columns.active.text)::bigint[],
+                \(columns.createdAt.text)::bigint[], \(columns.updatedAt.text)::bigint[], \(columns.quietTime.text)::text[],
+                \(columns.badge.text)::bigint[])
+                AS x(uuid, platform_id, platform_type, token, os, os_version, device_alias, device_model, device_manufacturer,
+                    custom_user_id, time_zone, active, created_at, updated_at, quiet_time, badge)
+            \(unsafeRaw: upsertConflict)
+            RETURNING id, uuid, (xmax = 0) AS inserted
+            """)
         var written: [UUID: (id: Int64, inserted: Bool)] = [:]
         written.reserveCapacity(devices.count)
-        // PostgreSQL says which rows the upsert created (`xmax = 0`: no earlier version).
-        func read(_ rows: [SQLRow]) throws {
-            for row in rows {
-                let values = row.values
-                guard values.count == 3, case .int(let id) = values[0], case .text(let text) = values[1], let uuid = UUID(text: text),
-                    case .int(let flag) = values[2]
-                else {
-                    throw StoreError.decoding(column: "devices", expected: "id, uuid, inserted")
-                }
-                written[uuid] = (id, flag != 0)
+        for row in rows {
+            let values = row.values
+            guard values.count == 3, case .int(let id) = values[0], case .text(let text) = values[1], let uuid = UUID(text: text),
+                case .int(let flag) = values[2]
+            else {
+                throw StoreError.decoding(column: "devices", expected: "id, uuid, inserted")
             }
-        }
-        switch dialect {
-        case .postgres:
-            // Each column as one array, zipped back into rows by unnest: the statement's text is
-            // the same for every chunk and PostgreSQL parses fifteen values, not fifteen per device.
-            var columns = (
-                uuid: PostgresTextArray(), platformID: PostgresTextArray(), platformType: PostgresTextArray(), token: PostgresTextArray(),
-                os: PostgresTextArray(), osVersion: PostgresTextArray(), deviceAlias: PostgresTextArray(), deviceModel: PostgresTextArray(),
-                deviceManufacturer: PostgresTextArray(), customUserID: PostgresTextArray(), timeZone: PostgresTextArray(),
-                active: PostgresTextArray(), createdAt: PostgresTextArray(), updatedAt: PostgresTextArray(), quietTime: PostgresTextArray(),
-                badge: PostgresTextArray())
-            for device in devices {
-                let registration = device.registration
-                columns.uuid.append(device.uuid.lowercasedString)
-                columns.platformID.append(device.platform.id.lowercasedString)
-                columns.platformType.append(device.platform.type.rawValue)
-                columns.token.append(registration.registrationToken ?? "")
-                columns.os.append(registration.os ?? Self.defaultOS(device.platform.type))
-                columns.osVersion.append(registration.osVersion.applied(to: nil))
-                columns.deviceAlias.append(registration.deviceAlias.applied(to: nil))
-                columns.deviceModel.append(registration.deviceModel.applied(to: nil))
-                columns.deviceManufacturer.append(registration.deviceManufacturer.applied(to: nil))
-                columns.customUserID.append(registration.customUserID.applied(to: nil))
-                columns.timeZone.append(registration.timeZone.applied(to: nil))
-                columns.active.append(integer: device.active ? 1 : 0)
-                columns.createdAt.append(integer: device.createdAt)
-                columns.updatedAt.append(integer: device.updatedAt)
-                columns.quietTime.append(device.quietTime?.stored)
-                columns.badge.append(integer: device.badge)
-            }
-            try read(try await connection.query("""
-                INSERT INTO devices (\(unsafeRaw: upsertColumns))
-                SELECT uuid, \(applicationID), platform_id, platform_type, token, os, os_version, device_alias, device_model,
-                    device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at, quiet_time, badge
-                FROM unnest(\(columns.uuid.text)::text[], \(columns.platformID.text)::text[], \(columns.platformType.text)::text[],
-                    \(columns.token.text)::text[], \(columns.os.text)::text[], \(columns.osVersion.text)::text[],
-                    \(columns.deviceAlias.text)::text[], \(columns.deviceModel.text)::text[], \(columns.deviceManufacturer.text)::text[],
-                    \(columns.customUserID.text)::text[], \(columns.timeZone.text)::text[], \(columns.active.text)::bigint[],
-                    \(columns.createdAt.text)::bigint[], \(columns.updatedAt.text)::bigint[], \(columns.quietTime.text)::text[],
-                    \(columns.badge.text)::bigint[])
-                    AS x(uuid, platform_id, platform_type, token, os, os_version, device_alias, device_model, device_manufacturer,
-                        custom_user_id, time_zone, active, created_at, updated_at, quiet_time, badge)
-                \(unsafeRaw: upsertConflict)
-                RETURNING id, uuid, (xmax = 0) AS inserted
-                """))
-        case .sqlite:
-            preconditionFailure("SQLite upserts through upsertSQLite")
+            written[uuid] = (id, flag != 0)
         }
         return written
     }
