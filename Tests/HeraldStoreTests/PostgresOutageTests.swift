@@ -139,7 +139,7 @@ import Testing
     /// just closed, and the pool can hand out such a connection before it learns of the close;
     /// a query made then waited for good (one run in three of the test above, before every
     /// statement was sent through `PostgresStoreDatabase.send`). Here sixteen tasks query
-    /// without pause while the sessions are ended, ten times over.
+    /// without pause while the sessions are ended, and go on for 64 statements after, ten times over.
     @Test(.timeLimit(.minutes(5)))
     func statementsSentWhileTheServerEndsEverySessionAllEnd() async throws {
         guard Backend.available.contains(.postgres) else { return }
@@ -152,13 +152,20 @@ import Testing
             }
             let admin = try PostgresStoreDatabase(url: adminURL, maximumConnections: 1, logger: TestDatabase.logger)
             let store = try PostgresStoreDatabase(url: url, maximumConnections: 4, leaseTimeout: .seconds(5), logger: TestDatabase.logger)
+            /// Until `count` more statements than `start` were sent (bounded by `deadline`).
+            func awaitStatements(_ count: Int, after start: Int) async throws {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while store.statementsExecuted < start + count, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
             for _ in 0..<10 {
+                let stop = StopFlag()
                 let outcomes = try await withThrowingTaskGroup(of: [String].self) { group in
                     for _ in 0..<16 {
                         group.addTask {
                             var outcomes: [String] = []
-                            let until = ContinuousClock.now + .milliseconds(300)
-                            while ContinuousClock.now < until {
+                            while !stop.isSet {
                                 do {
                                     _ = try await abandoning(after: .seconds(30)) { try await store.query("SELECT 1") }
                                     outcomes.append("succeeded")
@@ -171,9 +178,12 @@ import Testing
                             return outcomes
                         }
                     }
-                    try await Task.sleep(for: .milliseconds(100))
+                    // The sessions end while queries are in flight, and queries go on after.
+                    try await awaitStatements(32, after: store.statementsExecuted)
                     try await admin.query(
                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(String(name)) AND pid <> pg_backend_pid()")
+                    try await awaitStatements(64, after: store.statementsExecuted)
+                    stop.set()
                     return try await group.reduce(into: [String]()) { $0 += $1 }
                 }
                 let unexpected = outcomes.filter { $0 != "succeeded" && $0 != "unavailable" }
@@ -187,6 +197,13 @@ import Testing
 }
 
 private struct Abandoned: Error {}
+
+/// A flag the queriers read and the test sets once.
+private final class StopFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}
 
 /// The result of `operation`, or `Abandoned` after `limit`, whichever comes first. Unlike a task
 /// group, it does not wait for an operation that ignores cancellation: such an operation is left
