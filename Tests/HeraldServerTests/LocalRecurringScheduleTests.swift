@@ -240,6 +240,9 @@ import Testing
                 (#""schedule":{"cron":"0 8 * * *","local":"yes"}"#, "schedule.local"),
                 (#""schedule":{"cron":"0 8 * * MON-SUN-FRI","local":true}"#, "schedule.cron"),
                 (#""schedule":{"local":true}"#, "schedule.cron"),
+                // More than once an hour: each occurrence takes a day to go round the zones.
+                (#""schedule":{"cron":"* 8 * * *","local":true}"#, "schedule.cron"),
+                (#""schedule":{"cron":"0,30 * * * *","local":true}"#, "schedule.cron"),
                 (#""schedule":{"cron":"0 8 * * *","local":true,"count":0}"#, "schedule.count"),
                 (#""schedule":{"cron":"0 8 * * *","local":true},"scheduleLocal":"2030-01-01T08:00""#, "schedule"),
             ]
@@ -254,6 +257,9 @@ import Testing
             #expect(early.status == .conflict)
             #expect(try early.error()["field"] as? String == "schedule.until")
             #expect(try await world.pushCount() == 0)
+            // Hourly is the most a local rule may fire; a zoned rule may still fire every minute.
+            _ = try await world.schedule(ScheduleHarness.push(#""schedule":{"cron":"@hourly","local":true}"#), client)
+            _ = try await world.schedule(ScheduleHarness.push(#""schedule":{"cron":"* * * * *","time_zone":"UTC"}"#), client)
             // `local: false` is a zoned rule as before.
             let zoned = try await world.schedule(RecurringScheduleTests.recurring(#"{"cron":"0 8 * * *","local":false}"#), client)
             let shown = try #require(try await RecurringScheduleTests.get(world, zoned, client))

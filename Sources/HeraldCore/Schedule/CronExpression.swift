@@ -22,6 +22,9 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
     /// The text it was read from, trimmed.
     public let description: String
 
+    /// How many minutes of an hour it allows: 1 for a rule that fires at most once an hour.
+    public var minutesPerHour: Int { minutes.nonzeroBitCount }
+
     /// Reads `text`; errors name `field` (`schedule.cron`).
     public init(_ text: String, field: String) throws(ValidationError) {
         let trimmed = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")

@@ -111,6 +111,15 @@ extension PushInput {
                 message: "schedule.local sends at each device's own time zone: give it or schedule.time_zone, not both",
                 field: "schedule.time_zone")
         }
+        if local, cron.minutesPerHour > 1 {
+            // Each local occurrence stays under way for about a day (one fan-out per zone group,
+            // due as each group reaches the time): a rule firing every few minutes would keep
+            // hundreds of occurrences and tens of thousands of fan-outs in flight.
+            throw ValidationError(
+                code: "invalid_cron",
+                message: "a local-time repeat fires at most once an hour (each occurrence takes a day to reach every zone): schedule.cron's minute field names one minute",
+                field: "schedule.cron")
+        }
         if let zone = schedule.timeZone, !PushSchedule.isTimeZone(zone) {
             throw ValidationError(message: "'\(zone)' is not an IANA time zone this server knows", field: "schedule.time_zone")
         }
