@@ -206,6 +206,17 @@ import Testing
             #expect(lateDue.max() == Self.ms("2026-06-04T18:00:00Z"), "UTC-11, the furthest west of the zones Foundation lists")
             let groups = PushSchedule.slots(for: try #require(LocalDateTime("2026-06-04T07:00")), defaultZone: "UTC")
             #expect(lateDue.count == groups.filter { $0.dueAt >= Self.ms("2026-06-04T09:00:00Z") }.count)
+            // The zones left out are counted with the occurrence, and shown with it.
+            let leftOut = groups.filter { $0.dueAt < Self.ms("2026-06-04T09:00:00Z") }.reduce(0) { $0 + $1.timeZones.count }
+            #expect(leftOut > 100)
+            let lateRecord = try await world.store.schedules.pastOccurrences(scheduleID: id, limit: 10).first { $0.pushID == push.lowercasedString }
+            #expect(lateRecord?.missedTimeZones == leftOut)
+            let lateShown = try #require(try await RecurringScheduleTests.get(world, id, client))
+            let lateView = (lateShown["occurrences"] as? [[String: Any]])?.first { $0["receipt_id"] as? String == push.lowercasedString }
+            #expect(lateView?["missed_time_zones"] as? Int == leftOut)
+            // An occurrence that reached every zone in time records none.
+            #expect(try await world.store.schedules.pastOccurrences(scheduleID: id, limit: 10).filter { $0.pushID == begun.lowercasedString }
+                .map(\.missedTimeZones) == [nil])
             #expect(try await world.store.schedules.fireDue(limit: 10).filter { $0.scheduleID == id }.isEmpty)
             // A week down: every zone reached 5 June to 11 June too long ago: one skipped record.
             world.clock.set(Self.ms("2026-06-12T03:00:00Z"))

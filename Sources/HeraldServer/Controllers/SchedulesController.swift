@@ -101,10 +101,11 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         var failed: Int?
         var skippedAt: Int64?
         var skippedUntil: Int64?
+        var missedTimeZones: Int?
 
         enum CodingKeys: String, CodingKey {
             case dueAt = "due_at", localTime = "local_time", state, firedAt = "fired_at", receiptID = "receipt_id", status, targeted, delivered, failed
-            case skippedAt = "skipped_at", skippedUntil = "skipped_until"
+            case skippedAt = "skipped_at", skippedUntil = "skipped_until", missedTimeZones = "missed_time_zones"
         }
 
         init(_ occurrence: PastOccurrence) {
@@ -119,6 +120,7 @@ struct SchedulesController<Context: RequestContext>: Sendable {
                 targeted = occurrence.targeted
                 delivered = occurrence.delivered
                 failed = occurrence.failed
+                missedTimeZones = occurrence.missedTimeZones
             case .skipped:
                 skippedAt = occurrence.recordedAt
                 skippedUntil = occurrence.skippedUntil

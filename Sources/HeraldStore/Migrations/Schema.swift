@@ -451,5 +451,11 @@ public enum Schema {
             // its zones reach the wall-clock time. NULL: the push's own zones (push_time_zones).
             "ALTER TABLE push_jobs ADD COLUMN time_zones TEXT",
         ]),
+        // MARK: What a late local-time occurrence left out
+        Migration(version: 16, name: "the zones a late local-time occurrence left out", statements: [
+            // A fired local-time occurrence that began while no scheduler ran: how many zones it
+            // had reached more than the grace window earlier, and so left out. NULL: none.
+            "ALTER TABLE push_schedule_slots ADD COLUMN missed_time_zones {int}",
+        ]),
     ]
 }

@@ -30,7 +30,10 @@ extension ScheduleRepository {
         var recurrence = recurrence
         var next: StoredRecurrence.Occurrence?
         if let local = recurrence.nextLocalTime ?? recurrence.nextOccurrence(after: dueAt - 1)?.localTime {
-            let groups = try await zoneGroups(connection, for: local, applicationID: applicationID).filter { $0.dueAt >= time - grace }
+            let all = try await zoneGroups(connection, for: local, applicationID: applicationID)
+            let groups = all.filter { $0.dueAt >= time - grace }
+            // Recorded with the occurrence, so that an outage's cost shows in its history.
+            let missed = all.filter { $0.dueAt < time - grace }.reduce(0) { $0 + $1.timeZones.count }
             if groups.isEmpty {
                 // Every zone reached it too long ago: skip to the first occurrence that some zone
                 // reaches within the window or later.
@@ -47,8 +50,9 @@ extension ScheduleRepository {
                     connection, id: pushID, applicationID: applicationID, request: request, expiresAt: nil, availableAt: time, time: time,
                     zoneGroups: groups)
                 let inserted = try await connection.query("""
-                    INSERT INTO push_schedule_slots (schedule_id, due_at, state, push_id, fired_at, local_time)
-                    VALUES (\(scheduleID), \(dueAt), 'fired', \(pushID), \(time), \(local.description)) RETURNING id
+                    INSERT INTO push_schedule_slots (schedule_id, due_at, state, push_id, fired_at, local_time, missed_time_zones)
+                    VALUES (\(scheduleID), \(dueAt), 'fired', \(pushID), \(time), \(local.description), \(missed > 0 ? Int64(missed) : nil))
+                    RETURNING id
                     """)
                 recurrence.firedCount += 1
                 fired = FiredSlot(

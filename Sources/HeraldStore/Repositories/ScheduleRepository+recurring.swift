@@ -233,7 +233,7 @@ extension ScheduleRepository {
     /// receipt's counters, and skipped ones.
     public func pastOccurrences(scheduleID: String, limit: Int) async throws -> [PastOccurrence] {
         try await database.query("""
-            SELECT l.due_at, l.local_time, l.state, l.fired_at, l.push_id, l.skipped_until, p.status, p.targeted, p.delivered, p.failed
+            SELECT l.due_at, l.local_time, l.state, l.fired_at, l.push_id, l.skipped_until, l.missed_time_zones, p.status, p.targeted, p.delivered, p.failed
             FROM push_schedule_slots l LEFT JOIN pushes p ON p.id = l.push_id
             WHERE l.schedule_id = \(scheduleID) AND l.state IN ('fired', 'skipped')
             ORDER BY l.due_at DESC, l.id DESC LIMIT \(limit)
@@ -242,7 +242,8 @@ extension ScheduleRepository {
             PastOccurrence(
                 dueAt: try row.int("due_at"), localTime: try row.optionalString("local_time"), state: PastOccurrence.State(rawValue: try row.string("state")) ?? .fired,
                 recordedAt: try row.optionalInt("fired_at") ?? 0, pushID: try row.optionalString("push_id"),
-                skippedUntil: try row.optionalInt("skipped_until"), status: try row.optionalString("status"),
+                skippedUntil: try row.optionalInt("skipped_until"), missedTimeZones: try row.optionalInt("missed_time_zones").map(Int.init),
+                status: try row.optionalString("status"),
                 targeted: try row.optionalInt("targeted").map(Int.init), delivered: try row.optionalInt("delivered").map(Int.init),
                 failed: try row.optionalInt("failed").map(Int.init))
         }

@@ -120,6 +120,9 @@ public struct PastOccurrence: Sendable, Equatable {
     public var recordedAt: Int64
     public var pushID: String?
     public var skippedUntil: Int64?
+    /// A late local-time occurrence: how many zones it had reached more than the grace window
+    /// before it fired, and so left out (nil: none).
+    public var missedTimeZones: Int? = nil
     /// The receipt's status and counters (a fired occurrence whose push still exists).
     public var status: String?
     public var targeted: Int?
