@@ -128,7 +128,12 @@ extension DashboardController {
                         row["href"] = "/dashboard/apps/\(app.id.lowercasedString)/pushes/\(receipt)"
                     }
                     row["status"] = occurrence.status ?? "deleted"
-                    row["counts"] = occurrence.targeted.map { "\($0) targeted, \(occurrence.delivered ?? 0) delivered, \(occurrence.failed ?? 0) failed" } ?? ""
+                    var counts = occurrence.targeted.map { "\($0) targeted, \(occurrence.delivered ?? 0) delivered, \(occurrence.failed ?? 0) failed" } ?? ""
+                    if let missed = occurrence.missedTimeZones {
+                        // A local occurrence that began late: the zones it reached too long ago.
+                        counts += (counts.isEmpty ? "" : "; ") + "\(missed) time \(missed == 1 ? "zone" : "zones") missed (no server ran at their time)"
+                    }
+                    row["counts"] = counts
                 case .skipped:
                     row["status"] = "skipped (missed while no server ran)"
                     row["counts"] = occurrence.skippedUntil.map { "every occurrence up to \(time($0))" } ?? ""
