@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHPACK
 import Testing
@@ -181,6 +182,36 @@ import Testing
         }
         // Once in the table the shared fields cost a byte each: the later blocks are short.
         #expect(sizes[2] < sizes[0] / 2)
+    }
+
+    /// APNs requests carry two fields that change per request, `:path` first and `apns-id` after
+    /// the other pseudo-headers: the shared runs around them are reused, and each block still
+    /// decodes whole, in order.
+    @Test func sharedRunsAroundFieldsThatChangeAreReused() throws {
+        var encoder = HTTP2FrameEncoder()
+        var server = HPACKDecoder(allocator: ByteBufferAllocator())
+        var sizes: [Int] = []
+        for token in 0..<6 {
+            var headers = HPACKHeaders()
+            headers.add(name: ":path", value: "/3/device/\(token)", indexing: .nonIndexable)
+            for (name, value) in [(":method", "POST"), (":scheme", "https"), (":authority", "api.push.apple.com")] {
+                headers.add(name: name, value: value)
+            }
+            headers.add(name: "apns-id", value: UUID().uuidString.lowercased(), indexing: .nonIndexable)
+            // The fourth block changes a shared field: inserted, so nothing kept survives it.
+            for (name, value) in [("apns-topic", token == 3 ? "b" : "a"), ("apns-priority", "10"), ("authorization", "bearer x.y.z")] {
+                headers.add(name: name, value: value)
+            }
+            var bytes = ByteBuffer()
+            try encoder.writeHeaders(headers, streamID: Int32(2 * token + 1), endStream: false, into: &bytes)
+            sizes.append(bytes.readableBytes)
+            bytes.moveReaderIndex(forwardBy: 9)
+            let decoded = try server.decodeHeaders(from: &bytes)
+            #expect(decoded.map { "\($0.name): \($0.value)" } == headers.map { "\($0.name): \($0.value)" }, "block \(token)")
+        }
+        // The shared fields went as literals once, then as a byte each.
+        #expect(sizes[2] < sizes[0] - 40)
+        #expect(sizes[5] == sizes[2])
     }
 
     @Test func onlyIndexedReferencesLeaveTheTableAlone() {

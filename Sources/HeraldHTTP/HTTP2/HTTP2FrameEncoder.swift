@@ -8,9 +8,9 @@ struct HTTP2FrameEncoder {
     private var hpack: HPACKEncoder
     /// The largest frame payload the server accepts (its SETTINGS_MAX_FRAME_SIZE).
     var maxFrameSize = HTTP2Wire.defaultMaxFrameSize
-    /// The fields after the first of the last header block, and their bytes, while those bytes
+    /// The runs of indexable fields of the last header block, and their bytes, while those bytes
     /// are references into the dynamic table alone (see `encodeBlock`).
-    private var reusable: (fields: HPACKHeaders, bytes: [UInt8])?
+    private var reusable: [(fields: HPACKHeaders, bytes: [UInt8])]?
 
     init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
         // String literals go as they are, not Huffman-coded: the one a request carries that is
@@ -109,40 +109,80 @@ struct HTTP2FrameEncoder {
     /// Encodes a header block with NIOHPACK, reusing the bytes of the fields it shares with the
     /// last block when that is sound.
     ///
-    /// A batch's requests share every field but the first: APNs sends the never-indexed `:path`
-    /// with the device's token, then the same nine fields. Once those nine are in HPACK's dynamic
-    /// table, they encode as references alone (RFC 7541 §6.1), which change nothing in the table;
-    /// so while nothing has been inserted since, encoding them again would give the same bytes.
-    /// Those bytes are kept and appended after the first field, instead of hashing nine names and
-    /// values into the table and Huffman-coding them for every request (14 % of the serve
-    /// process's CPU in the h2o fan-out). Any block that is not references alone (it may have
-    /// inserted) drops the kept bytes, as does a change of the table's size.
+    /// A batch's requests share every field but the few that are not indexed: APNs sends the
+    /// never-indexed `:path` with the device's token and the notification's `apns-id` among the
+    /// same nine fields (`:path` first, the `apns-id` after the other pseudo-headers, which must
+    /// all come before regular fields: RFC 9113 §8.3). Once the nine are in HPACK's dynamic table,
+    /// they encode as references alone (RFC 7541 §6.1), which change nothing in the table; so
+    /// while nothing has been inserted since, encoding them again would give the same bytes.
+    /// Those bytes are kept, run by run of indexable fields, and written between the fields that
+    /// are encoded each time, instead of hashing nine names and values into the table for every
+    /// request (14 % of the serve process's CPU in the h2o fan-out). Any block that is not
+    /// references alone apart from its never-indexed fields (it may have inserted) drops the kept
+    /// bytes, as does a change of the table's size.
     private mutating func encodeBlock(_ headers: HPACKHeaders, into buffer: inout ByteBuffer) throws {
-        guard headers.count > 1, let first = headers.first, first.indexable != .indexable else {
+        let runs = Self.runs(headers)
+        if let reusable, reusable.count == runs.lazy.filter(\.indexable).count {
+            var shared = 0
+            let same = runs.allSatisfy { run in
+                guard run.indexable else { return true }
+                defer { shared += 1 }
+                let kept = reusable[shared].fields
+                return kept.count == headers[run.range].count
+                    && zip(headers[run.range], kept).allSatisfy {
+                        $0.name == $1.name && $0.value == $1.value && $0.indexable == $1.indexable
+                    }
+            }
+            if same {
+                shared = 0
+                for run in runs {
+                    if run.indexable {
+                        buffer.writeBytes(reusable[shared].bytes)
+                        shared += 1
+                    } else {
+                        // Without indexing: the table stays as it was.
+                        try hpack.encode(headers: Self.fields(headers[run.range]), to: &buffer)
+                    }
+                }
+                return
+            }
+        }
+        var kept: [(fields: HPACKHeaders, bytes: [UInt8])] = []
+        var referencesAlone = true
+        for run in runs {
+            let fields = Self.fields(headers[run.range])
             let start = buffer.writerIndex
-            try hpack.encode(headers: headers, to: &buffer)
-            if !Self.onlyReferences(buffer.readableBytesView[start...]) { reusable = nil }
-            return
+            try hpack.encode(headers: fields, to: &buffer)
+            guard run.indexable else { continue }
+            let bytes = buffer.readableBytesView[start...]
+            if Self.onlyReferences(bytes) {
+                kept.append((fields, Array(bytes)))
+            } else {
+                referencesAlone = false
+            }
         }
-        var firstField = HPACKHeaders()
-        firstField.add(name: first.name, value: first.value, indexing: first.indexable)
-        // Without indexing: the table stays as it was.
-        try hpack.encode(headers: firstField, to: &buffer)
-        if let reusable, reusable.fields.count == headers.count - 1,
-            zip(headers.dropFirst(), reusable.fields).allSatisfy({
-                $0.name == $1.name && $0.value == $1.value && $0.indexable == $1.indexable
-            })
-        {
-            buffer.writeBytes(reusable.bytes)
-            return
+        reusable = referencesAlone && !kept.isEmpty ? kept : nil
+    }
+
+    /// The block cut into runs of consecutive fields alike in whether they may be indexed.
+    private static func runs(_ headers: HPACKHeaders) -> [(indexable: Bool, range: Range<HPACKHeaders.Index>)] {
+        var runs: [(indexable: Bool, range: Range<HPACKHeaders.Index>)] = []
+        var start = headers.startIndex
+        while start < headers.endIndex {
+            let indexable = headers[start].indexable == .indexable
+            var end = headers.index(after: start)
+            while end < headers.endIndex, (headers[end].indexable == .indexable) == indexable { end = headers.index(after: end) }
+            runs.append((indexable, start..<end))
+            start = end
         }
-        var rest = HPACKHeaders()
-        rest.reserveCapacity(headers.count - 1)
-        for field in headers.dropFirst() { rest.add(name: field.name, value: field.value, indexing: field.indexable) }
-        let start = buffer.writerIndex
-        try hpack.encode(headers: rest, to: &buffer)
-        let bytes = buffer.readableBytesView[start...]
-        reusable = Self.onlyReferences(bytes) ? (rest, Array(bytes)) : nil
+        return runs
+    }
+
+    private static func fields(_ slice: HPACKHeaders.SubSequence) -> HPACKHeaders {
+        var fields = HPACKHeaders()
+        fields.reserveCapacity(slice.count)
+        for field in slice { fields.add(name: field.name, value: field.value, indexing: field.indexable) }
+        return fields
     }
 
     /// Whether the encoded fields are all indexed references (RFC 7541 §6.1: a first bit of 1,
