@@ -214,6 +214,34 @@ import Testing
         #expect(sizes[5] == sizes[2])
     }
 
+    /// The unindexed fields Herald writes itself: long values (lengths past a one-byte prefix),
+    /// never-indexed ones, and `:path` by its static index, read back by NIOHPACK's decoder.
+    @Test func unindexedLiteralsDecode() throws {
+        var encoder = HTTP2FrameEncoder()
+        var server = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: 1 << 20)
+        for length in [0, 1, 126, 127, 128, 300, 20_000] {
+            var headers = HPACKHeaders()
+            headers.add(name: ":path", value: "/" + String(repeating: "p", count: length), indexing: .nonIndexable)
+            headers.add(name: ":method", value: "POST")
+            headers.add(name: "x-long", value: String(repeating: "v", count: length), indexing: .neverIndexed)
+            headers.add(name: "apns-topic", value: "a")
+            var bytes = ByteBuffer()
+            try encoder.writeHeaders(headers, streamID: 1, endStream: false, into: &bytes)
+            var block = ByteBuffer()
+            var frames = bytes
+            // Reassemble the block from HEADERS and any CONTINUATION frames.
+            while frames.readableBytes > 0 {
+                let size = Int(frames.readInteger(as: UInt16.self)!) << 8 | Int(frames.readInteger(as: UInt8.self)!)
+                frames.moveReaderIndex(forwardBy: 6)
+                var payload = frames.readSlice(length: size)!
+                block.writeBuffer(&payload)
+            }
+            let decoded = try server.decodeHeaders(from: &block)
+            #expect(decoded.map { "\($0.name): \($0.value)" } == headers.map { "\($0.name): \($0.value)" }, "length \(length)")
+            #expect(decoded.map(\.indexable) == [.nonIndexable, .indexable, .neverIndexed, .indexable], "length \(length)")
+        }
+    }
+
     @Test func onlyIndexedReferencesLeaveTheTableAlone() {
         let view = { (bytes: [UInt8]) in ByteBuffer(bytes: bytes).readableBytesView[...] }
         #expect(HTTP2FrameEncoder.onlyReferences(view([0x82, 0x87, 0xBE])))

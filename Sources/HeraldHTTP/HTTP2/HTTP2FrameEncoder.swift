@@ -8,9 +8,10 @@ struct HTTP2FrameEncoder {
     private var hpack: HPACKEncoder
     /// The largest frame payload the server accepts (its SETTINGS_MAX_FRAME_SIZE).
     var maxFrameSize = HTTP2Wire.defaultMaxFrameSize
-    /// The runs of indexable fields of the last header block, and their bytes, while those bytes
-    /// are references into the dynamic table alone (see `encodeBlock`).
-    private var reusable: [(fields: HPACKHeaders, bytes: [UInt8])]?
+    /// What the last header block left to reuse (see `encodeBlock`).
+    private var kept: Kept?
+    /// Whether the table's size changed since the last block (its update opens the next one).
+    private var sizeChanged = false
 
     init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
         // String literals go as they are, not Huffman-coded: the one a request carries that is
@@ -26,7 +27,8 @@ struct HTTP2FrameEncoder {
         // Only fails while a block is being encoded, which never spans a call.
         try? hpack.setDynamicTableSize(min(size, HPACKEncoder.defaultDynamicTableSize))
         // Evictions renumber the table.
-        reusable = nil
+        kept = nil
+        sizeChanged = true
     }
 
     // MARK: Connection frames
@@ -106,83 +108,127 @@ struct HTTP2FrameEncoder {
         }
     }
 
-    /// Encodes a header block with NIOHPACK, reusing the bytes of the fields it shares with the
-    /// last block when that is sound.
+    /// Encodes a header block, reusing the bytes of the fields it shares with the last block when
+    /// that is sound.
     ///
     /// A batch's requests share every field but the few that are not indexed: APNs sends the
-    /// never-indexed `:path` with the device's token and the notification's `apns-id` among the
-    /// same nine fields (`:path` first, the `apns-id` after the other pseudo-headers, which must
-    /// all come before regular fields: RFC 9113 §8.3). Once the nine are in HPACK's dynamic table,
-    /// they encode as references alone (RFC 7541 §6.1), which change nothing in the table; so
-    /// while nothing has been inserted since, encoding them again would give the same bytes.
-    /// Those bytes are kept, run by run of indexable fields, and written between the fields that
-    /// are encoded each time, instead of hashing nine names and values into the table for every
-    /// request (14 % of the serve process's CPU in the h2o fan-out). Any block that is not
-    /// references alone apart from its never-indexed fields (it may have inserted) drops the kept
-    /// bytes, as does a change of the table's size.
+    /// `:path` with the device's token and the notification's `apns-id` among the same nine fields
+    /// (`:path` first, the `apns-id` after the other pseudo-headers, which must all come before
+    /// regular fields: RFC 9113 §8.3). Once the nine are in HPACK's dynamic table, they encode as
+    /// references alone (RFC 7541 §6.1), which change nothing in the table; so while nothing has
+    /// been inserted since, encoding them again would give the same bytes. Those bytes are kept,
+    /// run by run of indexable fields, and written between the fields that change, instead of
+    /// hashing nine names and values into the table for every request (14 % of the serve
+    /// process's CPU in the h2o fan-out). Any block that is not references alone apart from its
+    /// unindexed fields (it may have inserted) drops the kept bytes, as does a change of the
+    /// table's size. The unindexed fields are written here as literals (`writeLiteral`).
     private mutating func encodeBlock(_ headers: HPACKHeaders, into buffer: inout ByteBuffer) throws {
-        let runs = Self.runs(headers)
-        if let reusable, reusable.count == runs.lazy.filter(\.indexable).count {
-            var shared = 0
-            let same = runs.allSatisfy { run in
-                guard run.indexable else { return true }
-                defer { shared += 1 }
-                let kept = reusable[shared].fields
-                return kept.count == headers[run.range].count
-                    && zip(headers[run.range], kept).allSatisfy {
-                        $0.name == $1.name && $0.value == $1.value && $0.indexable == $1.indexable
-                    }
-            }
-            if same {
-                shared = 0
-                for run in runs {
-                    if run.indexable {
-                        buffer.writeBytes(reusable[shared].bytes)
-                        shared += 1
-                    } else {
-                        // Without indexing: the table stays as it was.
-                        try hpack.encode(headers: Self.fields(headers[run.range]), to: &buffer)
-                    }
+        if sizeChanged {
+            // A size update must open the next block (RFC 7541 §4.2): NIOHPACK writes it first.
+            sizeChanged = false
+            kept = nil
+            try hpack.encode(headers: headers, to: &buffer)
+            return
+        }
+        if let kept, kept.matches(headers) {
+            var run = 0
+            var inRun = false
+            for field in headers {
+                if field.indexable == .indexable {
+                    if !inRun { buffer.writeBytes(kept.runs[run]) }
+                    if !inRun { run += 1 }
+                    inRun = true
+                } else {
+                    inRun = false
+                    Self.writeLiteral(field.name, field.value, neverIndexed: field.indexable == .neverIndexed, into: &buffer)
                 }
-                return
             }
+            return
         }
-        var kept: [(fields: HPACKHeaders, bytes: [UInt8])] = []
+        var pattern: [Bool] = []
+        var fields: [(name: String, value: String)] = []
+        var runs: [[UInt8]] = []
         var referencesAlone = true
-        for run in runs {
-            let fields = Self.fields(headers[run.range])
+        var run = HPACKHeaders()
+        func encodeRun() throws {
+            guard !run.isEmpty else { return }
             let start = buffer.writerIndex
-            try hpack.encode(headers: fields, to: &buffer)
-            guard run.indexable else { continue }
+            try hpack.encode(headers: run, to: &buffer)
             let bytes = buffer.readableBytesView[start...]
-            if Self.onlyReferences(bytes) {
-                kept.append((fields, Array(bytes)))
+            if Self.onlyReferences(bytes) { runs.append(Array(bytes)) } else { referencesAlone = false }
+            run = HPACKHeaders()
+        }
+        for field in headers {
+            let indexable = field.indexable == .indexable
+            pattern.append(indexable)
+            if indexable {
+                run.add(name: field.name, value: field.value)
+                fields.append((field.name, field.value))
             } else {
-                referencesAlone = false
+                try encodeRun()
+                Self.writeLiteral(field.name, field.value, neverIndexed: field.indexable == .neverIndexed, into: &buffer)
             }
         }
-        reusable = referencesAlone && !kept.isEmpty ? kept : nil
+        try encodeRun()
+        kept = referencesAlone && !runs.isEmpty ? Kept(pattern: pattern, fields: fields, runs: runs) : nil
     }
 
-    /// The block cut into runs of consecutive fields alike in whether they may be indexed.
-    private static func runs(_ headers: HPACKHeaders) -> [(indexable: Bool, range: Range<HPACKHeaders.Index>)] {
-        var runs: [(indexable: Bool, range: Range<HPACKHeaders.Index>)] = []
-        var start = headers.startIndex
-        while start < headers.endIndex {
-            let indexable = headers[start].indexable == .indexable
-            var end = headers.index(after: start)
-            while end < headers.endIndex, (headers[end].indexable == .indexable) == indexable { end = headers.index(after: end) }
-            runs.append((indexable, start..<end))
-            start = end
+    /// What `encodeBlock` keeps of the last block while its indexable fields were references
+    /// alone: which of its fields were indexable, those fields, and the bytes of each run of them.
+    private struct Kept {
+        let pattern: [Bool]
+        let fields: [(name: String, value: String)]
+        let runs: [[UInt8]]
+
+        /// Whether `headers` has the same indexable fields in the same places.
+        func matches(_ headers: HPACKHeaders) -> Bool {
+            guard headers.count == pattern.count else { return false }
+            var position = 0
+            var shared = 0
+            for field in headers {
+                let indexable = field.indexable == .indexable
+                guard indexable == pattern[position] else { return false }
+                position += 1
+                guard indexable else { continue }
+                guard field.name == fields[shared].name, field.value == fields[shared].value else { return false }
+                shared += 1
+            }
+            return true
         }
-        return runs
     }
 
-    private static func fields(_ slice: HPACKHeaders.SubSequence) -> HPACKHeaders {
-        var fields = HPACKHeaders()
-        fields.reserveCapacity(slice.count)
-        for field in slice { fields.add(name: field.name, value: field.value, indexing: field.indexable) }
-        return fields
+    /// A field as a literal without indexing (RFC 7541 §6.2.2) or never indexed (§6.2.3), its
+    /// strings as they are (no Huffman): it leaves the dynamic table alone, so it can sit between
+    /// kept bytes. Written here rather than by NIOHPACK, whose encoder searches its tables for the
+    /// name first (a hash of it for every request); `:path` refers to its static-table entry
+    /// (index 4), other names go as literals.
+    static func writeLiteral(_ name: String, _ value: String, neverIndexed: Bool, into buffer: inout ByteBuffer) {
+        let flags: UInt8 = neverIndexed ? 0x10 : 0x00
+        if name == ":path" {
+            writeInteger(4, prefix: 4, flags: flags, into: &buffer)
+        } else {
+            buffer.writeInteger(flags)
+            writeInteger(name.utf8.count, prefix: 7, flags: 0, into: &buffer)
+            buffer.writeString(name)
+        }
+        writeInteger(value.utf8.count, prefix: 7, flags: 0, into: &buffer)
+        buffer.writeString(value)
+    }
+
+    /// An integer with an N-bit prefix (RFC 7541 §5.1), `flags` in the bits above it.
+    static func writeInteger(_ value: Int, prefix: Int, flags: UInt8, into buffer: inout ByteBuffer) {
+        let limit = (1 << prefix) - 1
+        guard value >= limit else {
+            buffer.writeInteger(flags | UInt8(value))
+            return
+        }
+        buffer.writeInteger(flags | UInt8(limit))
+        var rest = value - limit
+        while rest >= 128 {
+            buffer.writeInteger(UInt8(rest & 0x7F) | 0x80)
+            rest >>= 7
+        }
+        buffer.writeInteger(UInt8(rest))
     }
 
     /// Whether the encoded fields are all indexed references (RFC 7541 §6.1: a first bit of 1,
