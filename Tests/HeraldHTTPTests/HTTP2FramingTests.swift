@@ -173,15 +173,24 @@ import Testing
                 continue
             }
             let headers = request(token, topic: topic)
-            var bytes = ByteBuffer()
-            try encoder.writeHeaders(headers, streamID: Int32(2 * token + 1), endStream: false, into: &bytes)
-            sizes.append(bytes.readableBytes)
-            bytes.moveReaderIndex(forwardBy: 9)
-            let decoded = try server.decodeHeaders(from: &bytes)
-            #expect(decoded.map { "\($0.name): \($0.value)" } == headers.map { "\($0.name): \($0.value)" }, "block \(token), topic \(topic)")
+            sizes.append(try Self.roundTrip(headers, streamID: Int32(2 * token + 1), &encoder, &server, "block \(token), topic \(topic)"))
         }
         // Once in the table the shared fields cost a byte each: the later blocks are short.
         #expect(sizes[2] < sizes[0] / 2)
+    }
+
+    /// Encodes `headers` as one HEADERS frame, expects the server's decoder to read back the same
+    /// fields in order, and returns the frame's size.
+    private static func roundTrip(
+        _ headers: HPACKHeaders, streamID: Int32, _ encoder: inout HTTP2FrameEncoder, _ server: inout HPACKDecoder, _ label: String
+    ) throws -> Int {
+        var bytes = ByteBuffer()
+        try encoder.writeHeaders(headers, streamID: streamID, endStream: false, into: &bytes)
+        let size = bytes.readableBytes
+        bytes.moveReaderIndex(forwardBy: 9)
+        let decoded = try server.decodeHeaders(from: &bytes)
+        #expect(decoded.map { "\($0.name): \($0.value)" } == headers.map { "\($0.name): \($0.value)" }, Comment(rawValue: label))
+        return size
     }
 
     /// APNs requests carry two fields that change per request, `:path` first and `apns-id` after
@@ -202,12 +211,7 @@ import Testing
             for (name, value) in [("apns-topic", token == 3 ? "b" : "a"), ("apns-priority", "10"), ("authorization", "bearer x.y.z")] {
                 headers.add(name: name, value: value)
             }
-            var bytes = ByteBuffer()
-            try encoder.writeHeaders(headers, streamID: Int32(2 * token + 1), endStream: false, into: &bytes)
-            sizes.append(bytes.readableBytes)
-            bytes.moveReaderIndex(forwardBy: 9)
-            let decoded = try server.decodeHeaders(from: &bytes)
-            #expect(decoded.map { "\($0.name): \($0.value)" } == headers.map { "\($0.name): \($0.value)" }, "block \(token)")
+            sizes.append(try Self.roundTrip(headers, streamID: Int32(2 * token + 1), &encoder, &server, "block \(token)"))
         }
         // The shared fields went as literals once, then as a byte each.
         #expect(sizes[2] < sizes[0] - 40)
