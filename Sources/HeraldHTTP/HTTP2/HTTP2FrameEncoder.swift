@@ -135,8 +135,11 @@ struct HTTP2FrameEncoder {
             var inRun = false
             for field in headers {
                 if field.indexable == .indexable {
-                    if !inRun { buffer.writeBytes(kept.runs[run]) }
-                    if !inRun { run += 1 }
+                    // A run's bytes go once, where the run starts.
+                    if !inRun {
+                        buffer.writeBytes(kept.runs[run])
+                        run += 1
+                    }
                     inRun = true
                 } else {
                     inRun = false
