@@ -80,7 +80,7 @@ public final class APNsClient: Sendable {
     }
 
     /// Sends the same notification to each device; the results come in the tokens' order.
-    /// APNs gives each its own `apns-id`.
+    /// Each goes with its own `apns-id` (`APNsNotificationIDs`), which APNs echoes.
     public func send(
         _ notification: APNsNotification, deviceTokens: [String], topic: String, bearer: String?
     ) async -> [Result<APNsOutcome, ProviderSendError>] {
@@ -91,11 +91,11 @@ public final class APNsClient: Sendable {
     private func sendBatch(
         _ notification: APNsNotification, deviceTokens: [String], topic: String, bearer: String?, apnsID: UUID?
     ) async -> [Result<APNsOutcome, ProviderSendError>] {
+        var pseudo = HPACKHeaders()
+        pseudo.add(name: ":method", value: "POST")
+        pseudo.add(name: ":scheme", value: "https")
+        pseudo.add(name: ":authority", value: authority)
         var headers = HPACKHeaders()
-        headers.add(name: ":method", value: "POST")
-        headers.add(name: ":scheme", value: "https")
-        headers.add(name: ":authority", value: authority)
-        if let apnsID { headers.add(name: "apns-id", value: apnsID.lowercasedString) }
         headers.add(name: "apns-topic", value: topic)
         headers.add(name: "apns-push-type", value: notification.pushType.rawValue)
         headers.add(name: "apns-priority", value: String(notification.priority))
@@ -118,11 +118,16 @@ public final class APNsClient: Sendable {
             headers.add(name: "authorization", value: "bearer \(bearer)")
         }
         let body = ByteBuffer(bytes: notification.payload)
-        let requests = deviceTokens.map { token in
-            // The path differs per request: not worth a place in the HPACK table.
+        let ids = APNsNotificationIDs()
+        let requests = deviceTokens.enumerated().map { index, token in
+            // The path and the id differ per request: not worth a place in the HPACK table. The
+            // encoder reuses the bytes of the shared fields around them.
             var request = HPACKHeaders()
-            request.reserveCapacity(headers.count + 1)
+            request.reserveCapacity(pseudo.count + headers.count + 2)
             request.add(name: ":path", value: "/3/device/" + token, indexing: .nonIndexable)
+            request.add(contentsOf: pseudo)
+            // After every pseudo-header (RFC 9113 §8.3).
+            request.add(name: "apns-id", value: apnsID?.lowercasedString ?? ids.id(index), indexing: .nonIndexable)
             request.add(contentsOf: headers)
             return HTTP2Request(headers: request, body: body)
         }

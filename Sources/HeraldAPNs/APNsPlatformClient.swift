@@ -26,7 +26,7 @@ public struct APNsPlatformClient: ProviderClient {
 
     public func send(_ notification: APNsNotification, to deviceTokens: [String]) async -> [ProviderOutcome<APNsErrorReason>] {
         guard let tokens else {
-            return await client.send(notification, deviceTokens: deviceTokens, topic: topic, bearer: nil).map(\.providerOutcome)
+            return await client.send(notification, deviceTokens: deviceTokens, topic: topic, bearer: nil).map { $0.providerOutcome }
         }
         let lease: APNsTokenStateMachine.Lease
         do {
@@ -41,7 +41,8 @@ public struct APNsPlatformClient: ProviderClient {
             return deviceTokens.map { _ in .retry(APNsErrorReason("ProviderTokenUnavailable"), after: nil) }
         }
         var outcomes = await client.send(notification, deviceTokens: deviceTokens, topic: topic, bearer: lease.token)
-            .map(\.providerOutcome)
+            // A closure, not the key path `\.providerOutcome`: key-path projection showed in the fan-out's profile.
+            .map { $0.providerOutcome }
         if outcomes.contains(where: { if case .credentialsRejected = $0 { true } else { false } }) {
             if tokens.rejected(lease) == .retry {
                 outcomes = outcomes.map { outcome in

@@ -308,6 +308,26 @@ import Testing
         }
     }
 
+    /// A batch names each notification with its own `apns-id` (the server echoes it, and need not
+    /// make one up): distinct version-4 UUIDs in lower case, each answered back for its device.
+    @Test func aBatchNamesEachNotificationWithItsOwnID() async throws {
+        try await withMock { setup in
+            let tokens = (0..<300).map { _ in randomAPNsToken() }
+            let results = await setup.client.send(
+                try notification(), deviceTokens: tokens, topic: "com.example.app", bearer: try setup.generator.token(issuedAt: now))
+            let sent = Dictionary(uniqueKeysWithValues: setup.server.received.map { ($0.deviceToken, $0.headers["apns-id"]) })
+            #expect(sent.count == tokens.count)
+            for (token, result) in zip(tokens, results) {
+                let id = try #require(sent[token] ?? nil, "no apns-id sent to \(token)")
+                let uuid = try #require(UUID(text: id))
+                #expect(uuid.lowercasedString == id)
+                #expect(id[id.index(id.startIndex, offsetBy: 14)] == "4", "version 4: \(id)")
+                #expect(try result.get() == .accepted(apnsID: id))
+            }
+            #expect(Set(sent.values).count == tokens.count)
+        }
+    }
+
     @Test func streamsAGoAwayRefusesAreSentAgainOnANewConnection() async throws {
         try await withMock { setup in
             setup.server.update { $0.goAwayAfterStreams = 7 }

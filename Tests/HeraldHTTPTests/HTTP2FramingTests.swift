@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHPACK
 import Testing
@@ -172,15 +173,77 @@ import Testing
                 continue
             }
             let headers = request(token, topic: topic)
-            var bytes = ByteBuffer()
-            try encoder.writeHeaders(headers, streamID: Int32(2 * token + 1), endStream: false, into: &bytes)
-            sizes.append(bytes.readableBytes)
-            bytes.moveReaderIndex(forwardBy: 9)
-            let decoded = try server.decodeHeaders(from: &bytes)
-            #expect(decoded.map { "\($0.name): \($0.value)" } == headers.map { "\($0.name): \($0.value)" }, "block \(token), topic \(topic)")
+            sizes.append(try Self.roundTrip(headers, streamID: Int32(2 * token + 1), &encoder, &server, "block \(token), topic \(topic)"))
         }
         // Once in the table the shared fields cost a byte each: the later blocks are short.
         #expect(sizes[2] < sizes[0] / 2)
+    }
+
+    /// Encodes `headers` as one HEADERS frame, expects the server's decoder to read back the same
+    /// fields in order, and returns the frame's size.
+    private static func roundTrip(
+        _ headers: HPACKHeaders, streamID: Int32, _ encoder: inout HTTP2FrameEncoder, _ server: inout HPACKDecoder, _ label: String
+    ) throws -> Int {
+        var bytes = ByteBuffer()
+        try encoder.writeHeaders(headers, streamID: streamID, endStream: false, into: &bytes)
+        let size = bytes.readableBytes
+        bytes.moveReaderIndex(forwardBy: 9)
+        let decoded = try server.decodeHeaders(from: &bytes)
+        #expect(decoded.map { "\($0.name): \($0.value)" } == headers.map { "\($0.name): \($0.value)" }, Comment(rawValue: label))
+        return size
+    }
+
+    /// APNs requests carry two fields that change per request, `:path` first and `apns-id` after
+    /// the other pseudo-headers: the shared runs around them are reused, and each block still
+    /// decodes whole, in order.
+    @Test func sharedRunsAroundFieldsThatChangeAreReused() throws {
+        var encoder = HTTP2FrameEncoder()
+        var server = HPACKDecoder(allocator: ByteBufferAllocator())
+        var sizes: [Int] = []
+        for token in 0..<6 {
+            var headers = HPACKHeaders()
+            headers.add(name: ":path", value: "/3/device/\(token)", indexing: .nonIndexable)
+            for (name, value) in [(":method", "POST"), (":scheme", "https"), (":authority", "api.push.apple.com")] {
+                headers.add(name: name, value: value)
+            }
+            headers.add(name: "apns-id", value: UUID().uuidString.lowercased(), indexing: .nonIndexable)
+            // The fourth block changes a shared field: inserted, so nothing kept survives it.
+            for (name, value) in [("apns-topic", token == 3 ? "b" : "a"), ("apns-priority", "10"), ("authorization", "bearer x.y.z")] {
+                headers.add(name: name, value: value)
+            }
+            sizes.append(try Self.roundTrip(headers, streamID: Int32(2 * token + 1), &encoder, &server, "block \(token)"))
+        }
+        // The shared fields went as literals once, then as a byte each.
+        #expect(sizes[2] < sizes[0] - 40)
+        #expect(sizes[5] == sizes[2])
+    }
+
+    /// The unindexed fields Herald writes itself: long values (lengths past a one-byte prefix),
+    /// never-indexed ones, and `:path` by its static index, read back by NIOHPACK's decoder.
+    @Test func unindexedLiteralsDecode() throws {
+        var encoder = HTTP2FrameEncoder()
+        var server = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: 1 << 20)
+        for length in [0, 1, 126, 127, 128, 300, 20_000] {
+            var headers = HPACKHeaders()
+            headers.add(name: ":path", value: "/" + String(repeating: "p", count: length), indexing: .nonIndexable)
+            headers.add(name: ":method", value: "POST")
+            headers.add(name: "x-long", value: String(repeating: "v", count: length), indexing: .neverIndexed)
+            headers.add(name: "apns-topic", value: "a")
+            var bytes = ByteBuffer()
+            try encoder.writeHeaders(headers, streamID: 1, endStream: false, into: &bytes)
+            var block = ByteBuffer()
+            var frames = bytes
+            // Reassemble the block from HEADERS and any CONTINUATION frames.
+            while frames.readableBytes > 0 {
+                let size = Int(frames.readInteger(as: UInt16.self)!) << 8 | Int(frames.readInteger(as: UInt8.self)!)
+                frames.moveReaderIndex(forwardBy: 6)
+                var payload = frames.readSlice(length: size)!
+                block.writeBuffer(&payload)
+            }
+            let decoded = try server.decodeHeaders(from: &block)
+            #expect(decoded.map { "\($0.name): \($0.value)" } == headers.map { "\($0.name): \($0.value)" }, "length \(length)")
+            #expect(decoded.map(\.indexable) == [.nonIndexable, .indexable, .neverIndexed, .indexable], "length \(length)")
+        }
     }
 
     @Test func onlyIndexedReferencesLeaveTheTableAlone() {

@@ -8,9 +8,10 @@ struct HTTP2FrameEncoder {
     private var hpack: HPACKEncoder
     /// The largest frame payload the server accepts (its SETTINGS_MAX_FRAME_SIZE).
     var maxFrameSize = HTTP2Wire.defaultMaxFrameSize
-    /// The fields after the first of the last header block, and their bytes, while those bytes
-    /// are references into the dynamic table alone (see `encodeBlock`).
-    private var reusable: (fields: HPACKHeaders, bytes: [UInt8])?
+    /// What the last header block left to reuse (see `encodeBlock`).
+    private var kept: Kept?
+    /// Whether the table's size changed since the last block (its update opens the next one).
+    private var sizeChanged = false
 
     init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
         // String literals go as they are, not Huffman-coded: the one a request carries that is
@@ -26,7 +27,8 @@ struct HTTP2FrameEncoder {
         // Only fails while a block is being encoded, which never spans a call.
         try? hpack.setDynamicTableSize(min(size, HPACKEncoder.defaultDynamicTableSize))
         // Evictions renumber the table.
-        reusable = nil
+        kept = nil
+        sizeChanged = true
     }
 
     // MARK: Connection frames
@@ -106,43 +108,130 @@ struct HTTP2FrameEncoder {
         }
     }
 
-    /// Encodes a header block with NIOHPACK, reusing the bytes of the fields it shares with the
-    /// last block when that is sound.
+    /// Encodes a header block, reusing the bytes of the fields it shares with the last block when
+    /// that is sound.
     ///
-    /// A batch's requests share every field but the first: APNs sends the never-indexed `:path`
-    /// with the device's token, then the same nine fields. Once those nine are in HPACK's dynamic
-    /// table, they encode as references alone (RFC 7541 §6.1), which change nothing in the table;
-    /// so while nothing has been inserted since, encoding them again would give the same bytes.
-    /// Those bytes are kept and appended after the first field, instead of hashing nine names and
-    /// values into the table and Huffman-coding them for every request (14 % of the serve
-    /// process's CPU in the h2o fan-out). Any block that is not references alone (it may have
-    /// inserted) drops the kept bytes, as does a change of the table's size.
+    /// A batch's requests share every field but the few that are not indexed: APNs sends the
+    /// `:path` with the device's token and the notification's `apns-id` among the same nine fields
+    /// (`:path` first, the `apns-id` after the other pseudo-headers, which must all come before
+    /// regular fields: RFC 9113 §8.3). Once the nine are in HPACK's dynamic table, they encode as
+    /// references alone (RFC 7541 §6.1), which change nothing in the table; so while nothing has
+    /// been inserted since, encoding them again would give the same bytes. Those bytes are kept,
+    /// run by run of indexable fields, and written between the fields that change, instead of
+    /// hashing nine names and values into the table for every request (14 % of the serve
+    /// process's CPU in the h2o fan-out). Any block that is not references alone apart from its
+    /// unindexed fields (it may have inserted) drops the kept bytes, as does a change of the
+    /// table's size. The unindexed fields are written here as literals (`writeLiteral`).
     private mutating func encodeBlock(_ headers: HPACKHeaders, into buffer: inout ByteBuffer) throws {
-        guard headers.count > 1, let first = headers.first, first.indexable != .indexable else {
-            let start = buffer.writerIndex
+        if sizeChanged {
+            // A size update must open the next block (RFC 7541 §4.2): NIOHPACK writes it first.
+            sizeChanged = false
+            kept = nil
             try hpack.encode(headers: headers, to: &buffer)
-            if !Self.onlyReferences(buffer.readableBytesView[start...]) { reusable = nil }
             return
         }
-        var firstField = HPACKHeaders()
-        firstField.add(name: first.name, value: first.value, indexing: first.indexable)
-        // Without indexing: the table stays as it was.
-        try hpack.encode(headers: firstField, to: &buffer)
-        if let reusable, reusable.fields.count == headers.count - 1,
-            zip(headers.dropFirst(), reusable.fields).allSatisfy({
-                $0.name == $1.name && $0.value == $1.value && $0.indexable == $1.indexable
-            })
-        {
-            buffer.writeBytes(reusable.bytes)
+        if let kept, kept.matches(headers) {
+            var run = 0
+            var inRun = false
+            for field in headers {
+                if field.indexable == .indexable {
+                    // A run's bytes go once, where the run starts.
+                    if !inRun {
+                        buffer.writeBytes(kept.runs[run])
+                        run += 1
+                    }
+                    inRun = true
+                } else {
+                    inRun = false
+                    Self.writeLiteral(field.name, field.value, neverIndexed: field.indexable == .neverIndexed, into: &buffer)
+                }
+            }
             return
         }
-        var rest = HPACKHeaders()
-        rest.reserveCapacity(headers.count - 1)
-        for field in headers.dropFirst() { rest.add(name: field.name, value: field.value, indexing: field.indexable) }
-        let start = buffer.writerIndex
-        try hpack.encode(headers: rest, to: &buffer)
-        let bytes = buffer.readableBytesView[start...]
-        reusable = Self.onlyReferences(bytes) ? (rest, Array(bytes)) : nil
+        var pattern: [Bool] = []
+        var fields: [(name: String, value: String)] = []
+        var runs: [[UInt8]] = []
+        var referencesAlone = true
+        var run = HPACKHeaders()
+        func encodeRun() throws {
+            guard !run.isEmpty else { return }
+            let start = buffer.writerIndex
+            try hpack.encode(headers: run, to: &buffer)
+            let bytes = buffer.readableBytesView[start...]
+            if Self.onlyReferences(bytes) { runs.append(Array(bytes)) } else { referencesAlone = false }
+            run = HPACKHeaders()
+        }
+        for field in headers {
+            let indexable = field.indexable == .indexable
+            pattern.append(indexable)
+            if indexable {
+                run.add(name: field.name, value: field.value)
+                fields.append((field.name, field.value))
+            } else {
+                try encodeRun()
+                Self.writeLiteral(field.name, field.value, neverIndexed: field.indexable == .neverIndexed, into: &buffer)
+            }
+        }
+        try encodeRun()
+        kept = referencesAlone && !runs.isEmpty ? Kept(pattern: pattern, fields: fields, runs: runs) : nil
+    }
+
+    /// What `encodeBlock` keeps of the last block while its indexable fields were references
+    /// alone: which of its fields were indexable, those fields, and the bytes of each run of them.
+    private struct Kept {
+        let pattern: [Bool]
+        let fields: [(name: String, value: String)]
+        let runs: [[UInt8]]
+
+        /// Whether `headers` has the same indexable fields in the same places.
+        func matches(_ headers: HPACKHeaders) -> Bool {
+            guard headers.count == pattern.count else { return false }
+            var position = 0
+            var shared = 0
+            for field in headers {
+                let indexable = field.indexable == .indexable
+                guard indexable == pattern[position] else { return false }
+                position += 1
+                guard indexable else { continue }
+                guard field.name == fields[shared].name, field.value == fields[shared].value else { return false }
+                shared += 1
+            }
+            return true
+        }
+    }
+
+    /// A field as a literal without indexing (RFC 7541 §6.2.2) or never indexed (§6.2.3), its
+    /// strings as they are (no Huffman): it leaves the dynamic table alone, so it can sit between
+    /// kept bytes. Written here rather than by NIOHPACK, whose encoder searches its tables for the
+    /// name first (a hash of it for every request); `:path` refers to its static-table entry
+    /// (index 4), other names go as literals.
+    static func writeLiteral(_ name: String, _ value: String, neverIndexed: Bool, into buffer: inout ByteBuffer) {
+        let flags: UInt8 = neverIndexed ? 0x10 : 0x00
+        if name == ":path" {
+            writeInteger(4, prefix: 4, flags: flags, into: &buffer)
+        } else {
+            buffer.writeInteger(flags)
+            writeInteger(name.utf8.count, prefix: 7, flags: 0, into: &buffer)
+            buffer.writeString(name)
+        }
+        writeInteger(value.utf8.count, prefix: 7, flags: 0, into: &buffer)
+        buffer.writeString(value)
+    }
+
+    /// An integer with an N-bit prefix (RFC 7541 §5.1), `flags` in the bits above it.
+    static func writeInteger(_ value: Int, prefix: Int, flags: UInt8, into buffer: inout ByteBuffer) {
+        let limit = (1 << prefix) - 1
+        guard value >= limit else {
+            buffer.writeInteger(flags | UInt8(value))
+            return
+        }
+        buffer.writeInteger(flags | UInt8(limit))
+        var rest = value - limit
+        while rest >= 128 {
+            buffer.writeInteger(UInt8(rest & 0x7F) | 0x80)
+            rest >>= 7
+        }
+        buffer.writeInteger(UInt8(rest))
     }
 
     /// Whether the encoded fields are all indexed references (RFC 7541 §6.1: a first bit of 1,

@@ -563,11 +563,52 @@ public struct PushRepository: Sendable {
     }
 
     static func job(_ row: SQLRow) throws -> PushJob {
-        let ids = try row.string("device_ids").split(separator: ",").compactMap { Int64($0) }
+        let ids = deviceIDs(try row.string("device_ids"))
         return PushJob(
             id: try row.int("id"), pushID: try row.uuid("push_id"),
             kind: PushJob.Kind(rawValue: try row.string("kind")) ?? .batch, cursor: try row.int("cursor"),
             deviceIDs: ids, attempt: Int(try row.int("attempt")), claim: try row.int("claim"),
             timeZones: try row.optionalString("time_zones").map(ScheduleRepository.zones))
+    }
+
+    /// A job's device ids from their stored text (`1,2,3`): what `split(separator: ",")
+    /// .compactMap { Int64($0) }` gives (pieces that are no number are left out), read byte by
+    /// byte. That form cost ≈ 1.2 % of the serve process's CPU in the h2o fan-out (a `Substring`
+    /// and a generic parse per id, 1,000 ids a claim).
+    static func deviceIDs(_ text: String) -> [Int64] {
+        var text = text
+        return text.withUTF8 { bytes in
+            var ids: [Int64] = []
+            ids.reserveCapacity(bytes.count / 2 + 1)
+            var start = 0
+            while start <= bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+                if let id = Self.integer(bytes, start..<end) { ids.append(id) }
+                start = end + 1
+            }
+            return ids
+        }
+    }
+
+    /// `Int64(text)` of the bytes in `range`: an optional sign, then decimal digits; nil for
+    /// anything else or beyond Int64's range.
+    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int64? {
+        var index = range.lowerBound
+        let negative = index < range.upperBound && bytes[index] == UInt8(ascii: "-")
+        if index < range.upperBound, negative || bytes[index] == UInt8(ascii: "+") { index += 1 }
+        guard index < range.upperBound else { return nil }
+        var value: Int64 = 0
+        while index < range.upperBound {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, carry) =
+                negative ? shifted.subtractingReportingOverflow(Int64(digit)) : shifted.addingReportingOverflow(Int64(digit))
+            guard !overflow, !carry else { return nil }
+            value = next
+            index += 1
+        }
+        return value
     }
 }
