@@ -30,6 +30,26 @@ import Testing
         #expect(!Secret.matches("", storedHash: hash))
     }
 
+    /// The stored hash is compared digit by digit: any other digit anywhere, another case, a
+    /// shorter or longer value, or a non-ASCII one fails.
+    @Test func matchesComparesEveryDigitOfTheStoredHash() {
+        let secret = Secret.generate()
+        let hash = Array(Secret.hash(secret).utf8)
+        for index in hash.indices {
+            var changed = hash
+            changed[index] = changed[index] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+            #expect(!Secret.matches(secret, storedHash: String(decoding: changed, as: UTF8.self)))
+        }
+        let text = String(decoding: hash, as: UTF8.self)
+        #expect(!Secret.matches(secret, storedHash: text.uppercased()) || text.uppercased() == text)
+        #expect(!Secret.matches(secret, storedHash: String(text.dropLast())))
+        #expect(!Secret.matches(secret, storedHash: text + "0"))
+        #expect(!Secret.matches(secret, storedHash: ""))
+        #expect(!Secret.matches(secret, storedHash: String(text.dropLast(2)) + "é"))
+        // Non-ASCII secrets hash their UTF-8 bytes, as `hash` does.
+        #expect(Secret.matches("pässwörd", storedHash: Secret.hash("pässwörd")))
+    }
+
     @Test func constantTimeEqualsComparesWholeValues() {
         #expect(Secret.constantTimeEquals([1, 2, 3], [1, 2, 3]))
         #expect(!Secret.constantTimeEquals([1, 2, 3], [1, 2, 4]))

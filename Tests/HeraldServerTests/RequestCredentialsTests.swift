@@ -47,6 +47,20 @@ import Testing
         #expect(credentials?.password == "")
     }
 
+    /// Two `Authorization` headers are refused, as their joined value ("Basic a, Basic b") was;
+    /// the header name matches in any case.
+    @Test func twoAuthorizationHeadersAreRefused() {
+        var fields = HTTPFields()
+        fields.append(HTTPField(name: .authorization, value: "Basic " + basic("user:password")))
+        #expect(RequestCredentials.basic(fields)?.username == "user")
+        fields.append(HTTPField(name: .authorization, value: "Basic " + basic("other:password")))
+        #expect(RequestCredentials.basic(fields) == nil)
+        #expect(RequestCredentials.bearer(fields) == nil)
+        var lowerCase = HTTPFields()
+        lowerCase.append(HTTPField(name: HTTPField.Name("authorization")!, value: "Bearer abc"))
+        #expect(RequestCredentials.bearer(lowerCase) == "abc")
+    }
+
     @Test func bearer() {
         #expect(RequestCredentials.bearer(headers("Bearer abc.def")) == "abc.def")
         #expect(RequestCredentials.bearer(headers("bearer  abc ")) == "abc")

@@ -9,7 +9,7 @@ enum RequestCredentials {
     /// Parsed leniently on purpose: the PCF SDKs send `Basic` followed by two spaces, and
     /// some clients lower-case the scheme.
     static func basic(_ headers: HTTPFields) -> (username: String, password: String)? {
-        guard let value = headers[.authorization], let encoded = token(of: value, scheme: "basic"),
+        guard let value = authorization(headers), let encoded = token(of: value, scheme: "basic"),
             let decoded = Data(base64Encoded: encoded)
         else { return nil }
         // Every device request carries these: split on the bytes, not on Characters.
@@ -22,8 +22,20 @@ enum RequestCredentials {
 
     /// A bearer token.
     static func bearer(_ headers: HTTPFields) -> String? {
-        guard let value = headers[.authorization] else { return nil }
+        guard let value = authorization(headers) else { return nil }
         return token(of: value, scheme: "bearer")
+    }
+
+    /// The one `Authorization` header's value; nil when there is none or more than one (their
+    /// values joined would not be two words either). A plain scan: `HTTPFields`' subscript
+    /// builds its name index and joins the values, which showed in registration profiles.
+    static func authorization(_ headers: HTTPFields) -> String? {
+        var value: String?
+        for field in headers where field.name == .authorization {
+            guard value == nil else { return nil }
+            value = field.value
+        }
+        return value
     }
 
     /// The second of exactly two words separated by spaces or tabs, when the first is `scheme`
