@@ -19,16 +19,13 @@ extension DeviceRepository {
     static func subscribe(_ rows: [DeviceTagRow], time: Int64, on connection: any SQLExecutor) async throws {
         guard !rows.isEmpty else { return }
         try await TopicRepository.ensure(connection, rows.map { ($0.applicationID, $0.tag) }, time: time)
-        // Each statement written while the one before runs (`queryInTurn`).
-        let statements = (rows.count + tagRowsPerStatement - 1) / tagRowsPerStatement
-        _ = try await connection.queryInTurn(statements) { statement in
-            let start = statement * tagRowsPerStatement
+        for start in stride(from: 0, to: rows.count, by: tagRowsPerStatement) {
             var insert: SQL = "INSERT INTO device_tags (device_id, app_id, tag) VALUES "
             for (index, row) in rows[start..<min(start + tagRowsPerStatement, rows.count)].enumerated() {
                 insert.append("\(unsafeRaw: index == 0 ? "" : ", ")(\(row.deviceID), \(row.applicationID), \(row.tag))")
             }
             insert.append(" ON CONFLICT (device_id, tag) DO NOTHING")
-            return insert
+            try await connection.query(insert)
         }
     }
 }

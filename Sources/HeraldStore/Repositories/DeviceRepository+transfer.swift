@@ -331,15 +331,15 @@ extension DeviceRepository {
         case .sqlite:
             var tokensByPlatform: [UUID: [String]] = [:]
             for key in keys { tokensByPlatform[key.platformID, default: []].append(key.token) }
-            var probes: [(platformID: UUID, tokens: ArraySlice<String>)] = []
             for (platformID, tokens) in tokensByPlatform {
-                for start in stride(from: 0, to: tokens.count, by: 500) { probes.append((platformID, tokens[start..<min(start + 500, tokens.count)])) }
-            }
-            let answers = try await connection.queryInTurn(probes.count) { index in
-                "SELECT uuid, token FROM devices WHERE platform_id = \(probes[index].platformID) AND token IN (\(list: Array(probes[index].tokens)))"
-            }
-            for (probe, rows) in zip(probes, answers) {
-                for row in rows { holders[.init(platformID: probe.platformID, token: try row.string("token"))] = try row.uuid("uuid") }
+                for start in stride(from: 0, to: tokens.count, by: 500) {
+                    let slice = Array(tokens[start..<min(start + 500, tokens.count)])
+                    for row in try await connection.query(
+                        "SELECT uuid, token FROM devices WHERE platform_id = \(platformID) AND token IN (\(list: slice))")
+                    {
+                        holders[.init(platformID: platformID, token: try row.string("token"))] = try row.uuid("uuid")
+                    }
+                }
             }
         }
         return holders
@@ -454,10 +454,7 @@ extension DeviceRepository {
             try await connection.query("""
                 SELECT MAX(COALESCE((SELECT MAX(id) FROM devices), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'devices'), 0)) AS id
                 """).first?.int("id") ?? 0
-        // Each statement written while the one before runs (`queryInTurn`).
-        let statements = (devices.count + importStatementRows - 1) / importStatementRows
-        _ = try await connection.queryInTurn(statements) { statement in
-            let start = statement * importStatementRows
+        for start in stride(from: 0, to: devices.count, by: importStatementRows) {
             var insert: SQL = "INSERT INTO devices (id, \(unsafeRaw: upsertColumns)) VALUES "
             for index in start..<min(start + importStatementRows, devices.count) {
                 let device = devices[index]
@@ -473,7 +470,7 @@ extension DeviceRepository {
                     """)
             }
             insert.append(" \(unsafeRaw: upsertConflict)")
-            return insert
+            try await connection.query(insert)
         }
         var written: [UUID: (id: Int64, inserted: Bool)] = [:]
         written.reserveCapacity(devices.count)
