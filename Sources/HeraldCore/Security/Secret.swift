@@ -19,8 +19,15 @@ public enum Secret {
 
     /// The value stored in place of `secret`: lower-case hex SHA-256.
     public static func hash(_ secret: String) -> String {
-        let digest = SHA256.hash(data: Array(secret.utf8))
-        return Hex.encode(Array(digest))
+        Hex.encode(Array(digest(secret)))
+    }
+
+    /// SHA-256 of the secret's UTF-8 bytes, read in place.
+    private static func digest(_ secret: String) -> SHA256.Digest {
+        var secret = secret
+        var hasher = SHA256()
+        secret.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        return hasher.finalize()
     }
 
     /// Whether `secret` hashes to `storedHash`, comparing in constant time.
@@ -28,10 +35,7 @@ public enum Secret {
     /// Every authenticated request comes here: the digest's hex digits are compared with the
     /// stored ones in place, without building the hex string or copying either side.
     public static func matches(_ secret: String, storedHash: String) -> Bool {
-        var secret = secret
-        var hasher = SHA256()
-        secret.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-        let digest = hasher.finalize()
+        let digest = digest(secret)
         var stored = storedHash
         return stored.withUTF8 { hex in
             guard hex.count == SHA256.byteCount * 2 else { return false }
