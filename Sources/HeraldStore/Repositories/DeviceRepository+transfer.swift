@@ -165,25 +165,45 @@ extension DeviceRepository {
     /// The outcomes come back in the order of `devices`. `devices` must not repeat a uuid.
     public func importDevices(_ devices: [DeviceImport], applicationID: UUID) async throws -> [DeviceImportOutcome] {
         guard !devices.isEmpty else { return [] }
-        do {
-            let dialect = database.dialect
-            return try await database.transaction { connection in
-                try await Self.importChunk(devices, applicationID: applicationID, dialect: dialect, on: connection)
+        let dialect = database.dialect
+        // On SQLite the chunk is first written without looking its tokens up: an import's tokens
+        // are nearly always new to the platform, and the unique `(platform_id, token)` index
+        // checks each as its row goes in. If a token is held by a device outside the chunk, the
+        // index refuses the upsert, the transaction is undone, and the chunk is written again
+        // with its tokens' holders looked up. The look-up was an index probe per device on the
+        // single writer (BENCHMARKS.md, device import, fifth pass). A savepoint around the
+        // optimistic write, to undo only it, cost more than the look-up: SQLite then keeps a copy
+        // of every page the chunk changes. On PostgreSQL the tokens are looked up first, as
+        // before: one statement a chunk, on one of several connections writing at once.
+        var lookUpTokens = dialect == .postgres
+        while true {
+            do {
+                return try await database.transaction { [lookUpTokens] connection in
+                    try await Self.importChunk(devices, applicationID: applicationID, lookUpTokens: lookUpTokens, dialect: dialect, on: connection)
+                }
+            } catch let error as StoreError where error.reason == .unavailable {
+                throw error
+            } catch let error as CancellationError {
+                throw error
+            } catch let error as StoreError where error.reason == .uniqueViolation && !lookUpTokens {
+                lookUpTokens = true
+            } catch is TokenLookUpNeeded {
+                lookUpTokens = true
+            } catch {
+                guard devices.count > 1 else { return [.rejected(Self.importFailure(error))] }
+                var outcomes: [DeviceImportOutcome] = []
+                outcomes.reserveCapacity(devices.count)
+                for device in devices {
+                    outcomes.append(contentsOf: try await importDevices([device], applicationID: applicationID))
+                }
+                return outcomes
             }
-        } catch let error as StoreError where error.reason == .unavailable {
-            throw error
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            guard devices.count > 1 else { return [.rejected(Self.importFailure(error))] }
-            var outcomes: [DeviceImportOutcome] = []
-            outcomes.reserveCapacity(devices.count)
-            for device in devices {
-                outcomes.append(contentsOf: try await importDevices([device], applicationID: applicationID))
-            }
-            return outcomes
         }
     }
+
+    /// Thrown by a chunk written without its tokens looked up when a device of the application
+    /// would change its token: the chunk is written again with them looked up.
+    private struct TokenLookUpNeeded: Error {}
 
     /// Why a device could not be written, for the report.
     static func importFailure(_ error: any Error) -> ValidationError {
@@ -194,17 +214,13 @@ extension DeviceRepository {
         return ValidationError(code: "not_written", message: "the device could not be written: \(error)")
     }
 
-    static func importChunk(_ devices: [DeviceImport], applicationID: UUID, dialect: SQLDialect, on connection: any SQLExecutor) async throws
-        -> [DeviceImportOutcome]
-    {
-        // Who holds these tokens now. The uuids are not looked up first: the upsert itself says
-        // which devices it created and which it overwrote, and which it left alone because
-        // another application or platform holds the uuid (its `WHERE`); only those few are looked
-        // up afterwards, for the reason. (A look-up of every uuid before the upsert was an index
-        // probe per device and 4 statements per 2,000 on SQLite.)
-        let tokenHolders = try await tokenHolders(
-            devices.map { RegistrationBatcher.DeviceKey(platformID: $0.platform.id, token: $0.registration.registrationToken ?? "") },
-            dialect: dialect, on: connection)
+    /// Writes a chunk: a device whose token another device holds (outside the chunk, looked up
+    /// if `lookUpTokens`, or earlier in it) is rejected; the others are upserted with their tags.
+    static func importChunk(
+        _ devices: [DeviceImport], applicationID: UUID, lookUpTokens: Bool, dialect: SQLDialect, on connection: any SQLExecutor
+    ) async throws -> [DeviceImportOutcome] {
+        let keys = devices.map { RegistrationBatcher.DeviceKey(platformID: $0.platform.id, token: $0.registration.registrationToken ?? "") }
+        let holders = lookUpTokens ? try await tokenHolders(keys, dialect: dialect, on: connection) : [:]
 
         // Each device: rejected for its token, or written (new or over its own row).
         var outcomes: [DeviceImportOutcome?] = Array(repeating: nil, count: devices.count)
@@ -214,9 +230,8 @@ extension DeviceRepository {
         acceptedIndexes.reserveCapacity(devices.count)
         var tokensInChunk: [RegistrationBatcher.DeviceKey: UUID] = [:]
         tokensInChunk.reserveCapacity(devices.count)
-        for (index, device) in devices.enumerated() {
-            let key = RegistrationBatcher.DeviceKey(platformID: device.platform.id, token: device.registration.registrationToken ?? "")
-            if let other = tokenHolders[key] ?? tokensInChunk[key], other != device.uuid {
+        for (index, (device, key)) in zip(devices, keys).enumerated() {
+            if let other = holders[key] ?? tokensInChunk[key], other != device.uuid {
                 outcomes[index] = .rejected(ValidationError(
                     code: "conflict", message: "device \(other.lowercasedString) of this platform holds this token",
                     field: "registration_token"))
@@ -229,8 +244,16 @@ extension DeviceRepository {
         guard !accepted.isEmpty else { return outcomes.compactMap { $0 } }
 
         // The devices, upserted on their uuid; a uuid another application or platform holds is
-        // left as it is and comes back without a row.
-        let written = try await upsert(accepted, applicationID: applicationID, dialect: dialect, on: connection)
+        // left as it is and comes back without a row. The uuids are not looked up first: the
+        // upsert itself says which devices it created and which it overwrote, and which it left
+        // alone (its `WHERE`); only those few are looked up afterwards, for the reason. (A
+        // look-up of every uuid before the upsert was an index probe per device and 4 statements
+        // per 2,000 on SQLite.)
+        // Without the tokens looked up, a device of this application whose token would change is
+        // kept too: the token it gives up might be one a later line takes, which the import
+        // refuses (it never moves a token to another device), and only the look-up knows.
+        let written = try await upsert(
+            accepted, applicationID: applicationID, keepingTokens: !lookUpTokens, dialect: dialect, on: connection)
         var existing: [Int64] = []
         var kept: [UUID] = []
         for (device, index) in zip(accepted, acceptedIndexes) {
@@ -245,6 +268,7 @@ extension DeviceRepository {
                 existing.append(row.id)
             }
         }
+        if !kept.isEmpty && !lookUpTokens { throw TokenLookUpNeeded() }
         if !kept.isEmpty {
             let holders = try await uuidHolders(kept, dialect: dialect, on: connection)
             for (device, index) in zip(accepted, acceptedIndexes) where written[device.uuid] == nil {
@@ -352,6 +376,10 @@ extension DeviceRepository {
         uuid, app_id, platform_id, platform_type, token, os, os_version, device_alias, device_model,
             device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at, quiet_time, badge
         """
+    private static func upsertConflict(keepingTokens: Bool) -> String {
+        upsertConflict + (keepingTokens ? " AND devices.token = excluded.token" : "")
+    }
+
     private static let upsertConflict = """
         ON CONFLICT (uuid) DO UPDATE SET
             token = excluded.token, os = excluded.os, os_version = excluded.os_version, device_alias = excluded.device_alias,
@@ -364,13 +392,17 @@ extension DeviceRepository {
 
     /// Writes the devices; by uuid, the id of each device written and whether it was created
     /// (rather than overwritten). A device whose uuid another application or platform holds is
-    /// not written and not in the answer.
-    static func upsert(_ devices: [DeviceImport], applicationID: UUID, dialect: SQLDialect, on connection: any SQLExecutor) async throws
-        -> [UUID: (id: Int64, inserted: Bool)]
-    {
+    /// not written and not in the answer, nor, if `keepingTokens` (SQLite only), one of this
+    /// application whose token would change.
+    static func upsert(
+        _ devices: [DeviceImport], applicationID: UUID, keepingTokens: Bool, dialect: SQLDialect, on connection: any SQLExecutor
+    ) async throws -> [UUID: (id: Int64, inserted: Bool)] {
         switch dialect {
-        case .sqlite: try await upsertSQLite(devices, applicationID: applicationID, on: connection)
-        case .postgres: try await upsertPostgres(devices, applicationID: applicationID, on: connection)
+        case .sqlite:
+            return try await upsertSQLite(devices, applicationID: applicationID, keepingTokens: keepingTokens, on: connection)
+        case .postgres:
+            precondition(!keepingTokens, "PostgreSQL's import looks its tokens up first")
+            return try await upsertPostgres(devices, applicationID: applicationID, on: connection)
         }
     }
 
@@ -447,9 +479,10 @@ extension DeviceRepository {
     /// (its `SQLiteStatement` and the connection's `sqlite3` handle are internal), so reusing one
     /// would mean a writer connection of Herald's own over the C library; preparing was ≈ 5 % of
     /// an import's CPU (perf, 200,000 devices), the multi-row statements already sharing it.
-    static func upsertSQLite(_ devices: [DeviceImport], applicationID: UUID, on connection: any SQLExecutor) async throws
+    static func upsertSQLite(_ devices: [DeviceImport], applicationID: UUID, keepingTokens: Bool, on connection: any SQLExecutor) async throws
         -> [UUID: (id: Int64, inserted: Bool)]
     {
+        let conflict = upsertConflict(keepingTokens: keepingTokens)
         let newAbove =
             try await connection.query("""
                 SELECT MAX(COALESCE((SELECT MAX(id) FROM devices), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'devices'), 0)) AS id
@@ -469,7 +502,7 @@ extension DeviceRepository {
                     \(device.quietTime?.stored), \(device.badge))
                     """)
             }
-            insert.append(" \(unsafeRaw: upsertConflict)")
+            insert.append(" \(unsafeRaw: conflict)")
             try await connection.query(insert)
         }
         var written: [UUID: (id: Int64, inserted: Bool)] = [:]
