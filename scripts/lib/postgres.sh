@@ -61,3 +61,18 @@ herald_pg_start() {
   trap herald_pg_stop EXIT
   echo "started a throw-away PostgreSQL on 127.0.0.1:$port" >&2
 }
+
+# CPU ticks (1/CLK_TCK s) the server herald_pg_start started has used, and only it: its postmaster,
+# the children that have exited (cutime + cstime: a finished session or psql's backend) and the
+# living ones (backends, WAL writer, checkpointer, autovacuum). 0 when none is running. Other
+# PostgreSQL servers on the machine (test clusters starting or stopping) are not counted.
+herald_pg_cpu_ticks() {
+  [ -n "$herald_pg_dir" ] && [ -f "$herald_pg_dir/data/postmaster.pid" ] || { echo 0; return; }
+  local postmaster total child
+  postmaster=$(head -1 "$herald_pg_dir/data/postmaster.pid")
+  total=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$postmaster/stat" 2>/dev/null || echo 0)
+  for child in $(ps -o pid= --ppid "$postmaster"); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
