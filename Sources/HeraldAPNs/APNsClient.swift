@@ -118,18 +118,12 @@ public final class APNsClient: Sendable {
             headers.add(name: "authorization", value: "bearer \(bearer)")
         }
         let body = ByteBuffer(bytes: notification.payload)
+        // The path and the id differ per request: not worth a place in the HPACK table. The
+        // encoder writes them between the bytes of the shared fields, which it keeps.
+        let shared = HTTP2SharedHeaders(pathPrefix: "/3/device/", pseudoHeaders: pseudo, idName: "apns-id", fields: headers)
         let ids = APNsNotificationIDs()
-        let requests = deviceTokens.enumerated().map { index, token in
-            // The path and the id differ per request: not worth a place in the HPACK table. The
-            // encoder reuses the bytes of the shared fields around them.
-            var request = HPACKHeaders()
-            request.reserveCapacity(pseudo.count + headers.count + 2)
-            request.add(name: ":path", value: "/3/device/" + token, indexing: .nonIndexable)
-            request.add(contentsOf: pseudo)
-            // After every pseudo-header (RFC 9113 §8.3).
-            request.add(name: "apns-id", value: apnsID?.lowercasedString ?? ids.id(index), indexing: .nonIndexable)
-            request.add(contentsOf: headers)
-            return HTTP2Request(headers: request, body: body)
+        let requests = deviceTokens.indices.map { index in
+            HTTP2Request(shared: shared, pathSuffix: deviceTokens[index], id: apnsID ?? ids.id(index), body: body)
         }
         return await pool.send(requests).map { response in
             switch response {

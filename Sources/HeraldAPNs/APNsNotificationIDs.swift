@@ -20,14 +20,14 @@ struct APNsNotificationIDs {
         base = UUID().uuid
     }
 
-    /// The id of the batch's `index`th notification (`index` below 2^48), in the lower-case form.
-    func id(_ index: Int) -> String {
+    /// The id of the batch's `index`th notification (`index` below 2^48).
+    func id(_ index: Int) -> UUID {
         var bytes = base
         withUnsafeMutableBytes(of: &bytes) { raw in
             for byte in 0..<6 {
                 raw[15 - byte] ^= UInt8(truncatingIfNeeded: index >> (8 * byte))
             }
         }
-        return UUID(uuid: bytes).lowercasedString
+        return UUID(uuid: bytes)
     }
 }

@@ -218,6 +218,45 @@ import Testing
         #expect(sizes[5] == sizes[2])
     }
 
+    /// A batch's requests as shared fields with a path suffix and an id (`HTTP2Request(shared:…)`,
+    /// the APNs fan-out's form) give the same bytes as the same requests as header lists, block by
+    /// block: across a change of batch (a new shared instance with the same fields, then one with
+    /// a changed field, which inserts) and a change of the table's size; and the server's decoder
+    /// reads each block back whole.
+    @Test func sharedFieldsWithPerRequestValuesEncodeAsTheHeaderListWould() throws {
+        func shared(topic: String, authority: String = "api.push.apple.com") -> HTTP2SharedHeaders {
+            HTTP2SharedHeaders(
+                pathPrefix: "/3/device/", pseudoHeaders: [":method": "POST", ":scheme": "https", ":authority": authority],
+                idName: "apns-id", fields: ["apns-topic": topic, "apns-priority": "10", "authorization": "bearer x.y.z"])
+        }
+        let batches = [shared(topic: "a"), shared(topic: "a"), shared(topic: "b"), shared(topic: "b", authority: "h:1")]
+        var lists = HTTP2FrameEncoder()
+        var sharing = HTTP2FrameEncoder()
+        var server = HPACKDecoder(allocator: ByteBufferAllocator())
+        var streamID: Int32 = 1
+        for (number, batch) in batches.enumerated() {
+            if number == 3 {
+                lists.setHeaderTableSize(300)
+                sharing.setHeaderTableSize(300)
+            }
+            for index in 0..<4 {
+                let request = HTTP2Request(
+                    shared: batch, pathSuffix: String(repeating: "ab", count: 32) + "\(index)", id: UUID(), body: ByteBuffer())
+                let list = request.headers
+                #expect(list.map(\.name) == [":path", ":method", ":scheme", ":authority", "apns-id", "apns-topic", "apns-priority", "authorization"])
+                var expected = ByteBuffer()
+                try lists.writeHeaders(list, streamID: streamID, endStream: false, into: &expected)
+                var bytes = ByteBuffer()
+                try sharing.writeHeaders(request.head, streamID: streamID, endStream: false, into: &bytes)
+                #expect(bytes == expected, "batch \(number), request \(index)")
+                bytes.moveReaderIndex(forwardBy: 9)
+                let decoded = try server.decodeHeaders(from: &bytes)
+                #expect(decoded.map { "\($0.name): \($0.value)" } == list.map { "\($0.name): \($0.value)" })
+                streamID += 2
+            }
+        }
+    }
+
     /// The unindexed fields Herald writes itself: long values (lengths past a one-byte prefix),
     /// never-indexed ones, and `:path` by its static index, read back by NIOHPACK's decoder.
     @Test func unindexedLiteralsDecode() throws {

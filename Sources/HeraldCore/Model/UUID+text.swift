@@ -8,20 +8,25 @@ extension UUID {
     /// Written here rather than as `uuidString.lowercased()`: Foundation formats through
     /// `sprintf` and then lower-cases a copy, which showed up in the registration profile.
     public var lowercasedString: String {
+        String(unsafeUninitializedCapacity: 36) { text in writeLowercased(into: UnsafeMutableRawBufferPointer(text)) }
+    }
+
+    /// Writes `lowercasedString`'s 36 bytes at the start of `text` (which has room for them)
+    /// and returns 36: for writers that put the text straight into a buffer (the APNs requests'
+    /// `apns-id`).
+    public func writeLowercased(into text: UnsafeMutableRawBufferPointer) -> Int {
         withUnsafeBytes(of: uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { text in
-                var position = 0
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        text[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    text[position] = Hex.digit(bytes[index] >> 4)
-                    text[position + 1] = Hex.digit(bytes[index] & 0x0f)
-                    position += 2
+            var position = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[position] = UInt8(ascii: "-")
+                    position += 1
                 }
-                return position
+                text[position] = Hex.digit(bytes[index] >> 4)
+                text[position + 1] = Hex.digit(bytes[index] & 0x0f)
+                position += 2
             }
+            return position
         }
     }
 

@@ -265,7 +265,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             let offset = append(Stream(batch: batch, index: index, deadline: now + requestTimeout, sendWindow: initialStreamWindow), streamID)
             let empty = request.body.readableBytes == 0
             do {
-                try encoder.writeHeaders(request.headers, streamID: streamID, endStream: empty, into: &outbound)
+                try encoder.writeHeaders(request.head, streamID: streamID, endStream: empty, into: &outbound)
             } catch {
                 // Nothing of the stream left: its id is skipped, which closes it (RFC 9113 §5.1.1).
                 finish(streamID, .notSent)

@@ -1,3 +1,5 @@
+import Foundation
+import HeraldCore
 import NIOCore
 import NIOHPACK
 
@@ -9,7 +11,12 @@ struct HTTP2FrameEncoder {
     /// The largest frame payload the server accepts (its SETTINGS_MAX_FRAME_SIZE).
     var maxFrameSize = HTTP2Wire.defaultMaxFrameSize
     /// What the last header block left to reuse (see `encodeBlock`).
-    private var kept: Kept?
+    private var kept: Kept? {
+        // Whatever replaces or drops the kept bytes ends their use for shared fields too.
+        didSet { keptShared = nil }
+    }
+    /// The kept bytes as the shared fields they were last written for (see `encodeBlock(_:pathSuffix:id:into:)`).
+    private var keptShared: KeptShared?
     /// Whether the table's size changed since the last block (its update opens the next one).
     private var sizeChanged = false
 
@@ -78,10 +85,22 @@ struct HTTP2FrameEncoder {
     mutating func writeHeaders(
         _ headers: HPACKHeaders, streamID: Int32, endStream: Bool, into buffer: inout ByteBuffer
     ) throws {
+        try writeHeaders(.fields(headers), streamID: streamID, endStream: endStream, into: &buffer)
+    }
+
+    /// A request's HEADERS frame (and CONTINUATION frames if the block exceeds `maxFrameSize`).
+    mutating func writeHeaders(
+        _ head: HTTP2Request.Head, streamID: Int32, endStream: Bool, into buffer: inout ByteBuffer
+    ) throws {
         let start = buffer.writerIndex
         buffer.writeRepeatingByte(0, count: HTTP2Wire.frameHeaderSize)
         do {
-            try encodeBlock(headers, into: &buffer)
+            switch head {
+            case .fields(let headers):
+                try encodeBlock(headers, into: &buffer)
+            case .shared(let shared, let pathSuffix, let id):
+                try encodeBlock(shared, pathSuffix: pathSuffix, id: id, into: &buffer)
+            }
         } catch {
             buffer.moveWriterIndex(to: start)
             throw error
@@ -176,6 +195,45 @@ struct HTTP2FrameEncoder {
         kept = referencesAlone && !runs.isEmpty ? Kept(pattern: pattern, fields: fields, runs: runs) : nil
     }
 
+    /// A request of a batch (`HTTP2Request(shared:…)`): while the kept bytes are those of
+    /// `shared`'s fields, the block is written from them and the two per-request values alone,
+    /// with no header list built or compared (the fan-out's path: `HPACKHeaders` built and taken
+    /// apart per request were ≈ 7 % of the serve process's CPU, BENCHMARKS.md issue 18). Otherwise,
+    /// as for the first requests of a batch, through the general path, which keeps the bytes.
+    private mutating func encodeBlock(
+        _ shared: HTTP2SharedHeaders, pathSuffix: String, id: UUID, into buffer: inout ByteBuffer
+    ) throws {
+        if !sizeChanged, let keptShared, keptShared.shared === shared {
+            Self.writePath(prefix: shared.pathPrefix, suffix: pathSuffix, into: &buffer)
+            buffer.writeBytes(keptShared.pseudoHeaders)
+            Self.writeID(name: shared.idName, id, into: &buffer)
+            buffer.writeBytes(keptShared.fields)
+            return
+        }
+        try encodeBlock(shared.headers(pathSuffix: pathSuffix, id: id), into: &buffer)
+        // The kept runs are now those of `shared`'s fields: the pseudo-headers', then the rest's.
+        // (Checked by shape: `Kept` is the general path's, a copy of its arrays per block would
+        // cost more retains than the header list saved.)
+        guard let kept, kept.runs.count == (shared.pseudoHeaders.isEmpty ? 0 : 1) + (shared.fields.isEmpty ? 0 : 1) else { return }
+        let pseudoHeaders = shared.pseudoHeaders.isEmpty ? [] : kept.runs[0]
+        let fields = shared.fields.isEmpty ? [] : kept.runs[kept.runs.count - 1]
+        keptShared = KeptShared(shared: shared, pseudoHeaders: pseudoHeaders, fields: fields)
+    }
+
+    /// The kept bytes of a batch's shared fields, in one reference so that the fast path retains
+    /// one object, not `Kept`'s arrays.
+    private final class KeptShared {
+        let shared: HTTP2SharedHeaders
+        let pseudoHeaders: [UInt8]
+        let fields: [UInt8]
+
+        init(shared: HTTP2SharedHeaders, pseudoHeaders: [UInt8], fields: [UInt8]) {
+            self.shared = shared
+            self.pseudoHeaders = pseudoHeaders
+            self.fields = fields
+        }
+    }
+
     /// What `encodeBlock` keeps of the last block while its indexable fields were references
     /// alone: which of its fields were indexable, those fields, and the bytes of each run of them.
     private struct Kept {
@@ -216,6 +274,24 @@ struct HTTP2FrameEncoder {
         }
         writeInteger(value.utf8.count, prefix: 7, flags: 0, into: &buffer)
         buffer.writeString(value)
+    }
+
+    /// `:path` as a literal without indexing (as `writeLiteral` writes it), its value in two parts.
+    static func writePath(prefix: String, suffix: String, into buffer: inout ByteBuffer) {
+        writeInteger(4, prefix: 4, flags: 0, into: &buffer)
+        writeInteger(prefix.utf8.count + suffix.utf8.count, prefix: 7, flags: 0, into: &buffer)
+        buffer.writeString(prefix)
+        buffer.writeString(suffix)
+    }
+
+    /// A request id as a literal without indexing, its value the UUID's lower-case text
+    /// (`UUID.lowercasedString`), written straight into the buffer.
+    static func writeID(name: String, _ id: UUID, into buffer: inout ByteBuffer) {
+        buffer.writeInteger(UInt8(0))
+        writeInteger(name.utf8.count, prefix: 7, flags: 0, into: &buffer)
+        buffer.writeString(name)
+        buffer.writeInteger(UInt8(36))
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 36) { text in id.writeLowercased(into: text) }
     }
 
     /// An integer with an N-bit prefix (RFC 7541 §5.1), `flags` in the bits above it.
