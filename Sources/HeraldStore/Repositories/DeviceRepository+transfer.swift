@@ -201,8 +201,9 @@ extension DeviceRepository {
         }
     }
 
-    /// Thrown by a chunk written without its tokens looked up when a device of the application
-    /// would change its token: the chunk is written again with them looked up.
+    /// Thrown by a chunk written without its tokens looked up when its upsert kept a device (one
+    /// of this application whose token would change, or a uuid another application or platform
+    /// holds): the chunk is written again with its tokens looked up, which says why.
     private struct TokenLookUpNeeded: Error {}
 
     /// Why a device could not be written, for the report.
@@ -249,6 +250,7 @@ extension DeviceRepository {
         // alone (its `WHERE`); only those few are looked up afterwards, for the reason. (A
         // look-up of every uuid before the upsert was an index probe per device and 4 statements
         // per 2,000 on SQLite.)
+        //
         // Without the tokens looked up, a device of this application whose token would change is
         // kept too: the token it gives up might be one a later line takes, which the import
         // refuses (it never moves a token to another device), and only the look-up knows.
