@@ -264,6 +264,30 @@ struct HTTP2FrameEncoder {
     /// name first (a hash of it for every request); `:path` refers to its static-table entry
     /// (index 4), other names go as literals.
     static func writeLiteral(_ name: String, _ value: String, neverIndexed: Bool, into buffer: inout ByteBuffer) {
+        writeLiteralName(name, neverIndexed: neverIndexed, into: &buffer)
+        writeInteger(value.utf8.count, prefix: 7, flags: 0, into: &buffer)
+        buffer.writeString(value)
+    }
+
+    /// `:path` as a literal without indexing (`writeLiteral`), its value in two parts.
+    static func writePath(prefix: String, suffix: String, into buffer: inout ByteBuffer) {
+        writeLiteralName(":path", neverIndexed: false, into: &buffer)
+        writeInteger(prefix.utf8.count + suffix.utf8.count, prefix: 7, flags: 0, into: &buffer)
+        buffer.writeString(prefix)
+        buffer.writeString(suffix)
+    }
+
+    /// A request id as a literal without indexing (`writeLiteral`), its value the UUID's
+    /// lower-case text (`UUID.lowercasedString`), written straight into the buffer.
+    static func writeID(name: String, _ id: UUID, into buffer: inout ByteBuffer) {
+        writeLiteralName(name, neverIndexed: false, into: &buffer)
+        writeInteger(36, prefix: 7, flags: 0, into: &buffer)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 36) { text in id.writeLowercased(into: text) }
+    }
+
+    /// The start of a literal field (RFC 7541 §6.2.2, §6.2.3), up to its value: `:path` by its
+    /// static-table index (4), any other name as a string.
+    private static func writeLiteralName(_ name: String, neverIndexed: Bool, into buffer: inout ByteBuffer) {
         let flags: UInt8 = neverIndexed ? 0x10 : 0x00
         if name == ":path" {
             writeInteger(4, prefix: 4, flags: flags, into: &buffer)
@@ -272,26 +296,6 @@ struct HTTP2FrameEncoder {
             writeInteger(name.utf8.count, prefix: 7, flags: 0, into: &buffer)
             buffer.writeString(name)
         }
-        writeInteger(value.utf8.count, prefix: 7, flags: 0, into: &buffer)
-        buffer.writeString(value)
-    }
-
-    /// `:path` as a literal without indexing (as `writeLiteral` writes it), its value in two parts.
-    static func writePath(prefix: String, suffix: String, into buffer: inout ByteBuffer) {
-        writeInteger(4, prefix: 4, flags: 0, into: &buffer)
-        writeInteger(prefix.utf8.count + suffix.utf8.count, prefix: 7, flags: 0, into: &buffer)
-        buffer.writeString(prefix)
-        buffer.writeString(suffix)
-    }
-
-    /// A request id as a literal without indexing, its value the UUID's lower-case text
-    /// (`UUID.lowercasedString`), written straight into the buffer.
-    static func writeID(name: String, _ id: UUID, into buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt8(0))
-        writeInteger(name.utf8.count, prefix: 7, flags: 0, into: &buffer)
-        buffer.writeString(name)
-        buffer.writeInteger(UInt8(36))
-        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 36) { text in id.writeLowercased(into: text) }
     }
 
     /// An integer with an N-bit prefix (RFC 7541 §5.1), `flags` in the bits above it.

@@ -17,7 +17,7 @@ public struct HTTP2Request: Sendable {
         case shared(HTTP2SharedHeaders, pathSuffix: String, id: UUID)
     }
 
-    var head: Head
+    let head: Head
     public var body: ByteBuffer
 
     public init(headers: HPACKHeaders, body: ByteBuffer) {
@@ -35,13 +35,10 @@ public struct HTTP2Request: Sendable {
     /// The header block as a list (built for a request of shared fields: for the HTTP/1.1
     /// fallback, validation and tests, not for the fan-out's path).
     public var headers: HPACKHeaders {
-        get {
-            switch head {
-            case .fields(let headers): headers
-            case .shared(let shared, let pathSuffix, let id): shared.headers(pathSuffix: pathSuffix, id: id)
-            }
+        switch head {
+        case .fields(let headers): headers
+        case .shared(let shared, let pathSuffix, let id): shared.headers(pathSuffix: pathSuffix, id: id)
         }
-        set { head = .fields(newValue) }
     }
 }
 
