@@ -115,6 +115,30 @@ import Testing
         }
     }
 
+    /// A batch reads exactly its devices, in id order, whether its ids lie close together (read
+    /// as one range on PostgreSQL, the devices between them not its own) or far apart (one
+    /// look-up each), and leaves out the ones that no longer exist.
+    @Test(arguments: Backend.available)
+    func aBatchReadsExactlyItsDevicesCloseTogetherOrFarApart(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { db async throws in
+            let fixture = try await Fixture.make(db.store)
+            try await registerDevices(db, fixture, count: 40)
+            let all = try await db.store.pushes.audience(
+                of: try PushInput(message: .init(body: "hi"), target: .init(platform: "ios")).validated(now: 0),
+                applicationID: fixture.app.id, after: 0, limit: 100)
+            #expect(all.count == 40)
+            // Close together: every other device of a run, and one that does not exist.
+            let close = stride(from: 10, to: 20, by: 2).map { all[$0] }
+            let missing = all[39] + 1_000
+            #expect(try await db.store.pushes.targets(close.reversed()).map(\.id) == close)
+            #expect(try await db.store.pushes.targets(close + [all[21]]).map(\.id) == close + [all[21]])
+            // Far apart: the first and the last, with a missing id beyond them.
+            let far = [all[0], all[39]]
+            #expect(try await db.store.pushes.targets(far + [missing]).map(\.id) == far)
+            #expect(try await db.store.pushes.targets([missing]).isEmpty)
+        }
+    }
+
     /// A worker that stalled past its lease while another took the job over records nothing:
     /// its renewal, completion and release are refused, and the counters count the job once.
     @Test(arguments: Backend.available)

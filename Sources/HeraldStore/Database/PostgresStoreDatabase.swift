@@ -261,6 +261,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
             case .double(let double): bindings.append(double)
             case .text(let text): bindings.append(text)
             case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            case .integers(let integers): bindings.append(integers)
             }
         }
         return bindings

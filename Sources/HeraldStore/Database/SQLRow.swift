@@ -21,7 +21,7 @@ public struct SQLRow: Sendable {
         case .int(let value): return value
         case .double(let value): return Int64(value)
         case .text(let text): if let value = Int64(text) { return value }
-        case .null, .blob: break
+        case .null, .blob, .integers: break
         }
         throw StoreError.decoding(column: column, expected: "integer")
     }
@@ -36,7 +36,7 @@ public struct SQLRow: Sendable {
         case .double(let value): return value
         case .int(let value): return Double(value)
         case .text(let text): if let value = Double(text) { return value }
-        case .null, .blob: break
+        case .null, .blob, .integers: break
         }
         throw StoreError.decoding(column: column, expected: "number")
     }

@@ -11,6 +11,9 @@ public enum SQLValue: Sendable, Hashable {
     case double(Double)
     case text(String)
     case blob([UInt8])
+    /// A list of integers bound as one value (never read back): a PostgreSQL `bigint[]`, on
+    /// SQLite a JSON array for `json_each`. A batch's device ids travel so, however many.
+    case integers([Int64])
 }
 
 /// A Swift value that can be bound to a statement.

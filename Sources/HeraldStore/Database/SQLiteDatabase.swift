@@ -235,6 +235,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         case .double(let double): .float(double)
         case .text(let text): .text(text)
         case .blob(let bytes): .blob(ByteBuffer(bytes: bytes))
+        case .integers(let integers): .text("[" + integers.map(String.init).joined(separator: ",") + "]")
         }
     }
 

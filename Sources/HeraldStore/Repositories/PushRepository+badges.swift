@@ -58,19 +58,30 @@ extension PushRepository {
     }
 
     /// `column` is one of `ids`, bound as one value rather than hundreds of parameters to parse,
-    /// bind and plan: a PostgreSQL array, or on SQLite a JSON array read by `json_each`. SQLite
-    /// parsed a batch's 1,000-placeholder list anew for each batch (its parser was 4 % of the
-    /// serve process's CPU in a fan-out); the same read with one JSON value took a third of the
-    /// time (BENCHMARKS.md, issue 18). Either way each id is a primary-key look-up.
+    /// bind and plan (`SQLValue.integers`): a PostgreSQL `bigint[]`, or on SQLite a JSON array
+    /// read by `json_each`. SQLite parsed a batch's 1,000-placeholder list anew for each batch
+    /// (its parser was 4 % of the serve process's CPU in a fan-out); the same read with one JSON
+    /// value took a third of the time (BENCHMARKS.md, issue 18).
+    ///
+    /// On SQLite each id is a primary-key look-up. On PostgreSQL so is each id of a scattered
+    /// list, but ids that lie close together (a broadcast's batch: consecutive devices of one
+    /// app) are read as one range of the index, the list only filtering it: one descent instead
+    /// of one for each id (BENCHMARKS.md, "A batch's devices read as one range"). SQLite gained
+    /// nothing from the range, so it keeps the look-ups.
     static func among(_ ids: [Int64], column: String, _ dialect: SQLDialect) -> SQL {
+        let list = SQLValue.integers(ids)
         switch dialect {
         case .postgres:
-            var array = PostgresTextArray()
-            for id in ids { array.append(integer: id) }
-            return "\(unsafeRaw: column) = ANY(\(array.text)::bigint[])"
+            // At most four rows read for each one wanted. The list stays a filter, which
+            // PostgreSQL hashes as it is bound as a `bigint[]` (a `text` cast to one is not hashed:
+            // it searched the list for each row): `+ 0` keeps the planner from making it an
+            // index condition again.
+            if let lowest = ids.min(), let highest = ids.max(), (highest &- lowest) / 4 < Int64(ids.count) {
+                return "\(unsafeRaw: column) BETWEEN \(lowest) AND \(highest) AND \(unsafeRaw: column) + 0 = ANY(\(list))"
+            }
+            return "\(unsafeRaw: column) = ANY(\(list))"
         case .sqlite:
-            let array = "[" + ids.map(String.init).joined(separator: ",") + "]"
-            return "\(unsafeRaw: column) IN (SELECT value FROM json_each(\(array)))"
+            return "\(unsafeRaw: column) IN (SELECT value FROM json_each(\(list)))"
         }
     }
 }
