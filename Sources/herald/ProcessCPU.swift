@@ -14,6 +14,36 @@ enum ProcessCPU {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// The parent of `pid`, nil once it has exited (or off Linux).
+    static func parent(of pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // After "pid (comm) ": state is field 3, ppid 4.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
+    }
+
+    /// CPU seconds of `root` and everything under it: its own, its children's that have exited
+    /// (cutime + cstime) and its living children's. A PostgreSQL server's so: its postmaster and
+    /// the backends, WAL writer and checkpointer it forks.
+    static func treeSeconds(of root: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(root)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // utime, stime, cutime, cstime: fields 14–17.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 14 else { return nil }
+        let ticks = fields[11...14].compactMap { Double($0) }.reduce(0, +)
+        var total = ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = Int32(entry), pid != root, parent(of: pid) == root, let seconds = seconds(of: pid) else { continue }
+            total += seconds
+        }
+        return total
+    }
+
     /// User + system seconds of this process's children that have exited and been waited for.
     static func childrenSeconds() -> Double {
         var usage = rusage()
@@ -21,19 +51,21 @@ enum ProcessCPU {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
-    /// A process's CPU seconds from now on.
+    /// A process's CPU seconds from now on; with `tree`, those of everything under it too.
     struct Span {
         let pid: Int32?
+        let tree: Bool
         let start: Double?
 
-        init(pid: Int32?) {
+        init(pid: Int32?, tree: Bool = false) {
             self.pid = pid
-            start = pid.flatMap(ProcessCPU.seconds(of:))
+            self.tree = tree
+            start = pid.flatMap(tree ? ProcessCPU.treeSeconds(of:) : ProcessCPU.seconds(of:))
         }
 
         /// The seconds used since `init`, nil if the process was not there to read.
         func elapsed() -> Double? {
-            guard let pid, let start, let now = ProcessCPU.seconds(of: pid) else { return nil }
+            guard let pid, let start, let now = tree ? ProcessCPU.treeSeconds(of: pid) : ProcessCPU.seconds(of: pid) else { return nil }
             return now - start
         }
     }
