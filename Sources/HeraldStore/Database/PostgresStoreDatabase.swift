@@ -288,7 +288,19 @@ public final class PostgresStoreDatabase: SQLDatabase {
     }
 
     static func value(_ cell: PostgresCell) throws -> SQLValue {
-        guard cell.bytes != nil else { return .null }
+        guard let bytes = cell.bytes else { return .null }
+        // The two kinds nearly every row holds, read straight from their bytes: `decode` goes
+        // through a generic decoding context for each cell (in a PostgreSQL fan-out's profile
+        // this function fell from 2.5 % of Herald's CPU to 1.8 %; issue 18). Text is its UTF-8
+        // in either format; a binary int8 is 8 bytes in network order.
+        switch (cell.dataType, cell.format) {
+        case (.text, _), (.varchar, _):
+            return .text(String(buffer: bytes))
+        case (.int8, .binary):
+            if bytes.readableBytes == 8, let integer = bytes.getInteger(at: bytes.readerIndex, as: Int64.self) { return .int(integer) }
+        default:
+            break
+        }
         switch cell.dataType {
         case .int2, .int4, .int8, .oid: return .int(try cell.decode(Int64.self))
         case .bool: return .int(try cell.decode(Bool.self) ? 1 : 0)
