@@ -4,10 +4,12 @@ import HeraldCore
 public struct DeliveryConfiguration: Sendable {
     /// Jobs worked on at once in this process.
     public var workers: Int = 4
-    /// Devices per batch job. Each batch costs the store a few statements whatever its size
-    /// (PostgreSQL measured ~3 ms of its CPU per batch), and a crash can resend at most one batch
-    /// per worker: 1,000 took a third off PostgreSQL's CPU per notification against 500.
-    public var batchSize: Int = 1000
+    /// Devices per batch job. Each batch costs the store a dozen statements whatever its size,
+    /// and a crash can resend at most one batch per worker. 1,000 took a third off PostgreSQL's
+    /// CPU per notification against 500; 4,000 took nearly half off again (3.5 → 1.9 µs, and
+    /// Herald's own 7.5 → 6.5 µs, in a broadcast to the h2o sink; BENCHMARKS.md, issue 18), for
+    /// ≈ 20 MiB more RSS during it.
+    public var batchSize: Int = 4000
     /// Requests in flight at once within one batch for WNS, which takes one HTTP/1.1 request per
     /// notification; APNs, FCM and Web Push take a batch on their HTTP/2 connections at once.
     public var sendConcurrency: Int = 100
