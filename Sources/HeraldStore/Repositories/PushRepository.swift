@@ -282,8 +282,10 @@ public struct PushRepository: Sendable {
                 return try await windowPage(condition, filter: filter.sql, interactiveOnly: interactiveOnly, after: cursor, limit: limit)
             }
         }
+        // Only an interactive-only push reads what decides it; every other page is ids alone.
+        let columns = interactiveOnly ? "d.id, d.platform_type, d.os_version" : "d.id"
         let rows = try await database.query(
-            "SELECT d.id, d.platform_type, d.os_version FROM devices d WHERE \(condition) ORDER BY d.id LIMIT \(limit)")
+            "SELECT \(unsafeRaw: columns) FROM devices d WHERE \(condition) ORDER BY d.id LIMIT \(limit)")
         var page = AudiencePage(deviceIDs: [], cursor: cursor, exhausted: rows.count < limit)
         page.deviceIDs.reserveCapacity(rows.count)
         for row in rows {
