@@ -24,8 +24,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
             own process, sends one broadcast, and prints notifications/s, time to last delivery, latency and the server's
             peak RSS. For iOS it then runs h2load (Debian package nghttp2-client) against the same endpoint with the same
             request shape and prints Herald's rate as a fraction of h2load's. CPU seconds (utime + stime) of the server
-            over the broadcast, of h2load and of the h2o sink in each phase are printed per item too: unlike the rates,
-            they compare across hours on a shared host.
+            over the broadcast, of h2load and of the h2o sink in each phase are printed per item too (and of the PostgreSQL
+            server, when it runs on this machine): unlike the rates, they compare across hours on a shared host.
             --sink mock (default): Herald's own mocks (`herald mock apns`, `fcm`, `webpush`, `wns`; all four for `mixed`,
             a quarter of the devices each), each in its own process, recording every arrival.
             --sink h2o: the independent APNs-shaped h2o endpoint (`--sink-script`, Debian packages h2o and
