@@ -3,43 +3,41 @@ import Foundation
 /// CPU time a process has used (user + system), read from Linux's `/proc`: the benchmarks' measure
 /// of work per item, which moves far less than wall time with the shared host's load.
 enum ProcessCPU {
-    /// `pid`'s utime + stime in seconds, nil once it has exited (or off Linux).
-    static func seconds(of pid: Int32) -> Double? {
+    /// `/proc/PID/stat`'s fields after "pid (comm) " (comm may hold spaces): `[0]` is field 3
+    /// (state), `[1]` ppid, `[11]`–`[14]` utime, stime, cutime, cstime in clock ticks (proc(5)).
+    /// Nil once the process has exited (or off Linux).
+    private static func statFields(of pid: Int32) -> [Substring]? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return nil }
-        // After "pid (comm) ": state is field 3, utime 14 and stime 15 (proc(5)); comm may hold spaces.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        return fields.count > 14 ? fields : nil
+    }
+
+    /// Clock ticks of `fields` (utime, stime, …) in seconds.
+    private static func seconds(_ fields: ArraySlice<Substring>) -> Double {
+        Double(fields.compactMap { Int($0) }.reduce(0, +)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// `pid`'s utime + stime in seconds, nil once it has exited (or off Linux).
+    static func seconds(of pid: Int32) -> Double? {
+        statFields(of: pid).map { seconds($0[11...12]) }
     }
 
     /// The parent of `pid`, nil once it has exited (or off Linux).
     static func parent(of pid: Int32) -> Int32? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        // After "pid (comm) ": state is field 3, ppid 4.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 1 ? Int32(fields[1]) : nil
+        statFields(of: pid).flatMap { Int32($0[1]) }
     }
 
     /// CPU seconds of `root` and everything under it: its own, its children's that have exited
     /// (cutime + cstime) and its living children's. A PostgreSQL server's so: its postmaster and
     /// the backends, WAL writer and checkpointer it forks.
     static func treeSeconds(of root: Int32) -> Double? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(root)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        // utime, stime, cutime, cstime: fields 14–17.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 14 else { return nil }
-        let ticks = fields[11...14].compactMap { Double($0) }.reduce(0, +)
-        var total = ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        for entry in entries {
-            guard let pid = Int32(entry), pid != root, parent(of: pid) == root, let seconds = seconds(of: pid) else { continue }
-            total += seconds
+        guard let fields = statFields(of: root) else { return nil }
+        var total = seconds(fields[11...14])
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), pid != root, let child = statFields(of: pid), Int32(child[1]) == root else { continue }
+            total += seconds(child[11...12])
         }
         return total
     }
