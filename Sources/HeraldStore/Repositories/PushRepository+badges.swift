@@ -67,8 +67,7 @@ extension PushRepository {
     /// list, but ids that lie close together (a broadcast's batch: consecutive devices of one
     /// app) are read as one range of the index, the list only filtering it: one descent instead
     /// of one for each id (BENCHMARKS.md, "PostgreSQL's share, batches of 4,000, and a batch read
-    /// as one range"). SQLite gained
-    /// nothing from the range, so it keeps the look-ups.
+    /// as one range"). SQLite gained nothing from the range, so it keeps the look-ups.
     static func among(_ ids: [Int64], column: String, _ dialect: SQLDialect) -> SQL {
         let list = SQLValue.integers(ids)
         switch dialect {
