@@ -18,6 +18,8 @@ enum HTTP2Wire {
     static let defaultMaxFrameSize = 16_384
     /// The largest SETTINGS_MAX_FRAME_SIZE a peer may set.
     static let largestMaxFrameSize = (1 << 24) - 1
+    /// SETTINGS_HEADER_TABLE_SIZE's initial value: the HPACK dynamic table a peer may use.
+    static let defaultHeaderTableSize = 4_096
     /// Every flow-control window starts here (RFC 9113 §6.9.2).
     static let defaultWindowSize = 65_535
     /// No flow-control window may exceed this.
