@@ -12,8 +12,9 @@ import NIOHPACK
 /// the status and one id. This decoder keeps the dynamic table's octets in one array
 /// (`HPACKDynamicTable`), decodes Huffman strings with a nibble table (`HPACKHuffman`), and
 /// builds strings only for the fields kept. NIOHPACK's tables and Huffman decoder are internal
-/// to it, so they are written here from the RFC. The measured difference per notification is in
-/// docs/ARCHITECTURE.md (provider HTTP/2 client).
+/// to it, so they are written here from the RFC. Measured: 300,000-device fan-outs to the h2o
+/// sink (`scripts/bench-fanout --backend sqlite --devices 300000`), eight interleaved rounds on a
+/// noisy 2-core host, the serve process's CPU fell from 6.8 to 6.3 µs a notification (mean).
 ///
 /// Every breach of RFC 7541 (an index 0 or past the tables, a truncated or overlong integer or
 /// string, a Huffman string with EOS or bad padding, a table size update above the limit or
