@@ -64,7 +64,10 @@ public final class APNsClient: Sendable {
             requestTimeout: requestTimeout, maximumConnections: maximumConnections,
             // Every header is composed here from values checked when they were accepted: hex device
             // tokens, the platform's topic, a collapse id without control characters, numbers.
-            validatesHeaderBlocks: false, eventLoopGroup: eventLoopGroup)
+            validatesHeaderBlocks: false,
+            // An answer is read for its status and `apns-id` only (`outcome`): no string is built
+            // for its other fields.
+            answerFields: .only(["apns-id"]), eventLoopGroup: eventLoopGroup)
     }
 
     // MARK: Sending

@@ -294,3 +294,12 @@ import Testing
         #expect(HTTP2FrameEncoder.onlyReferences(view([])))
     }
 }
+
+extension HTTP2InboundFrame {
+    /// The frame a header block of `headers` decodes to with every field kept.
+    static func headers(streamID: Int32, headers: HPACKHeaders, endStream: Bool) -> HTTP2InboundFrame {
+        .headers(
+            streamID: streamID, head: HTTP2AnswerHead(status: headers.first(name: ":status").flatMap { Int($0) }, fields: headers),
+            endStream: endStream)
+    }
+}

@@ -32,7 +32,7 @@ final class HTTP2Connection: Sendable {
     /// returns once TLS is up and the server agreed to h2 (ALPN).
     static func connect(
         host: String, port: Int, sslContext: NIOSSLContext, proxy: OutboundProxy?, group: any EventLoopGroup, timeout: TimeAmount,
-        requestTimeout: TimeAmount, validatesHeaderBlocks: Bool
+        requestTimeout: TimeAmount, validatesHeaderBlocks: Bool, answerFields: HTTP2AnswerFields
     ) async throws -> HTTP2Connection {
         let deadline = NIODeadline.now() + timeout
         // The loop is chosen once, here. The promise below and the bootstrap (its channel, its
@@ -52,7 +52,7 @@ final class HTTP2Connection: Sendable {
                 ProxyTunnel.open(on: channel, through: proxy, to: host, port: port, deadline: deadline).flatMapThrowing {
                     try addHTTP2Handlers(
                         to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout,
-                        validatesHeaderBlocks: validatesHeaderBlocks)
+                        validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields)
                 }.flatMap { $0 }
             }
         } else {
@@ -63,7 +63,7 @@ final class HTTP2Connection: Sendable {
                         channel.eventLoop.makeCompletedFuture {
                             promise.succeed(try addHTTP2Handlers(
                         to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout,
-                        validatesHeaderBlocks: validatesHeaderBlocks))
+                        validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields))
                         }
                     }
                     .connect(host: host, port: port).get()
@@ -93,7 +93,7 @@ final class HTTP2Connection: Sendable {
     /// Call on the channel's loop; the future completes when the TLS handshake has.
     private static func addHTTP2Handlers(
         to channel: any Channel, host: String, sslContext: NIOSSLContext, deadline: NIODeadline, requestTimeout: TimeAmount,
-        validatesHeaderBlocks: Bool
+        validatesHeaderBlocks: Bool, answerFields: HTTP2AnswerFields
     ) throws -> EventLoopFuture<Void> {
         // An IP address cannot go in SNI; the certificate is then checked against the address.
         let serverHostname = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
@@ -107,7 +107,7 @@ final class HTTP2Connection: Sendable {
                 return chosen == "h2" ? .success(()) : .failure(HTTP2ConnectionError(.http2NotOffered(chosen)))
             })
         // HTTP/2 itself, framed on the TLS bytes (see `HTTP2Wire` for why not swift-nio-http2's handler).
-        try sync.addHandler(HTTP2ConnectionHandler(requestTimeout: requestTimeout, validatesHeaderBlocks: validatesHeaderBlocks))
+        try sync.addHandler(HTTP2ConnectionHandler(requestTimeout: requestTimeout, validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields))
         return negotiated.futureResult
     }
 

@@ -7,7 +7,7 @@ import NIOHTTP2
 ///
 /// It opens a stream per request, as many at once as the server's `SETTINGS_MAX_CONCURRENT_STREAMS`
 /// allows (APNs starts at 1 with token auth and raises it after the first request), sends each
-/// request's HEADERS (NIOHPACK compresses them) and DATA within the server's flow-control windows,
+/// request's HEADERS (NIOHPACK compresses them; `HPACKBlockDecoder` decodes the answers') and DATA within the server's flow-control windows,
 /// and matches the answers to the requests. The connection-level protocol is here too: the
 /// preface and SETTINGS (acknowledged), PING, WINDOW_UPDATE both ways, RST_STREAM, GOAWAY; a
 /// server that breaks the framing rules gets a GOAWAY and the connection closes, its requests on
@@ -104,7 +104,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
 
     // MARK: Framing
 
-    private var decoder = HTTP2FrameDecoder()
+    private var decoder: HTTP2FrameDecoder
     private var encoder = HTTP2FrameEncoder()
     /// Frames written this tick, not yet handed to TLS.
     private var outbound = ByteBuffer()
@@ -120,10 +120,14 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     /// Streams whose request body waits for window, in the order they began waiting.
     private var blocked: [Int32] = []
 
-    /// - Parameter firstStreamID: 1 but in tests of running out of stream ids.
-    init(requestTimeout: TimeAmount, validatesHeaderBlocks: Bool = true, firstStreamID: Int32 = 1) {
+    /// - Parameters:
+    ///   - answerFields: the fields of each answer handed back; all while `validatesHeaderBlocks`
+    ///     is on, since every field is checked.
+    ///   - firstStreamID: 1 but in tests of running out of stream ids.
+    init(requestTimeout: TimeAmount, validatesHeaderBlocks: Bool = true, answerFields: HTTP2AnswerFields = .all, firstStreamID: Int32 = 1) {
         self.requestTimeout = requestTimeout
         self.validatesHeaderBlocks = validatesHeaderBlocks
+        self.decoder = HTTP2FrameDecoder(keptFields: validatesHeaderBlocks ? .all : answerFields)
         self.streams = HTTP2StreamStateMachine(firstStreamID: firstStreamID)
     }
 
@@ -405,22 +409,22 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
 
     private func handle(_ frame: HTTP2InboundFrame) throws(HTTP2ProtocolError) {
         switch frame {
-        case .headers(let streamID, let headers, let endStream):
+        case .headers(let streamID, let head, let endStream):
             guard let offset = offset(of: streamID) else { return }
-            if validatesHeaderBlocks, let violation = headers.fieldSyntaxViolation {
+            if validatesHeaderBlocks, let violation = head.fields.fieldSyntaxViolation {
                 encoder.writeRSTStream(streamID: streamID, errorCode: HTTP2Wire.ErrorCode.protocolError, into: &outbound)
                 finish(streamID, .failed("the answer's header block breaks RFC 9113 (\(violation))"))
                 startStreams()
                 return
             }
-            if let status = headers.first(name: ":status").flatMap({ Int($0) }) {
+            if let status = head.status {
                 // Informational (1xx) heads come before the final one.
                 if status >= 200 {
                     slots[offset]!.status = status
-                    slots[offset]!.headers = headers
+                    slots[offset]!.headers = head.fields
                 }
             } else {
-                slots[offset]!.headers.add(contentsOf: headers)  // trailers
+                slots[offset]!.headers.add(contentsOf: head.fields)  // trailers
             }
             if endStream { complete(streamID) }
         case .data(let streamID, var data, let endStream, let flowControlled):

@@ -23,6 +23,7 @@ public final class HTTP2ConnectionPool: Sendable {
     private let maximumConnections: Int
     private let loadPerConnection: Int
     private let validatesHeaderBlocks: Bool
+    private let answerFields: HTTP2AnswerFields
     private let state = Mutex(State())
 
     private struct State {
@@ -45,10 +46,12 @@ public final class HTTP2ConnectionPool: Sendable {
     ///   - validatesHeaderBlocks: whether each connection checks every header block sent and
     ///     received against RFC 9113 §8.2 (field names, values, pseudo-headers). A client whose
     ///     headers are all composed from values validated when they were accepted may turn it off.
+    ///   - answerFields: the fields of each answer handed back in `HTTP2Response.answered`'s
+    ///     headers (all of them while `validatesHeaderBlocks` is on).
     public init(
         host: String, port: Int, sslContext: NIOSSLContext, proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10),
         requestTimeout: TimeAmount = .seconds(30), maximumConnections: Int = 4, loadPerConnection: Int = 250,
-        validatesHeaderBlocks: Bool = true, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        validatesHeaderBlocks: Bool = true, answerFields: HTTP2AnswerFields = .all, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.host = host
         self.port = port
@@ -60,6 +63,7 @@ public final class HTTP2ConnectionPool: Sendable {
         self.maximumConnections = max(1, maximumConnections)
         self.loadPerConnection = max(1, loadPerConnection)
         self.validatesHeaderBlocks = validatesHeaderBlocks
+        self.answerFields = answerFields
     }
 
     /// TLS for a provider: the system's roots plus `extraTrustedCAPEM`, ALPN h2, and a client
@@ -154,7 +158,7 @@ public final class HTTP2ConnectionPool: Sendable {
                     do {
                         let connection = try await HTTP2Connection.connect(
                             host: host, port: port, sslContext: sslContext, proxy: proxy, group: group, timeout: connectTimeout,
-                            requestTimeout: requestTimeout, validatesHeaderBlocks: validatesHeaderBlocks)
+                            requestTimeout: requestTimeout, validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields)
                         // In the pool before anyone awaiting this task resumes.
                         let kept = self.state.withLock { state -> Bool in
                             state.opening[id] = nil

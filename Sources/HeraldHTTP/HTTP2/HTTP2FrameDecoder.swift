@@ -1,10 +1,9 @@
 import NIOCore
-import NIOHPACK
 
 /// A frame from the server, as `HTTP2FrameDecoder` hands it on: header blocks already joined
-/// (HEADERS + CONTINUATION) and decoded with HPACK, padding and priority fields dropped.
+/// (HEADERS + CONTINUATION) and decoded (`HPACKBlockDecoder`), padding and priority fields dropped.
 enum HTTP2InboundFrame: Equatable {
-    case headers(streamID: Int32, headers: HPACKHeaders, endStream: Bool)
+    case headers(streamID: Int32, head: HTTP2AnswerHead, endStream: Bool)
     /// `flowControlled`: the bytes the frame takes from the receive windows (its whole payload,
     /// padding included, RFC 9113 §6.1).
     case data(streamID: Int32, data: ByteBuffer, endStream: Bool, flowControlled: Int)
@@ -40,7 +39,7 @@ enum HTTP2InboundFrame: Equatable {
 /// dynamic table stays in step with the server's.
 struct HTTP2FrameDecoder {
     private var buffer: ByteBuffer?
-    private var hpack: HPACKDecoder
+    private var hpack: HPACKBlockDecoder
     /// The largest frame payload accepted: this client announces no SETTINGS_MAX_FRAME_SIZE, so
     /// the default.
     private let maxFrameSize = HTTP2Wire.defaultMaxFrameSize
@@ -51,10 +50,13 @@ struct HTTP2FrameDecoder {
     /// Whether the server's preface (a SETTINGS frame first) has been seen.
     private var sawPreface = false
 
-    /// - Parameter maxHeaderListSize: the SETTINGS_MAX_HEADER_LIST_SIZE this client announced.
-    init(allocator: ByteBufferAllocator = ByteBufferAllocator(), maxHeaderListSize: Int = 1 << 16) {
-        hpack = HPACKDecoder(
-            allocator: allocator, maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: maxHeaderListSize)
+    /// - Parameters:
+    ///   - maxHeaderListSize: the SETTINGS_MAX_HEADER_LIST_SIZE this client announced.
+    ///   - keptFields: the fields of each header block handed on.
+    init(maxHeaderListSize: Int = 1 << 16, keptFields: HTTP2AnswerFields = .all) {
+        // This client announces no SETTINGS_HEADER_TABLE_SIZE: the server's encoder may use 4,096.
+        hpack = HPACKBlockDecoder(
+            tableCapacity: HTTP2Wire.defaultHeaderTableSize, maxHeaderListSize: maxHeaderListSize, keptFields: keptFields)
         maxHeaderBlockSize = maxHeaderListSize
     }
 
@@ -129,7 +131,7 @@ struct HTTP2FrameDecoder {
                 try checkBlockSize(payload.readableBytes)
                 return nil
             }
-            return .headers(streamID: streamID, headers: try decodeBlock(&payload), endStream: endStream)
+            return .headers(streamID: streamID, head: try hpack.decode(payload), endStream: endStream)
         case .continuation:
             guard var block = openBlock else {
                 throw HTTP2ProtocolError(HTTP2Wire.ErrorCode.protocolError, "CONTINUATION without a header block")
@@ -141,7 +143,7 @@ struct HTTP2FrameDecoder {
                 return nil
             }
             openBlock = nil
-            return .headers(streamID: block.streamID, headers: try decodeBlock(&block.fragment), endStream: block.endStream)
+            return .headers(streamID: block.streamID, head: try hpack.decode(block.fragment), endStream: block.endStream)
         case .priority:
             try requireStream(streamID, type)
             try requireLength(payload, 5, type)
@@ -188,14 +190,6 @@ struct HTTP2FrameDecoder {
                 throw HTTP2ProtocolError(HTTP2Wire.ErrorCode.protocolError, "WINDOW_UPDATE of 0 on stream \(streamID)")
             }
             return .windowUpdate(streamID: streamID, increment: increment)
-        }
-    }
-
-    private mutating func decodeBlock(_ block: inout ByteBuffer) throws(HTTP2ProtocolError) -> HPACKHeaders {
-        do {
-            return try hpack.decodeHeaders(from: &block)
-        } catch {
-            throw HTTP2ProtocolError(HTTP2Wire.ErrorCode.compressionError, "header block: \(error)")
         }
     }
 

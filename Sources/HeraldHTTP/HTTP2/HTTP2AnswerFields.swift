@@ -1,0 +1,28 @@
+/// Which fields of an answer's header block a connection hands back in
+/// `HTTP2Response.answered`'s headers: all of them, or only those a client reads.
+///
+/// Keeping fewer saves building a string for each of the rest (an APNs fan-out reads only
+/// `apns-id`). The status comes back either way; every field still goes through HPACK's dynamic
+/// table. A connection that validates header blocks (`validatesHeaderBlocks`) keeps all, since
+/// it checks them all.
+public struct HTTP2AnswerFields: Sendable {
+    /// The names kept, lowercased octets; nil for all.
+    let names: [[UInt8]]?
+
+    /// Every field, `:status` included, in the order the server sent them.
+    public static let all = HTTP2AnswerFields(names: nil)
+
+    /// Only the fields named (compared without regard to ASCII case), in the order the server
+    /// sent them.
+    public static func only(_ names: [String]) -> HTTP2AnswerFields {
+        HTTP2AnswerFields(names: names.map { Array($0.lowercased().utf8) })
+    }
+
+    /// Whether a field of this name is kept.
+    func keeps(_ name: [UInt8]) -> Bool {
+        guard let names else { return true }
+        return names.contains { kept in
+            kept.count == name.count && zip(kept, name).allSatisfy { $0 == $1 | (($1 &- 0x41) < 26 ? 0x20 : 0) }
+        }
+    }
+}
