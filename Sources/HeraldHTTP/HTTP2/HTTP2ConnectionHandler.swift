@@ -7,11 +7,11 @@ import NIOHTTP2
 ///
 /// It opens a stream per request, as many at once as the server's `SETTINGS_MAX_CONCURRENT_STREAMS`
 /// allows (APNs starts at 1 with token auth and raises it after the first request), sends each
-/// request's HEADERS (NIOHPACK compresses them; `HPACKBlockDecoder` decodes the answers') and DATA within the server's flow-control windows,
-/// and matches the answers to the requests. The connection-level protocol is here too: the
-/// preface and SETTINGS (acknowledged), PING, WINDOW_UPDATE both ways, RST_STREAM, GOAWAY; a
-/// server that breaks the framing rules gets a GOAWAY and the connection closes, its requests on
-/// the wire failing as unanswered. Why this is not swift-nio-http2's `NIOHTTP2Handler`: measured
+/// request's HEADERS (`HTTP2FrameEncoder`) and DATA within the server's flow-control windows, and
+/// matches the answers (their header blocks decoded by `HPACKBlockDecoder`) to the requests. The
+/// connection-level protocol is here too: the preface and SETTINGS (acknowledged), PING,
+/// WINDOW_UPDATE both ways, RST_STREAM, GOAWAY; a server that breaks the framing rules gets a
+/// GOAWAY and the connection closes, its requests on the wire failing as unanswered. Why this is not swift-nio-http2's `NIOHTTP2Handler`: measured
 /// speed, see `HTTP2Wire`.
 ///
 /// Everything written in one event-loop tick leaves in one buffer with one flush.
