@@ -102,7 +102,7 @@ struct HPACKBlockDecoder {
             fields += 1
             listSize += name.count + value.count + 32
             guard listSize <= maxHeaderListSize else { throw Self.error("a header list above \(maxHeaderListSize) bytes") }
-            if !sawStatus, Self.isStatus(name) {
+            if !sawStatus, HTTP2AnswerFields.name(name, is: Self.statusName) {
                 sawStatus = true
                 head.status = Int(String(decoding: value, as: UTF8.self))
             }
@@ -128,11 +128,6 @@ struct HPACKBlockDecoder {
         guard table.append(entry: index - HPACKStaticTable.count, name: &name, value: &value, withValue: withValue) else {
             throw Self.error("index \(index), past the tables' \(HPACKStaticTable.count + table.count) entries")
         }
-    }
-
-    /// Whether `name` is `:status`, in any ASCII case (as `HPACKHeaders.first(name:)` compares).
-    private static func isStatus(_ name: [UInt8]) -> Bool {
-        name.count == statusName.count && zip(statusName, name).allSatisfy { $0 == $1 | (($1 &- 0x41) < 26 ? 0x20 : 0) }
     }
 
     /// An integer with an N-bit prefix (§5.1), at most 2^28 and a bit.

@@ -21,8 +21,11 @@ public struct HTTP2AnswerFields: Sendable {
     /// Whether a field of this name is kept.
     func keeps(_ name: [UInt8]) -> Bool {
         guard let names else { return true }
-        return names.contains { kept in
-            kept.count == name.count && zip(kept, name).allSatisfy { $0 == $1 | (($1 &- 0x41) < 26 ? 0x20 : 0) }
-        }
+        return names.contains { Self.name(name, is: $0) }
+    }
+
+    /// Whether `name` is `lowercased` in any ASCII case (as `HPACKHeaders.first(name:)` compares).
+    static func name(_ name: [UInt8], is lowercased: [UInt8]) -> Bool {
+        name.count == lowercased.count && zip(lowercased, name).allSatisfy { $0 == $1 | (($1 &- 0x41) < 26 ? 0x20 : 0) }
     }
 }
