@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import NIOCore
 import NIOHPACK
 import Testing
@@ -9,9 +10,8 @@ import Testing
 /// what NIOHPACK's encoder writes, and a decoding error (never a crash) for each kind of malformed
 /// block.
 @Suite struct HPACKBlockDecoderTests {
-    private func bytes(_ hex: String) -> [UInt8] {
-        let digits = Array(hex.filter { !$0.isWhitespace })
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+    private func bytes(_ hex: String) throws -> [UInt8] {
+        try #require(Hex.decode(hex.filter { !$0.isWhitespace }))
     }
 
     private func fields(_ head: HTTP2AnswerHead) -> [String] {
