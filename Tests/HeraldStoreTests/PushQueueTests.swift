@@ -139,6 +139,37 @@ import Testing
         }
     }
 
+    /// A batch's devices of two platforms, mixed, each keep their own platform and their token
+    /// exactly, whatever it holds, and come in id order: as read a row a device (the path a
+    /// push whose quiet time matters takes).
+    @Test(arguments: Backend.available)
+    func aBatchOfTwoPlatformsKeepsEachDevicesTokenExactly(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { db async throws in
+            let fixture = try await Fixture.make(db.store)
+            let (android, _) = try await db.store.platforms.create(
+                applicationID: fixture.app.id, name: "android", type: .android, credentials: try Fixture.credentials(for: .android))
+            for index in 0..<6 {
+                let type: PlatformType = index % 2 == 0 ? .ios : .android
+                let token = type == .ios ? randomAPNsToken() : randomFCMToken()
+                _ = try await db.store.devices.register(
+                    on: type == .ios ? fixture.platform : android,
+                    try RegistrationInput(registrationToken: token).validated(for: type, requireToken: true))
+            }
+            let ids = try await db.database.query("SELECT id FROM devices ORDER BY id").map { try $0.int("id") }
+            #expect(ids.count == 6)
+            // Tokens no provider gives, which a separator would have cut: digits and colons as in
+            // the joined form, a comma, letters of more than one byte.
+            try await db.database.query("UPDATE devices SET token = '12:3:x' WHERE id = \(ids[1])")
+            try await db.database.query("UPDATE devices SET token = 'é,ü:0:' WHERE id = \(ids[2])")
+
+            let targets = try await db.store.pushes.targets(ids.reversed())
+            #expect(targets.map(\.id) == ids)
+            #expect(targets == (try await db.store.pushes.targets(ids, quietTime: true)))
+            #expect(targets[1].token == "12:3:x" && targets[1].platformID == android.id && targets[1].platformType == .android)
+            #expect(targets[2].token == "é,ü:0:" && targets[2].platformID == fixture.platform.id && targets[2].platformType == .ios)
+        }
+    }
+
     /// A worker that stalled past its lease while another took the job over records nothing:
     /// its renewal, completion and release are refused, and the counters count the job once.
     @Test(arguments: Backend.available)
