@@ -160,8 +160,8 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     private func start() {
         guard !started else { return }
         started = true
-        encoder.writePreface(settings: Self.settings, into: &outbound)
-        encoder.writeWindowUpdate(streamID: 0, increment: HTTP2ReceiveWindow.size - HTTP2Wire.defaultWindowSize, into: &outbound)
+        HTTP2FrameEncoder.writePreface(settings: Self.settings, into: &outbound)
+        HTTP2FrameEncoder.writeWindowUpdate(streamID: 0, increment: HTTP2ReceiveWindow.size - HTTP2Wire.defaultWindowSize, into: &outbound)
         flushNow()
     }
 
@@ -213,7 +213,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
         }
         guard !overdue.isEmpty else { return }
         for streamID in overdue {
-            encoder.writeRSTStream(streamID: streamID, errorCode: HTTP2Wire.ErrorCode.cancel, into: &outbound)
+            HTTP2FrameEncoder.writeRSTStream(streamID: streamID, errorCode: HTTP2Wire.ErrorCode.cancel, into: &outbound)
             finish(streamID, .failed("no answer within \(requestTimeout)"))
         }
         flushNow()
@@ -306,7 +306,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             let length = min(body.readableBytes, encoder.maxFrameSize, connectionSendWindow, slots[offset]!.sendWindow)
             guard length > 0 else { break }
             let chunk = body.readSlice(length: length)!
-            encoder.writeData(chunk, streamID: streamID, endStream: body.readableBytes == 0, into: &outbound)
+            HTTP2FrameEncoder.writeData(chunk, streamID: streamID, endStream: body.readableBytes == 0, into: &outbound)
             connectionSendWindow -= length
             slots[offset]!.sendWindow -= length
         }
@@ -412,7 +412,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
         case .headers(let streamID, let head, let endStream):
             guard let offset = offset(of: streamID) else { return }
             if validatesHeaderBlocks, let violation = head.fields.fieldSyntaxViolation {
-                encoder.writeRSTStream(streamID: streamID, errorCode: HTTP2Wire.ErrorCode.protocolError, into: &outbound)
+                HTTP2FrameEncoder.writeRSTStream(streamID: streamID, errorCode: HTTP2Wire.ErrorCode.protocolError, into: &outbound)
                 finish(streamID, .failed("the answer's header block breaks RFC 9113 (\(violation))"))
                 startStreams()
                 return
@@ -429,7 +429,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             if endStream { complete(streamID) }
         case .data(let streamID, var data, let endStream, let flowControlled):
             if let increment = receiveWindow.received(bytes: flowControlled) {
-                encoder.writeWindowUpdate(streamID: 0, increment: increment, into: &outbound)
+                HTTP2FrameEncoder.writeWindowUpdate(streamID: 0, increment: increment, into: &outbound)
                 scheduleFlush()
             }
             guard let offset = offset(of: streamID) else { return }
@@ -444,7 +444,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             }
             slots[offset]!.received += flowControlled
             if slots[offset]!.received >= Self.streamReceiveWindow / 2 {
-                encoder.writeWindowUpdate(streamID: streamID, increment: slots[offset]!.received, into: &outbound)
+                HTTP2FrameEncoder.writeWindowUpdate(streamID: streamID, increment: slots[offset]!.received, into: &outbound)
                 slots[offset]!.received = 0
                 scheduleFlush()
             }
@@ -459,7 +459,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             break
         case .ping(let opaque, let ack):
             guard !ack else { return }
-            encoder.writePing(opaque, ack: true, into: &outbound)
+            HTTP2FrameEncoder.writePing(opaque, ack: true, into: &outbound)
             scheduleFlush()
         case .goAway(let lastStreamID, _):
             // Streams above the last one the server processed were not processed: send them again.
@@ -513,7 +513,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
                 break
             }
         }
-        encoder.writeSettingsAck(into: &outbound)
+        HTTP2FrameEncoder.writeSettingsAck(into: &outbound)
         scheduleFlush()
         if windowGrew { resumeBlocked() }
         switch streams.serverSettings(maximumConcurrentStreams: limit) {
@@ -529,7 +529,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
         let stream = slots[offset]!
         if stream.unsent != nil {
             // Answered before its body was all sent (RFC 9113 §8.1): the rest is not wanted.
-            encoder.writeRSTStream(streamID: streamID, errorCode: HTTP2Wire.ErrorCode.noError, into: &outbound)
+            HTTP2FrameEncoder.writeRSTStream(streamID: streamID, errorCode: HTTP2Wire.ErrorCode.noError, into: &outbound)
             scheduleFlush()
         }
         guard let status = stream.status else {
@@ -546,7 +546,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     private func connectionError(_ error: HTTP2ProtocolError) {
         guard closeReason == nil, let context else { return }
         closeReason = "\(error)"
-        encoder.writeGoAway(lastStreamID: 0, errorCode: error.code, into: &outbound)
+        HTTP2FrameEncoder.writeGoAway(lastStreamID: 0, errorCode: error.code, into: &outbound)
         flushNow()
         stopTaking(streams.stopTaking())
         context.close(promise: nil)
