@@ -291,9 +291,12 @@ public struct PushRepository: Sendable {
                 FROM (SELECT d.id FROM devices d WHERE \(condition) ORDER BY d.id LIMIT \(limit)) page
                 """).first
             let count = try row?.int("n") ?? 0
-            return AudiencePage(
-                deviceIDs: Self.deviceIDs(try row?.optionalString("ids") ?? ""),
-                cursor: try row?.optionalInt("last") ?? cursor, exhausted: count < limit)
+            // Joined in the order the database read them (nearly always the page's), sorted here:
+            // an ordered aggregate sorted them again, ≈ 40 % of the page statement's time on
+            // PostgreSQL (`EXPLAIN ANALYZE`, pages of 4,000).
+            var ids = Self.deviceIDs(try row?.optionalString("ids") ?? "")
+            ids.sort()
+            return AudiencePage(deviceIDs: ids, cursor: try row?.optionalInt("last") ?? cursor, exhausted: count < limit)
         }
         // An interactive-only push reads what decides it.
         let rows = try await database.query(
@@ -563,12 +566,12 @@ public struct PushRepository: Sendable {
             timeZones: try row.optionalString("time_zones").map(ScheduleRepository.zones))
     }
 
-    /// The aggregate that joins a query's `id` column in id order as a job stores its devices
-    /// (`deviceIDs(_:)` reads it back); NULL over no rows.
+    /// The aggregate that joins a query's `id` column as a job stores its devices (`deviceIDs(_:)`
+    /// reads it back), in no promised order; NULL over no rows.
     static func joinedIDs(_ dialect: SQLDialect) -> String {
         switch dialect {
-        case .sqlite: "group_concat(id, ',' ORDER BY id)"
-        case .postgres: "string_agg(id::text, ',' ORDER BY id)"
+        case .sqlite: "group_concat(id, ',')"
+        case .postgres: "string_agg(id::text, ',')"
         }
     }
 
