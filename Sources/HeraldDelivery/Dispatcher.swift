@@ -213,7 +213,9 @@ struct Dispatcher: Sendable {
         _ rendered: RenderedPush, to devices: [DeliveryTarget], with sender: PlatformSender, platformID: UUID, applicationID: UUID,
         attempt: Int, pushAge age: Duration, into result: inout BatchResult, providerDelay: inout Duration
     ) async throws {
+        // The devices whose outcome needs more than a count (nearly none: delivered is counted).
         var outcomes: [(DeliveryTarget, DeliveryOutcome)] = []
+        var delivered = 0
         var pending = devices
         for round in 0...Self.immediateResends {
             let sent = await sender.send(rendered, to: pending)
@@ -222,6 +224,8 @@ struct Dispatcher: Sendable {
             pending = []
             for (device, outcome) in zip(attempted, sent) {
                 switch outcome {
+                case .delivered:
+                    delivered += 1
                 case .notAttempted:
                     result.released.append(device.id)
                 case .unanswered(let reason) where round < Self.immediateResends:
@@ -234,7 +238,7 @@ struct Dispatcher: Sendable {
                     } else {
                         pending.append(device)
                     }
-                case .delivered, .gone, .retry, .credentialsRejected, .failed, .unanswered:
+                case .gone, .retry, .credentialsRejected, .failed, .unanswered:
                     outcomes.append((device, outcome))
                 }
             }
@@ -252,11 +256,11 @@ struct Dispatcher: Sendable {
             await senders.reset(platformID)
         }
         let lastAttempt = attempt + 1 >= configuration.maximumAttempts
-        var delivered = 0
         for (device, outcome) in outcomes {
             switch outcome {
             case .delivered:
-                delivered += 1
+                // Counted as it came.
+                break
             case .gone(let reason, let since):
                 // `.some`: the device is gone even when the provider gave no time (a nil value).
                 result.gone[device.id] = .some(since?.epochMilliseconds)
