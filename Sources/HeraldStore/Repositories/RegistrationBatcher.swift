@@ -21,7 +21,10 @@ final class RegistrationBatcher: Sendable {
     /// Batches smaller than this wait `linger` first.
     static let lingerBelow = 16
 
-    struct Request: Sendable {
+    /// A class: the batcher's queue and batches copy requests around, and a struct of this size
+    /// cost a retain and release of each of its fields at every copy (its value witnesses were
+    /// 1.1 % of a SQLite registration profile, 2026-11-27).
+    final class Request: Sendable {
         let platform: Platform
         let token: String
         let registration: Registration
