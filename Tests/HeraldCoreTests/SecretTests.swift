@@ -111,4 +111,11 @@ import Testing
         #expect(early.uuidString < late.uuidString)
         #expect(UUID.timeOrdered(milliseconds: 5) != UUID.timeOrdered(milliseconds: 5))
     }
+
+    /// The random bits come from a buffer refilled every 256 uuids: none repeats across refills.
+    @Test func manyInOneMillisecondAreDistinct() {
+        let uuids = (0..<2_000).map { _ in UUID.timeOrdered(milliseconds: 5) }
+        #expect(Set(uuids).count == uuids.count)
+        #expect(uuids.allSatisfy { $0.uuidString.lowercased().hasPrefix("00000000-0005-7") })
+    }
 }

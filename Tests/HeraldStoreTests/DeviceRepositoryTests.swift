@@ -168,4 +168,67 @@ import Testing
             #expect(try await db.store.devices.count(platformID: fixture.platform.id) == 1)
         }
     }
+    /// A registration's answer is built from the request and the row's id, uuid and created_at
+    /// (`RegistrationBatcher.Request.answer`), not read back from the row: each answer must be
+    /// the device as stored, for new devices and re-registered ones (which keep their uuid and
+    /// created_at and take every other field from the new registration), the same token on two
+    /// platforms in one batch, and a batch that takes the transactional path (a tag of an expired
+    /// topic; PostgreSQL's one statement otherwise).
+    @Test(arguments: Backend.available, [false, true])
+    func aBatchAnswersEachRegistrationWithTheDeviceAsStored(_ backend: Backend, expiredTopic: Bool) async throws {
+        let clock = TestClock()
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
+            let one = try await Fixture.make(db.store)
+            let two = try await Fixture.make(db.store)
+            if expiredTopic {
+                _ = try await db.store.topics.create(applicationID: one.app.id, [TopicRequest(name: "gone", expiresAt: clock.now + 1)])
+            }
+            let shared = randomAPNsToken()
+            let known = (0..<4).map { _ in randomAPNsToken() }
+            var earlier: [String: Device] = [:]
+            for token in known {
+                earlier[token] = try await db.store.devices.register(
+                    on: one.platform,
+                    try RegistrationInput(
+                        os: "ios", osVersion: .set("16.0"), deviceAlias: .set("old"), deviceModel: .set("iPhone 12"),
+                        deviceManufacturer: .set("Apple"), registrationToken: token, customUserID: .set("user-old"), tags: .replace(["a", "b"])
+                    ).validated(for: .ios, requireToken: true))
+            }
+            let sharedOnTwo = try await db.store.devices.register(on: two.platform, try registration(shared, tags: ["x"]))
+            clock.advance(5_000)
+
+            // New tokens, the earlier ones again with other fields (some cleared), and the token
+            // known on platform two registered on platform one: all at once, so that they batch.
+            var inputs: [(Platform, Registration)] = []
+            for (index, token) in (known + (0..<8).map { _ in randomAPNsToken() }).enumerated() {
+                inputs.append((one.platform, try RegistrationInput(
+                    os: "ios", osVersion: .set("17.\(index)"), deviceModel: index.isMultiple(of: 2) ? .set("iPhone 15") : .unchanged,
+                    registrationToken: token.uppercased(), customUserID: index.isMultiple(of: 3) ? .set("user-\(index)") : .clear,
+                    tags: .replace(expiredTopic && index == 0 ? ["gone", "C"] : ["c", "B"])
+                ).validated(for: .ios, requireToken: true)))
+            }
+            inputs.append((one.platform, try registration(shared, tags: ["y"], alias: "shared")))
+            let answers = try await withThrowingTaskGroup(of: Device.self) { group in
+                for (platform, input) in inputs {
+                    group.addTask { try await db.store.devices.register(on: platform, input) }
+                }
+                return try await group.reduce(into: [Device]()) { $0.append($1) }
+            }
+
+            #expect(answers.count == inputs.count)
+            for answer in answers {
+                let stored = try #require(try await db.store.devices.find(platformID: answer.platformID, uuid: answer.uuid))
+                #expect(answer == stored)
+                #expect(answer.updatedAt == clock.now)
+                if let before = earlier[answer.registrationToken] {
+                    #expect(answer.id == before.id && answer.uuid == before.uuid && answer.createdAt == before.createdAt)
+                    #expect(answer.createdAt < answer.updatedAt && answer.deviceAlias == nil)
+                } else {
+                    #expect(answer.createdAt == answer.updatedAt)
+                }
+            }
+            #expect(try await db.store.devices.find(platformID: two.platform.id, uuid: sharedOnTwo.uuid) == sharedOnTwo)
+            #expect(try await db.store.devices.count(platformID: one.platform.id) == inputs.count)
+        }
+    }
 }

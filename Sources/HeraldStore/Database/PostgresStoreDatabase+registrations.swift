@@ -12,8 +12,9 @@ extension PostgresStoreDatabase {
     /// values whatever the batch's size, in its binary form: nothing to parse (it was JSON before,
     /// which cost both sides more).
     ///
-    /// Returns nil, having written nothing, when a tag names an expired topic: its old
-    /// subscriptions must go first, which the transactional path does.
+    /// Returns each registration's position, id, uuid and created_at; nil, having written
+    /// nothing, when a tag names an expired topic: its old subscriptions must go first, which the
+    /// transactional path does.
     public func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]? {
         let rows = try await execute(prepared: PreparedBatch(batch: batch))
         return rows.isEmpty ? nil : rows
@@ -49,9 +50,9 @@ private struct PreparedBatch: PostgresPreparedStatement {
                 device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
                 custom_user_id = excluded.custom_user_id, time_zone = excluded.time_zone, active = 1,
                 updated_at = excluded.updated_at
-            RETURNING \(DeviceRepository.unqualifiedColumns)
+            RETURNING id, uuid, app_id, platform_id, token, created_at
         ), matched AS (
-            SELECT i.position, i.uuid AS candidate, up.id, up.uuid, up.app_id
+            SELECT i.position, i.uuid AS candidate, up.id, up.uuid, up.app_id, up.created_at
             FROM up JOIN input i ON i.platform_id = up.platform_id AND i.token = up.token
         ), new_topics AS (
             INSERT INTO topics (app_id, name, created_at)
@@ -68,7 +69,7 @@ private struct PreparedBatch: PostgresPreparedStatement {
             SELECT m.id, m.app_id, s.tag FROM subscriptions s JOIN matched m ON m.position = s.position
             ON CONFLICT (device_id, tag) DO NOTHING
         )
-        SELECT * FROM up
+        SELECT position, id, uuid, created_at FROM matched
         """
     typealias Row = PostgresRow
 

@@ -28,7 +28,9 @@ public protocol SQLDatabase: SQLExecutor {
     func shutdown() async
 
     /// Writes a batch of registrations in one statement (one round trip, an implicit
-    /// transaction) where the backend has such a statement, and returns the upserted device rows.
+    /// transaction) where the backend has such a statement, and returns a row for each
+    /// registration: its `position` in the batch (from 1), and the device's `id`, `uuid` and
+    /// `created_at` (what the registration cannot know: `RegistrationBatcher.Request.answer`).
     /// Nil, having written nothing, when it has none (SQLite: its group commit already makes a
     /// transaction cheap) or when the batch must take the transactional path (a tag names an
     /// expired topic, whose old subscriptions must go first).

@@ -17,8 +17,6 @@ public struct DeviceRepository: Sendable {
         d.id, d.uuid, d.app_id, d.platform_id, d.platform_type, d.token, d.os, d.os_version, d.device_alias,
         d.device_model, d.device_manufacturer, d.custom_user_id, d.active, d.created_at, d.updated_at
         """
-    /// `columns` without the table alias, for `RETURNING`.
-    static let unqualifiedColumns = columns.replacingOccurrences(of: "d.", with: "")
 
     // MARK: Registration
 

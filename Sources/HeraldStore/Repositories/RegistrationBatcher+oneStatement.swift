@@ -5,7 +5,20 @@ extension RegistrationBatcher {
     /// nil, having written nothing, where it cannot.
     static func writeInOneStatement(_ batch: [Request], on database: any SQLDatabase) async throws -> [Device]? {
         guard let rows = try await database.writeInOneStatement(RegistrationBatch(batch)) else { return nil }
-        return try devices(for: batch, from: rows)
+        var devices: [Device?] = Array(repeating: nil, count: batch.count)
+        for row in rows {
+            let position = Int(try row.int("position"))
+            guard devices.indices.contains(position - 1) else {
+                throw StoreError(reason: .unknown("upsert"), message: "the registration batch returned a row for position \(position)")
+            }
+            devices[position - 1] = batch[position - 1].answer(id: try row.int("id"), uuid: try row.uuid("uuid"), createdAt: try row.int("created_at"))
+        }
+        return try devices.map { device in
+            guard let device else {
+                throw StoreError(reason: .unknown("upsert"), message: "the device upsert returned no row for a registration")
+            }
+            return device
+        }
     }
 }
 
@@ -13,19 +26,19 @@ extension RegistrationBatch {
     /// The requests' columns, in the batch's order.
     init(_ batch: [RegistrationBatcher.Request]) {
         for (index, request) in batch.enumerated() {
-            let registration = request.registration
-            uuid.append(request.candidate.lowercasedString)
-            applicationID.append(request.platform.applicationID.lowercasedString)
-            platformID.append(request.platform.id.lowercasedString)
-            platformType.append(request.platform.type.rawValue)
-            token.append(request.token)
-            os.append(registration.os ?? DeviceRepository.defaultOS(request.platform.type))
-            osVersion.append(registration.osVersion.applied(to: nil))
-            deviceAlias.append(registration.deviceAlias.applied(to: nil))
-            deviceModel.append(registration.deviceModel.applied(to: nil))
-            deviceManufacturer.append(registration.deviceManufacturer.applied(to: nil))
-            customUserID.append(registration.customUserID.applied(to: nil))
-            timeZone.append(registration.timeZone.applied(to: nil))
+            let device = request.written
+            uuid.append(device.uuid.lowercasedString)
+            applicationID.append(device.applicationID.lowercasedString)
+            platformID.append(device.platformID.lowercasedString)
+            platformType.append(device.platformType.rawValue)
+            token.append(device.registrationToken)
+            os.append(device.os)
+            osVersion.append(device.osVersion)
+            deviceAlias.append(device.deviceAlias)
+            deviceModel.append(device.deviceModel)
+            deviceManufacturer.append(device.deviceManufacturer)
+            customUserID.append(device.customUserID)
+            timeZone.append(request.registration.timeZone.applied(to: nil))
             time.append(request.time)
             for name in request.tags {
                 tagPosition.append(Int64(index + 1))
