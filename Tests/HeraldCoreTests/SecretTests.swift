@@ -112,7 +112,7 @@ import Testing
         #expect(UUID.timeOrdered(milliseconds: 5) != UUID.timeOrdered(milliseconds: 5))
     }
 
-    /// The random bits come from a buffer refilled every 256 uuids: none repeats across refills.
+    /// Many in one millisecond: their random bits tell them apart.
     @Test func manyInOneMillisecondAreDistinct() {
         let uuids = (0..<2_000).map { _ in UUID.timeOrdered(milliseconds: 5) }
         #expect(Set(uuids).count == uuids.count)
