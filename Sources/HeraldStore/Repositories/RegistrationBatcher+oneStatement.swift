@@ -11,7 +11,7 @@ extension RegistrationBatcher {
             guard devices.indices.contains(position - 1) else {
                 throw StoreError(reason: .unknown("upsert"), message: "the registration batch returned a row for position \(position)")
             }
-            devices[position - 1] = batch[position - 1].answer(id: try row.int("id"), uuid: try row.uuid("uuid"), createdAt: try row.int("created_at"))
+            devices[position - 1] = try batch[position - 1].answer(row)
         }
         return try devices.map { device in
             guard let device else {

@@ -26,11 +26,8 @@ final class RegistrationBatcher: Sendable {
     /// 1.1 % of a SQLite registration profile, 2026-11-27).
     final class Request: Sendable {
         let platform: Platform
-        let token: String
         let registration: Registration
         let tags: [String]
-        let time: Int64
-        let candidate: UUID
         /// The device as this registration writes it: every column the upsert sets, on insert and
         /// on conflict alike, with the candidate uuid, `time` as created_at and no id. The batch
         /// writes these values, and answers with them once the row's id, uuid and created_at
@@ -43,11 +40,8 @@ final class RegistrationBatcher: Sendable {
             complete: @escaping @Sendable (Result<Device, any Error>) -> Void
         ) {
             self.platform = platform
-            self.token = token
             self.registration = registration
             self.tags = tags
-            self.time = time
-            self.candidate = candidate
             self.written = Device(
                 id: 0, uuid: candidate, applicationID: platform.applicationID, platformID: platform.id, platformType: platform.type,
                 os: registration.os ?? DeviceRepository.defaultOS(platform.type), osVersion: registration.osVersion.applied(to: nil),
@@ -57,6 +51,11 @@ final class RegistrationBatcher: Sendable {
                 createdAt: time, updatedAt: time)
             self.complete = complete
         }
+
+        var token: String { written.registrationToken }
+        var time: Int64 { written.createdAt }
+        /// The uuid a new row gets; a re-registration keeps its row's.
+        var candidate: UUID { written.uuid }
 
         /// The stored device once its row is written: `written` with the row's id, and, for a
         /// re-registration (the upsert met the row of an earlier one), the uuid and created_at
@@ -70,11 +69,13 @@ final class RegistrationBatcher: Sendable {
         /// name, `DeviceRepository.device`) cut herald's CPU per registration by ≈ 3.5 % on both
         /// backends: lower in each of 6 SQLite and 6 PostgreSQL side-by-side runs of
         /// `scripts/bench-registration-pair` (e.g. 110 → 102 µs, 87 → 82 µs; 2026-11-27, load 5–7).
-        func answer(id: Int64, uuid: UUID, createdAt: Int64) -> Device {
+        ///
+        /// - Parameter row: the row's `id`, `uuid` and `created_at`, as both write paths return them.
+        func answer(_ row: SQLRow) throws -> Device {
             var device = written
-            device.id = id
-            device.uuid = uuid
-            device.createdAt = createdAt
+            device.id = try row.int("id")
+            device.uuid = try row.uuid("uuid")
+            device.createdAt = try row.int("created_at")
             return device
         }
     }
@@ -220,7 +221,7 @@ final class RegistrationBatcher: Sendable {
             guard let row = byKey[DeviceKey(platformID: request.platform.id, token: request.token)] else {
                 throw StoreError(reason: .unknown("upsert"), message: "the device upsert returned no row for a registration")
             }
-            devices.append(request.answer(id: try row.int("id"), uuid: try row.uuid("uuid"), createdAt: try row.int("created_at")))
+            devices.append(try request.answer(row))
         }
         return devices
     }
