@@ -4,10 +4,9 @@ import HeraldCore
 /// The `apns-id`s of a batch's notifications, chosen by Herald rather than left to APNs.
 ///
 /// Apple lets the provider name each notification with a UUID in `apns-id` and echoes it back;
-/// without one, APNs makes one up. Sending it costs the server less: the h2o APNs sink of issue
-/// 18's benchmark spent ≈ 9.8 µs of CPU a request without an `apns-id` and ≈ 7.8 µs with one
-/// (h2load, 100,000 requests each, BENCHMARKS.md), and an APNs-shaped server has to make the
-/// UUID somewhere.
+/// without one, APNs makes one up. Sending it costs the server less (the h2o APNs sink spends
+/// markedly less CPU a request with one; docs/benchmarks-history.md), since an APNs-shaped
+/// server has to make the UUID somewhere.
 ///
 /// One random version-4 UUID per batch (Foundation's, from the system's random source), and the
 /// request's index in the batch XORed into its last 48 bits (the node field, clear of the

@@ -7,10 +7,9 @@ extension DeviceImportLine {
     /// agree on every line this accepts (`DeviceImportLineScanTests` compares them).
     ///
     /// Written by hand for the import's speed target (a million devices in under 30 s):
-    /// Foundation's `JSONDecoder`, through its generic `Decoder` containers, was 22 % of the
-    /// import's CPU in a profile, the largest part after SQLite's own work (docs/benchmarks-history.md,
-    /// "Where the import's time went"; the scanner's own cost was not measured apart from the
-    /// other changes of that section). It gives up (nil) rather than guess: on a
+    /// Foundation's `JSONDecoder`, through its generic `Decoder` containers, was the largest
+    /// part of the import's CPU after SQLite's own work (docs/benchmarks-history.md, "Where the
+    /// import's time went"). It gives up (nil) rather than guess: on a
     /// backslash (any escape), a control character, invalid UTF-8, an unknown or repeated key, a
     /// number that is not a plain integer, or a value of another type than the key's; the
     /// decoder then answers exactly as before, with the field-named error where there is one.

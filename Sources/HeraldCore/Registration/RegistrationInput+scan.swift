@@ -11,7 +11,7 @@ extension RegistrationInput {
     /// `active`, …) are ignored, as the decoder ignores keys it does not know. A body it accepts
     /// holds no NUL character (it gives up on any control character and on any escape), so it
     /// needs no `requireStorable` check. Why: Foundation's `JSONDecoder` was the largest part
-    /// of a registration's own CPU in a profile (6–8 % of `herald serve`'s, BENCHMARKS.md).
+    /// of a registration's own CPU in a profile (docs/benchmarks-history.md).
     public static func scan(_ body: UnsafeRawBufferPointer) -> RegistrationInput? {
         DeviceImportLine.scan(body)?.registration
     }

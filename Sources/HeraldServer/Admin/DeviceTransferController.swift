@@ -27,7 +27,7 @@ public struct DeviceImportConfiguration: Sendable {
     /// Devices per transaction when none is configured. On SQLite a commit writes every page the
     /// transaction changed to the WAL, and an import's random `uuid` and `token` keys change
     /// nearly the same index pages in every chunk: fewer, larger commits write each of them
-    /// fewer times (BENCHMARKS.md, device import, third pass). On PostgreSQL each transaction
+    /// fewer times (docs/benchmarks-history.md, device import, third pass). On PostgreSQL each transaction
     /// has a connection of its own and smaller ones spread over the cores.
     public static func defaultDevicesPerTransaction(_ dialect: SQLDialect) -> Int {
         switch dialect {

@@ -49,8 +49,8 @@ public final class PostgresStoreDatabase: SQLDatabase {
         configuration.options.keepAliveBehavior = nil
         // No JIT compilation: Herald's statements each read a page or a row, and the planner's
         // cost estimates for a fan-out page with an audience expression (its row filters' guessed
-        // selectivity) pass `jit_above_cost`, so PostgreSQL compiled each such page — 426 ms of
-        // JIT for 13 ms of execution on a 1,000,000-device app (EXPLAIN ANALYZE, BENCHMARKS.md).
+        // selectivity) pass `jit_above_cost`, so PostgreSQL compiled each such page, the
+        // compilation taking many times the execution (EXPLAIN ANALYZE, docs/benchmarks-history.md).
         configuration.options.additionalStartupParameters.append(("jit", "off"))
         // Connections get an event loop of their own: on the server's loops, each database
         // round trip would wait behind the HTTP traffic. It is the write executor's thread, so
@@ -290,9 +290,8 @@ public final class PostgresStoreDatabase: SQLDatabase {
     static func value(_ cell: PostgresCell) throws -> SQLValue {
         guard let bytes = cell.bytes else { return .null }
         // The two kinds nearly every row holds, read straight from their bytes: `decode` goes
-        // through a generic decoding context for each cell (in a PostgreSQL fan-out's profile
-        // this function fell from 2.5 % of Herald's CPU to 1.8 %; issue 18). Text is its UTF-8
-        // in either format; a binary int8 is 8 bytes in network order.
+        // through a generic decoding context for each cell, which a fan-out pays for every row.
+        // Text is its UTF-8 in either format; a binary int8 is 8 bytes in network order.
         switch (cell.dataType, cell.format) {
         case (.text, _), (.varchar, _):
             return .text(String(buffer: bytes))

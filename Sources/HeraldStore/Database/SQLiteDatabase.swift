@@ -62,16 +62,16 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         _ = try await writer.query("PRAGMA foreign_keys=ON")
         // The writer's page cache: 64 MiB instead of SQLite's 2 MiB, so that the pages a large
         // write touches at random (the `uuid` index of a million-device import) stay in memory
-        // rather than being re-read and spilled to the WAL mid-transaction (measured in
-        // BENCHMARKS.md, device import). Memory grows only as pages are used.
+        // rather than being re-read and spilled to the WAL mid-transaction. Memory grows only
+        // as pages are used.
         _ = try await writer.query("PRAGMA cache_size=-65536")
         // A multi-row statement inside a transaction keeps a statement journal (to undo just
-        // that statement): in a temporary file by default, where its page copies were 10 % of a
-        // device import's CPU in write(2) calls (perf, 100,000 devices); in memory it is a copy.
+        // that statement): in a temporary file by default, where its page copies cost a device
+        // import a write(2) call each; in memory it is a copy.
         _ = try await writer.query("PRAGMA temp_store=MEMORY")
         // Checkpoint when the WAL holds 40 MiB rather than 4 MiB: a page that many commits
         // change (an index's, in a large import) is copied into the database file once per
-        // checkpoint, and checkpoints were 7 % of an import's CPU. The WAL file grows to this.
+        // checkpoint, so fewer checkpoints copy it fewer times. The WAL file grows to this.
         _ = try await writer.query("PRAGMA wal_autocheckpoint=10000")
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, readerCount) {

@@ -92,8 +92,8 @@ extension DeviceRepository {
     // device's JSON object (SQLite's `json_object`, PostgreSQL's `row_to_json`: both compact, in
     // the keys' order) and joins the page's lines into one text, which Herald copies into the
     // response as it is. Reading the columns into Swift values and writing the lines there cost
-    // 6–8 µs of CPU a device (a million devices exported at 93–153k a second, most of it the
-    // drivers' per-row work; BENCHMARKS.md, device export).
+    // several times more CPU a device, most of it the drivers' per-row work
+    // (docs/benchmarks-history.md, device export).
 
     private static let sqliteExport: (head: String, tail: String) = {
         func object(_ line: [(key: String, value: ExportValue)]) -> String {
@@ -171,7 +171,7 @@ extension DeviceRepository {
         // checks each as its row goes in. If a token is held by a device outside the chunk, the
         // index refuses the upsert, the transaction is undone, and the chunk is written again
         // with its tokens' holders looked up. The look-up was an index probe per device on the
-        // single writer (BENCHMARKS.md, device import, fifth pass). A savepoint around the
+        // single writer (docs/benchmarks-history.md, device import, fifth pass). A savepoint around the
         // optimistic write, to undo only it, cost more than the look-up: SQLite then keeps a copy
         // of every page the chunk changes. On PostgreSQL the tokens are looked up first, as
         // before: one statement a chunk, on one of several connections writing at once.
@@ -318,7 +318,7 @@ extension DeviceRepository {
         case .postgres:
             // The chunk's uuids as one array value: one statement whatever the chunk's size. A
             // lateral look-up per uuid: with `uuid = ANY(…)` of 2,000 uuids the planner chose a
-            // sequential scan of the table (measured at 50,000 devices), and so would grow
+            // sequential scan of the table, and so would grow
             // quadratic over an import. `LIMIT 1` (a uuid is unique) keeps the planner from
             // flattening the lateral query back into that join.
             let list = PostgresTextArray(uuids.map(\.lowercasedString))
@@ -475,12 +475,12 @@ extension DeviceRepository {
     /// ids are the ones given); only when some were not (their uuid was there: overwritten, or
     /// kept because another application or platform holds it) are the chunk's rows read back.
     /// `RETURNING id, uuid` of every device cost a row handed to an event loop, converted and
-    /// parsed for each (BENCHMARKS.md, device import, third pass).
+    /// parsed for each (docs/benchmarks-history.md, device import, third pass).
     ///
     /// Each statement is still prepared anew: sqlite-nio prepares and finalizes on every `query`
     /// (its `SQLiteStatement` and the connection's `sqlite3` handle are internal), so reusing one
-    /// would mean a writer connection of Herald's own over the C library; preparing was ≈ 5 % of
-    /// an import's CPU (perf, 200,000 devices), the multi-row statements already sharing it.
+    /// would mean a writer connection of Herald's own over the C library for a small share of
+    /// an import's CPU, the multi-row statements already sharing each preparation.
     static func upsertSQLite(_ devices: [DeviceImport], applicationID: UUID, keepingTokens: Bool, on connection: any SQLExecutor) async throws
         -> [UUID: (id: Int64, inserted: Bool)]
     {

@@ -88,7 +88,7 @@ extension PushRepository {
     /// statement reads a bounded window whatever the planner guesses of the expression's
     /// selectivity: written as one filtered, ordered query, PostgreSQL guessed 25 matches, chose a
     /// bitmap scan of every device after the cursor and a sort, and took 2.5 s a page on
-    /// 1,000,000 devices (EXPLAIN ANALYZE, BENCHMARKS.md). A sparse audience makes pages with few
+    /// 1,000,000 devices (EXPLAIN ANALYZE, docs/benchmarks-history.md). A sparse audience makes pages with few
     /// devices; the cursor moves past the window either way.
     func windowPage(_ condition: SQL, filter: SQL, interactiveOnly: Bool, after cursor: Int64, limit: Int) async throws -> AudiencePage {
         let window = limit * Self.audienceWindowFactor

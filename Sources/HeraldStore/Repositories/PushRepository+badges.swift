@@ -59,14 +59,13 @@ extension PushRepository {
 
     /// `column` is one of `ids`, bound as one value rather than hundreds of parameters to parse,
     /// bind and plan (`SQLValue.integers`): a PostgreSQL `bigint[]`, or on SQLite a JSON array
-    /// read by `json_each`. SQLite parsed a batch's 1,000-placeholder list anew for each batch
-    /// (its parser was 4 % of the serve process's CPU in a fan-out); the same read with one JSON
-    /// value took a third of the time (BENCHMARKS.md, issue 18).
+    /// read by `json_each`. SQLite would parse a batch's thousand-placeholder list anew for each
+    /// batch; one JSON value is parsed much faster (docs/benchmarks-history.md, issue 18).
     ///
     /// On SQLite each id is a primary-key look-up. On PostgreSQL so is each id of a scattered
     /// list, but ids that lie close together (a broadcast's batch: consecutive devices of one
     /// app) are read as one range of the index, the list only filtering it: one descent instead
-    /// of one for each id (BENCHMARKS.md, "PostgreSQL's share, batches of 4,000, and a batch read
+    /// of one for each id (docs/benchmarks-history.md, "PostgreSQL's share, batches of 4,000, and a batch read
     /// as one range"). SQLite gained nothing from the range, so it keeps the look-ups.
     static func among(_ ids: [Int64], column: String, _ dialect: SQLDialect) -> SQL {
         let list = SQLValue.integers(ids)

@@ -22,8 +22,7 @@ final class RegistrationBatcher: Sendable {
     static let lingerBelow = 16
 
     /// A class: the batcher's queue and batches copy requests around, and a struct of this size
-    /// cost a retain and release of each of its fields at every copy (its value witnesses were
-    /// 1.1 % of a SQLite registration profile, 2026-11-27).
+    /// costs a retain and release of each of its fields at every copy.
     final class Request: Sendable {
         let platform: Platform
         let registration: Registration
@@ -64,11 +63,9 @@ final class RegistrationBatcher: Sendable {
         /// platform_type, platform_id, token) are the conflict's key or follow from the platform,
         /// whose application and type never change.
         ///
-        /// Building the answer from the request rather than from the fifteen columns `RETURNING`
-        /// gave (sqlite-nio's and postgres-nio's row objects, `SQLRow`'s values and look-ups by
-        /// name, `DeviceRepository.device`) cut herald's CPU per registration by ≈ 3.5 % on both
-        /// backends: lower in each of 6 SQLite and 6 PostgreSQL side-by-side runs of
-        /// `scripts/bench-registration-pair` (e.g. 110 → 102 µs, 87 → 82 µs; 2026-11-27, load 5–7).
+        /// Built from the request rather than from the fifteen columns `RETURNING` could give,
+        /// which would cost each registration the drivers' row objects, `SQLRow`'s values and
+        /// look-ups by name (the figures are in docs/benchmarks-history.md).
         ///
         /// - Parameter row: the row's `id`, `uuid` and `created_at`, as both write paths return them.
         func answer(_ row: SQLRow) throws -> Device {
@@ -96,8 +93,8 @@ final class RegistrationBatcher: Sendable {
 
     private let database: any SQLDatabase
     private let queue = Mutex(Queue())
-    /// Batches written at once. One keeps batches large, which is what makes them cheap; on
-    /// PostgreSQL four were measured no faster and with a worse p99.
+    /// Batches written at once. One keeps batches large, which is what makes them cheap; more
+    /// at once on PostgreSQL were no faster and worsened p99.
     private let concurrentBatches = 1
 
     init(database: any SQLDatabase) {
