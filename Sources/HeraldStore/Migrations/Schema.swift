@@ -339,7 +339,7 @@ public enum Schema {
         Migration(version: 10, name: "the APNs provider token a platform's processes share", statements: [
             // Apple refuses a key's token changed more often than every 20 minutes; the processes
             // sending for a platform keep one here, sealed (a bearer credential), and renew it
-            // under this row's lock (docs/ARCHITECTURE.md, "APNs provider tokens").
+            // under this row's lock (docs/architecture-history.md, "APNs provider tokens").
             // `token_sealed` is NULL until the first token: the row exists to be locked.
             """
             CREATE TABLE apns_provider_tokens (
