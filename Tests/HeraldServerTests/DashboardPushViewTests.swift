@@ -26,3 +26,12 @@ import Testing
         #expect(message("not json") == "")
     }
 }
+
+extension DashboardPushViewTests {
+    /// The silent push that tells devices their geofences changed has no body: its row says what it is.
+    @Test func theGeofenceUpdatePushSaysWhatItIs() throws {
+        let push = GeofenceUpdatePush.push(for: GeofenceAudience(platforms: [.ios, .android], topics: [], everyone: true))
+        let shown = try #require(message(AcceptedPush(push).storedText))
+        #expect(shown.contains("Geofence update"))
+    }
+}

@@ -60,7 +60,7 @@ extension DashboardTests {
             let (status, _, location) = try await post(repeating.merging(["repeat_time_zone": "Europe/Paris", "repeat_count": "3", "quiet_time": "hold"]) { $1 })
             #expect(status == .seeOther)
             let schedule = try #require(try await harness.store.schedules.list(applicationID: world.fixture.app.id).first)
-            #expect(location == "/dashboard/apps/\(world.app)/schedules#schedule-\(schedule.id)")
+            #expect(location == "/dashboard/apps/\(world.app)/schedules?scheduled=\(schedule.id)#schedule-\(schedule.id)")
             #expect(schedule.recurrence?.cron == "0 8 * * MON-FRI" && schedule.recurrence?.timeZone == "Europe/Paris" && schedule.recurrence?.count == 3)
             #expect(try schedule.requestMembers()["quiet_time"] == .string("hold"))
 

@@ -19,7 +19,7 @@ import Testing
         try await ServerHarness.run(backend) { harness, client in
             let signedOut = try await client.execute(uri: "/dashboard/apps", method: .get)
             #expect(signedOut.status == .seeOther)
-            #expect(signedOut.headers[.location] == "/dashboard/signin")
+            #expect(signedOut.headers[.location]?.hasPrefix("/dashboard/signin") == true)
 
             let response = try await client.execute(
                 uri: "/dashboard/signin", method: .post, headers: Dashboard.formHeaders, body: Dashboard.form(["token": harness.adminToken]))
@@ -54,7 +54,7 @@ import Testing
             #expect(out.status == .seeOther)
             #expect(out.headers[.setCookie]?.lowercased().contains("max-age=0") == true)
             let after = try await client.execute(uri: "/dashboard/apps", method: .get, headers: Dashboard.cookie(session))
-            #expect(after.headers[.location] == "/dashboard/signin")
+            #expect(after.headers[.location]?.hasPrefix("/dashboard/signin") == true)
         }
     }
 
@@ -67,7 +67,7 @@ import Testing
             #expect(try await client.execute(uri: "/dashboard/apps", method: .get, headers: Dashboard.cookie(session)).status == .ok)
             #expect(try await harness.store.adminTokens.delete(id: record.id, tenantID: tenant.id))
             let after = try await client.execute(uri: "/dashboard/apps", method: .get, headers: Dashboard.cookie(session))
-            #expect(after.headers[.location] == "/dashboard/signin")
+            #expect(after.headers[.location]?.hasPrefix("/dashboard/signin") == true)
         }
     }
 
@@ -84,11 +84,11 @@ import Testing
                 uri: "/dashboard/signin", method: .post, headers: Dashboard.formHeaders, body: Dashboard.form(["token": "guess-6"]))
             #expect(limited.status == .tooManyRequests)
             #expect(limited.headers[.retryAfter].flatMap { Int($0) }.map { (1...60).contains($0) } == true)
-            // Even the right token waits: the limit is on trying, not on failing.
+            // A right token is never refused: a guesser behind the same proxy cannot lock operators out.
             let right = try await client.execute(
                 uri: "/dashboard/signin", method: .post, headers: Dashboard.formHeaders, body: Dashboard.form(["token": harness.adminToken]))
-            #expect(right.status == .tooManyRequests)
-            #expect(right.headers[.setCookie] == nil)
+            #expect(right.status == .seeOther)
+            #expect(Dashboard.session(from: right) != nil)
         }
     }
 
@@ -234,7 +234,7 @@ import Testing
             #expect(try await harness.store.adminTokens.list(tenantID: theirTenant.id).isEmpty)
             for uri in [
                 "/dashboard/apps/\(app)/delete", "/dashboard/apps/\(app)/api_key", "/dashboard/platforms/\(theirs.platform.id.lowercasedString)/secret",
-                "/dashboard/apps/\(app)/devices/\(device.uuid.lowercasedString)/push", "/dashboard/apps/\(app)/compose",
+                "/dashboard/apps/\(app)/compose",
             ] {
                 let refused = try await client.execute(
                     uri: uri, method: .post, headers: Dashboard.formHeaders(session), body: Dashboard.form(["csrf": csrf, "message": "hi"]))

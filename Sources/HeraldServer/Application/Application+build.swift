@@ -38,6 +38,7 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let observability = Observability(configuration.observability, expectedWorkers: configuration.delivery.workers)
+    for warning in DashboardPages.warnings(vendorDirectory: configuration.dashboardAssets) { logger.warning("\(warning)") }
     let router = buildRouter(
         store: store, clock: clock, geofenceUpdates: configuration.geofenceUpdates, wnsTestHost: configuration.delivery.wnsAllowedTestHost,
         observability: observability, scheduling: configuration.scheduling, dashboardAssets: configuration.dashboardAssets,

@@ -107,7 +107,8 @@ extension DashboardController {
                 "uuid": app.id.lowercasedString, "name": app.name, "description": app.description,
                 "include_receipt_id": app.includesReceiptID, "verify_custom_user_id": app.verifiesCustomUserID,
             ] as [String: Any],
-            "hasPlatforms": !platforms.isEmpty,
+            "hasPlatforms": !platforms.isEmpty, "cred": Self.credentialsView(form, current: [:]),
+            "newType": [form["platform_type"] ?? "ios": true],
             "platforms": platforms.map {
                 ["uuid": $0.id.lowercasedString, "name": $0.name, "type": $0.type.rawValue, "status": $0.credentialsStatus.rawValue]
             },

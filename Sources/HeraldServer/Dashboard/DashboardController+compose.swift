@@ -3,6 +3,7 @@ import HeraldStore
 import Hummingbird
 import struct Foundation.Data
 import struct Foundation.TimeZone
+import struct Foundation.UUID
 import class Foundation.JSONDecoder
 import class Foundation.JSONSerialization
 
@@ -17,7 +18,14 @@ extension DashboardController {
     @Sendable func composePage(_ request: Request, context: Context) async throws -> Response {
         try await page(request) { signed in
             let app = try await signed.scope.application(try Self.id(context, "app", "application"))
-            return try await composer(signed, app, form: ["schedule": "now"], errors: [:], previews: nil)
+            var form = ["schedule": "now"]
+            var notice: String?
+            if let raw = request.uri.queryParameters.get("device"), let device = UUID(text: raw) {
+                // "Test push" on a device: the whole composer, for that one device (as Pivotal's).
+                form["devices"] = device.lowercasedString
+                notice = "A test push to the device \(device.lowercasedString): write the message, add what you like, and send."
+            }
+            return try await composer(signed, app, form: form, errors: [:], previews: nil, notice: notice)
         }
     }
 
@@ -35,13 +43,14 @@ extension DashboardController {
                 case .validated(let validated):
                     let time = clock.now.epochMilliseconds
                     let push = try input.validated(now: time)
+                    let providers = Set(try await signed.scope.platforms(of: app).map(\.type))
                     return try await composer(
-                        signed, app, form: form, errors: [:], previews: Self.previews(push, now: time), audienceCount: validated.audienceCount)
-                case .scheduled(let scheduled) where form["schedule"] == "repeat":
-                    // A recurring push: its schedule, with the rule and the next occurrences.
-                    return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/schedules#schedule-\(scheduled.scheduleID)")
-                case .scheduled:
-                    return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes")
+                        signed, app, form: form, errors: [:], previews: Self.previews(push, now: time, providers: providers),
+                        audienceCount: validated.audienceCount, unmatchedTopics: try await pushes.unmatchedTopics(push, applicationID: app.id))
+                case .scheduled(let scheduled):
+                    // A push for later is a schedule, not yet a push: its place on Schedules, saying so.
+                    let id = scheduled.scheduleID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                    return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/schedules?scheduled=\(id)#schedule-\(id)")
                 case .accepted(let accepted):
                     return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes/\(accepted.receiptID)")
                 }
@@ -68,14 +77,21 @@ extension DashboardController {
     }
 
     /// The composer's fields that say who a push reaches (besides the `platform_*` boxes).
-    static var targetFields: Set<String> { ["topics", "custom_user_ids", "interactive_only", "audience"] }
+    static var targetFields: Set<String> { ["topics", "custom_user_ids", "devices", "interactive_only", "audience"] }
+
+    /// The warning for topics no device has, as the API's `unmatched_topics` gives them.
+    static func unmatchedTopicsText(_ topics: [String]) -> String {
+        let names = topics.map { "“\($0)”" }.joined(separator: ", ")
+        return (topics.count == 1 ? "No device is subscribed to the topic \(names)" : "No device is subscribed to the topics \(names)")
+            + " (unmatched_topics): nothing is sent through \(topics.count == 1 ? "it" : "them"). Check the spelling on the Topics page."
+    }
 
     // MARK: Pages
 
     /// `audienceCount`: the devices the push would reach now, shown beside the audience field.
     func composer(
         _ signed: SignedIn, _ app: App, form: [String: String], errors: [String: String], previews: [[String: String]]?,
-        audienceCount: Int? = nil, notice: String? = nil, status: HTTPResponse.Status = .ok
+        audienceCount: Int? = nil, unmatchedTopics: [String]? = nil, notice: String? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let target = form["target_location"] ?? ""
         let locations = try await allLocations(app)
@@ -102,6 +118,9 @@ extension DashboardController {
         if let previews {
             view["previews"] = previews
             view["hasPreviews"] = true
+        }
+        if let unmatchedTopics, !unmatchedTopics.isEmpty {
+            view["unmatchedTopics"] = Self.unmatchedTopicsText(unmatchedTopics)
         }
         if let audienceCount {
             view["audienceCount"] = audienceCount
@@ -153,6 +172,7 @@ extension DashboardController {
         if !platforms.isEmpty { target["platforms"] = platforms }
         if let topics = list("topics") { target["topics"] = topics }
         if let users = list("custom_user_ids") { target["custom_user_ids"] = users }
+        if let devices = list("devices") { target["devices"] = devices }
         if form["interactive_only"] == "on" { target["interactive-only"] = true }
         if let text = form["audience"], !text.trimmingASCIIWhitespace().isEmpty {
             // Only text that is not JSON at all is refused here; what it says is checked by the
@@ -245,6 +265,7 @@ extension DashboardController {
             else if field.hasPrefix("target.topics") { "topics" }
             else if field.hasPrefix("target.audience") { "audience" }
             else if field.hasPrefix("target.custom_user_ids") { "custom_user_ids" }
+            else if field.hasPrefix("target.devices") { "devices" }
             else if field.hasPrefix("target") { "platforms" }
             else if field == "scheduleAt" || field == "scheduleIn" || field == "scheduleLocal" || field == "schedule" { "schedule" }
             else if field == "schedule.cron" { "repeat_cron" }
@@ -264,8 +285,17 @@ extension DashboardController {
         return [key: error.message]
     }
 
-    /// What each provider would receive: the delivery renderers' output.
-    static func previews(_ push: Push, now: Int64) throws -> [[String: String]] {
+    /// What each provider would receive: the delivery renderers' output, for the providers of
+    /// `providers` (the application's platforms' types; all when it has none yet).
+    static func previews(_ push: Push, now: Int64, providers: Set<PlatformType> = []) throws -> [[String: String]] {
+        let all = try allPreviews(push, now: now)
+        let types: [PlatformType] = [.ios, .android, .web, .windows]
+        guard !providers.isEmpty else { return all }
+        return zip(types, all).filter { providers.contains($0.0) }.map(\.1)
+    }
+
+    /// Each provider's payload, in the order iOS, Android, Web, Windows.
+    static func allPreviews(_ push: Push, now: Int64) throws -> [[String: String]] {
         func shown(_ name: String, _ text: String?) -> [String: String] {
             ["provider": name, "payload": text ?? "(this push sends nothing to this platform)"]
         }

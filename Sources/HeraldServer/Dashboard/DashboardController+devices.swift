@@ -1,15 +1,13 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
-import struct Foundation.Data
 import struct Foundation.URLComponents
 import struct Foundation.URLQueryItem
 import struct Foundation.UUID
-import class Foundation.JSONEncoder
 
 /// Devices: search and page them (the `/v2/registrations` filters), one device with its badge
 /// count (reset as `PUT /admin/v1/apps/:app/devices/:device/badge` does) and its quiet time
-/// (`DashboardController+delivery`), a test push to it.
+/// (`DashboardController+delivery`); its test push is the composer's (`compose?device=`).
 extension DashboardController {
     @Sendable func devicesPage(_ request: Request, context: Context) async throws -> Response {
         try await page(request) { signed in
@@ -19,7 +17,7 @@ extension DashboardController {
             for name in ["q", "platform", "platformUuid", "topic", "size", "page"] { shown[name] = parameters.get(name) ?? "" }
             let platforms = try await signed.scope.platforms(of: app)
             var view: [String: Any] = [
-                "app": ["uuid": app.id.lowercasedString],
+                "app": ["uuid": app.id.lowercasedString], "maxSize": Limits.registrationsPageSize,
                 "platformTypes": PlatformType.allCases.map { ["value": $0.rawValue, "selected": shown["platform"] == $0.rawValue] as [String: Any] },
                 "platforms": platforms.map {
                     ["uuid": $0.id.lowercasedString, "name": "\($0.name) (\($0.type.rawValue))", "selected": shown["platformUuid"] == $0.id.lowercasedString] as [String: Any]
@@ -64,42 +62,9 @@ extension DashboardController {
         }
     }
 
-    /// Sends a push to this one device, through the same acceptance as `POST /v1/push`, and
-    /// opens its live page.
-    @Sendable func testPush(_ request: Request, context: Context) async throws -> Response {
-        try await action(request) { signed, form in
-            let (app, device) = try await self.device(signed, context)
-            let body = try String(
-                decoding: JSONEncoder().encode(
-                    TestPush(message: .init(body: form["message"] ?? ""), target: .init(devices: [device.uuid.lowercasedString]))),
-                as: UTF8.self)
-            do {
-                let input = try Request.decodeJSONDocument(PushInput.self, from: Data(body.utf8))
-                switch try await pushes.accept(input, body: body, for: app) {
-                case .accepted(let accepted):
-                    return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes/\(accepted.receiptID)")
-                case .scheduled, .validated:
-                    return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/pushes")
-                }
-            } catch {
-                guard let error = Self.formRefusal(error) else { throw error }
-                let errors = [error.field.map { $0.hasPrefix("message") ? "message" : $0 } ?? "message": error.message]
-                return try await devicePage(signed, app, device, form: form, errors: errors, status: error.status)
-            }
-        }
-    }
-
-    /// A test push's request body.
-    struct TestPush: Encodable {
-        struct Message: Encodable { var body: String }
-        struct Target: Encodable { var devices: [String] }
-        var message: Message
-        var target: Target
-    }
-
     // MARK: Pages
 
-    /// One device: its facts, its badge count (autobadge) with the reset form, the test push form.
+    /// One device: its facts, its badge count (autobadge) with the reset form, the link to a test push.
     func devicePage(
         _ signed: SignedIn, _ app: App, _ device: Device, form: [String: String], errors: [String: String],
         notice: String? = nil, status: HTTPResponse.Status = .ok

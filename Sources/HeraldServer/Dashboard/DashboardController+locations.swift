@@ -221,7 +221,7 @@ extension DashboardController {
     func mapView(_ locations: [Location]) -> [String: Any] {
         let places = locations.map { MapPlace(id: $0.id, name: $0.name, lat: $0.latitude, long: $0.longitude, rad: $0.radius) }
         let json = (try? JSONEncoder().encode(places)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
-        var map: [String: Any] = ["places": json]
+        var map: [String: Any] = ["places": json, "library": pages.hasMapLibrary]
         if let tiles = mapTiles {
             map["tiles"] = tiles.url
             map["attribution"] = tiles.attribution
@@ -232,7 +232,7 @@ extension DashboardController {
     /// `layout` with Leaflet's script and style sheet, when they are served.
     func mapLayout(_ layout: [String: Any]) -> [String: Any] {
         var layout = layout
-        if pages.files["vendor/leaflet.js"] != nil, pages.files["vendor/leaflet.css"] != nil {
+        if pages.hasMapLibrary {
             layout["scripts"] = ["/dashboard/vendor/leaflet.js"]
             layout["styles"] = ["/dashboard/vendor/leaflet.css"]
         }

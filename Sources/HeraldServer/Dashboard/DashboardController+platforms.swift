@@ -26,9 +26,10 @@ extension DashboardController {
                     next: "/dashboard/platforms/\(platform.id.lowercasedString)")
             } catch {
                 guard let error = Self.formRefusal(error) else { throw error }
-                return try await application(
-                    signed, app, form: ["name": app.name, "description": app.description, "platform_name": form["name"] ?? ""],
-                    errors: Self.errors(error), status: error.status)
+                // What was typed comes back, except the secrets (never written into a page).
+                var kept = form.filter { $0.key.hasPrefix("credentials.") }
+                kept.merge(["name": app.name, "description": app.description, "platform_name": form["name"] ?? "", "platform_type": form["type"] ?? ""]) { $1 }
+                return try await application(signed, app, form: kept, errors: Self.errors(error), status: error.status)
             }
         }
     }
@@ -46,7 +47,10 @@ extension DashboardController {
             do {
                 var input = PlatformInput()
                 input.name = form["name"] ?? ""
-                input.credentials = try Self.credentials(form)
+                // The form shows the current credentials' identifiers: sent back unchanged, with
+                // no secret typed, they keep the credentials as they are.
+                let current = platform.credentialsSummary?.fields ?? [:]
+                input.credentials = Self.changesCredentials(form, current: current) ? try Self.credentials(form) : nil
                 let updated = try await signed.scope.updatePlatform(platform, input)
                 return Self.redirect("/dashboard/platforms/\(updated.id.lowercasedString)")
             } catch {
@@ -90,6 +94,7 @@ extension DashboardController {
         }
         var view: [String: Any] = [
             "csrf": signed.session.csrf, "form": form, "errors": errors, "deviceCount": devices, "hasDevices": devices > 0,
+            "cred": Self.credentialsView(form, current: summary?.fields ?? [:]),
             "credentialFields": fields,
             "platform": [
                 "uuid": platform.id.lowercasedString, "app_uuid": platform.applicationID.lowercasedString, "name": platform.name,
@@ -126,6 +131,39 @@ extension DashboardController {
     }
 
     // MARK: Helpers
+
+    /// The credential fields a page may show again: identifiers, never a secret.
+    static var shownCredentialFields: [String] { ["key_id", "team_id", "topic", "environment", "endpoint", "subject", "client_id"] }
+
+    /// The credentials form's values: what was typed when a form was refused (its secrets left
+    /// out, `secretsDropped`), else `current` (a platform's own, or none for a new one).
+    static func credentialsView(_ form: [String: String], current: [String: String]) -> [String: Any] {
+        let refused = form.keys.contains { $0.hasPrefix("credentials.") }
+        let values = refused ? Dictionary(uniqueKeysWithValues: shownCredentialFields.map { ($0, form["credentials." + $0] ?? "") }) : current
+        var view: [String: Any] = [:]
+        for key in shownCredentialFields { view[key] = values[key] ?? "" }
+        view["environment_sandbox"] = values["environment"] == "sandbox"
+        view["secretsDropped"] = refused
+        return view
+    }
+
+    /// Whether an edit form changes the credentials: a secret typed, or a shown identifier
+    /// changed. (The environment, a select that always sends a value, counts only when the
+    /// platform has credentials to compare it with.)
+    static func changesCredentials(_ form: [String: String], current: [String: String]) -> Bool {
+        for (key, value) in form where key.hasPrefix("credentials.") {
+            let name = String(key.dropFirst("credentials.".count))
+            let typed = value.trimmingASCIIWhitespace()
+            if !shownCredentialFields.contains(name) {
+                if !typed.isEmpty { return true }
+            } else if name == "environment" {
+                if let environment = current[name], typed != environment { return true }
+            } else if typed != (current[name] ?? "") {
+                return true
+            }
+        }
+        return false
+    }
 
     /// The `credentials.*` fields of a form that are filled in, as the admin API's
     /// `credentials` object; nil when none is (an edit that keeps the credentials).

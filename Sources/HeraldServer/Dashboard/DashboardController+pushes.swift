@@ -34,6 +34,11 @@ extension DashboardController {
                     "geofence": reported[AnalyticsEventType.geofenceTriggered] ?? 0,
                 ],
             ]
+            if let accepted = try? push.accepted(),
+                let unmatched = try await pushes.unmatchedTopics(accepted.push, applicationID: app.id), !unmatched.isEmpty
+            {
+                view["unmatchedTopics"] = Self.unmatchedTopicsText(unmatched)
+            }
             view["analytics"] = try await analytics(app, pushID: push.id, request)
             return pages.page("push", view, layout: chartLayout(try await layout(signed, title: "Push", app: app)))
         }
@@ -90,8 +95,10 @@ extension DashboardController {
 
     static func pushView(_ push: StoredPush) -> [String: Any] {
         // An older Herald's push that today's rules refuse still shows its text, read unchecked.
-        let body = (try? push.accepted())?.push.body
+        let accepted = try? push.accepted()
+        let body = accepted?.push.body
             ?? (try? AcceptedPush.request(stored: push.request))??["message"]?.objectValue?["body"]?.stringValue
+            ?? accepted.flatMap { Self.silentPushText($0.push) }
         return [
             "id": push.id.lowercasedString, "app_uuid": push.applicationID.lowercasedString, "created": time(push.createdAt),
             "message": body ?? "", "status": push.status, "done": push.status == "done", "targeted": push.targeted,
@@ -100,6 +107,16 @@ extension DashboardController {
             "failures": push.failures.isEmpty
                 ? "none" : push.failures.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "),
         ]
+    }
+
+    /// What a push without a message is: the geofence-update push Herald sends itself, or a silent push.
+    static func silentPushText(_ push: Push) -> String {
+        let key = GeofenceUpdatePush.key
+        let ios = push.custom["ios"]?.objectValue?["extra"]?.objectValue?[key]
+        if ios != nil || push.custom["android"]?.objectValue?[key] != nil {
+            return "Geofence update (silent, sent by Herald): tells the devices to fetch their geofences again"
+        }
+        return "(silent push: no message)"
     }
 
     /// The counters the live page shows, as one line of JSON.

@@ -13,7 +13,12 @@ extension DashboardController {
     @Sendable func schedulesPage(_ request: Request, context: Context) async throws -> Response {
         try await page(request) { signed in
             let app = try await signed.scope.application(try Self.id(context, "app", "application"))
-            return try await schedules(signed, app, failed: nil)
+            var notice: String?
+            if let scheduled = request.uri.queryParameters.get("scheduled"), !scheduled.isEmpty {
+                // Straight from the composer: a push for later is here until it goes out.
+                notice = "Scheduled: a push for later is listed here, under Schedules (its schedule \(scheduled)), and appears under Push notifications when it goes out."
+            }
+            return try await schedules(signed, app, failed: nil, notice: notice)
         }
     }
 
@@ -68,7 +73,8 @@ extension DashboardController {
 
     /// The list; `failed` is a schedule whose change was refused, with what was typed and why.
     func schedules(
-        _ signed: SignedIn, _ app: App, failed: (id: String, typed: String, error: APIError)?, status: HTTPResponse.Status = .ok
+        _ signed: SignedIn, _ app: App, failed: (id: String, typed: String, error: APIError)?, notice: String? = nil,
+        status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let schedules = try await pushes.scheduling.schedules(applicationID: app.id)
         let now = clock.now.epochMilliseconds
@@ -97,6 +103,7 @@ extension DashboardController {
         let view: [String: Any] = ["csrf": signed.session.csrf, "app": ["uuid": app.id.lowercasedString], "schedules": rows]
         var layout = try await layout(signed, title: "Schedules", app: app)
         if let failed { layout["errorMessage"] = "Not saved: " + failed.error.message }
+        if let notice { layout["notice"] = notice }
         return pages.page("schedules", view, layout: layout, status: status)
     }
 

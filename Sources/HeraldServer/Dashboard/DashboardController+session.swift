@@ -3,6 +3,7 @@ import HeraldStore
 import Hummingbird
 import HTTPTypes
 import NIOCore
+import struct Foundation.CharacterSet
 import struct Foundation.UUID
 
 /// Signing in and out, the entry page and the static files.
@@ -28,33 +29,36 @@ extension DashboardController {
     }
 
     @Sendable func signInPage(_ request: Request, context: Context) async throws -> Response {
-        if try await signedIn(request) != nil { return Self.redirect("/dashboard/apps") }
-        return pages.page("signin", [:], layout: ["title": "Sign in"])
+        let next = Self.next(request.uri.queryParameters.get("next"))
+        if try await signedIn(request) != nil { return Self.redirect(next ?? "/dashboard/apps") }
+        return pages.page("signin", ["next": next ?? ""], layout: ["title": "Sign in"])
     }
 
-    /// Exchanges an admin token for a session cookie. A wrong token gets one message whatever
-    /// was wrong with it; a client that keeps guessing is refused for a while (`SignInThrottle`).
+    /// Exchanges an admin token for a session cookie, and goes to the page asked for (`next`).
+    /// A right token always signs in; a wrong one gets one message whatever was wrong with it,
+    /// and a client (or everyone) that keeps sending wrong ones gets 429 for a while (`SignInThrottle`).
     @Sendable func signIn(_ request: Request, context: Context) async throws -> Response {
-        let client = Self.client(context)
-        if case .refuse(let retryAfter) = throttle.check(client) {
-            // Whole seconds, rounded up, as the Retry-After header counts.
-            let (whole, fraction) = retryAfter.components
-            let seconds = max(1, whole + (fraction > 0 ? 1 : 0))
-            var response = pages.page(
-                "signin", [:], layout: ["title": "Sign in", "errorMessage": "Too many sign-in attempts from here; try again in \(seconds) seconds."],
-                status: .tooManyRequests)
-            response.headers[.retryAfter] = String(seconds)
-            return response
-        }
         let form = try await Self.form(request)
         let token = (form["token"] ?? "").trimmingASCIIWhitespace()
+        let next = Self.next(form["next"])
         guard !token.isEmpty, (try? await auth.admin(token: token)) != nil else {
-            throttle.failed(client)
+            let view: [String: Any] = ["next": next ?? ""]
+            if case .refuse(let retryAfter) = throttle.failed(Self.client(context)) {
+                // Whole seconds, rounded up, as the Retry-After header counts.
+                let (whole, fraction) = retryAfter.components
+                let seconds = max(1, whole + (fraction > 0 ? 1 : 0))
+                var response = pages.page(
+                    "signin", view,
+                    layout: ["title": "Sign in", "errorMessage": "Too many wrong tokens; try again in \(seconds) seconds. (A right token is always accepted.)"],
+                    status: .tooManyRequests)
+                response.headers[.retryAfter] = String(seconds)
+                return response
+            }
             return pages.page(
-                "signin", [:], layout: ["title": "Sign in", "errorMessage": "That admin token was not accepted."], status: .unauthorized)
+                "signin", view, layout: ["title": "Sign in", "errorMessage": "That admin token was not accepted."], status: .unauthorized)
         }
         let (id, _) = sessions.open(token: token)
-        var response = Self.redirect("/dashboard/apps")
+        var response = Self.redirect(next ?? "/dashboard/apps")
         response.setCookie(
             Cookie(
                 name: Self.cookieName, value: id, maxAge: Int(sessions.lifetime.components.seconds), path: "/dashboard",
@@ -81,6 +85,24 @@ extension DashboardController {
     }
 
     // MARK: Helpers
+
+    /// The page to return to after signing in: a dashboard path (with its query) on this host,
+    /// nothing else, so that the parameter cannot send a browser to another site.
+    static func next(_ text: String?) -> String? {
+        guard let text, text.hasPrefix("/dashboard/"), !text.hasPrefix("/dashboard/signin"),
+            !text.contains("//"), !text.contains("\\"), !text.contains(".."),
+            text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else { return nil }
+        return text
+    }
+
+    /// The sign-in page, asked to come back to `request`'s page (a GET) afterwards.
+    static func signInRedirect(_ request: Request) -> Response {
+        guard request.method == .get, let next = next(request.uri.description) else { return redirect("/dashboard/signin") }
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~/")
+        return redirect("/dashboard/signin?next=" + (next.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""))
+    }
 
     /// Whether the browser reached Herald over TLS: Herald itself serves plain HTTP, so TLS is
     /// a reverse proxy's, which says so with `X-Forwarded-Proto: https`. The header can only

@@ -4,16 +4,24 @@ import Hummingbird
 
 /// Tenants and their admin tokens, for a root token (a tenant's token is told it cannot).
 extension DashboardController {
+    /// Tenants are the root token's: a tenant's token is told so plainly (403), not "something went wrong".
+    static func requireRoot(_ signed: SignedIn) throws(APIError) {
+        guard !signed.scope.isRoot else { return }
+        throw APIError(
+            .forbidden, code: "root_only",
+            message: "Only the root token can manage tenants and their tokens. You are signed in with the tenant token “\(signed.scope.token.name)”, which manages its own tenant’s applications.")
+    }
+
     @Sendable func tenantsPage(_ request: Request, context: Context) async throws -> Response {
         try await page(request) { signed in
-            try signed.scope.requireRoot()
+            try Self.requireRoot(signed)
             return try await tenants(signed, form: [:], errors: [:])
         }
     }
 
     @Sendable func createTenant(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, form in
-            try signed.scope.requireRoot()
+            try Self.requireRoot(signed)
             do {
                 let tenant = try await signed.scope.createTenant(NameInput(name: form["name"] ?? ""))
                 return Self.redirect("/dashboard/tenants/\(tenant.id.lowercasedString)")
@@ -26,7 +34,7 @@ extension DashboardController {
 
     @Sendable func tenantPage(_ request: Request, context: Context) async throws -> Response {
         try await page(request) { signed in
-            try signed.scope.requireRoot()
+            try Self.requireRoot(signed)
             let tenant = try await signed.scope.tenant(try Self.id(context, "tenant", "tenant"))
             return try await tenantView(signed, tenant, form: [:], errors: [:])
         }
@@ -34,7 +42,7 @@ extension DashboardController {
 
     @Sendable func createToken(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, form in
-            try signed.scope.requireRoot()
+            try Self.requireRoot(signed)
             let tenant = try await signed.scope.tenant(try Self.id(context, "tenant", "tenant"))
             do {
                 let (record, token) = try await signed.scope.createToken(in: tenant, NameInput(name: form["name"] ?? ""))
@@ -52,7 +60,7 @@ extension DashboardController {
 
     @Sendable func deleteToken(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, _ in
-            try signed.scope.requireRoot()
+            try Self.requireRoot(signed)
             let tenant = try await signed.scope.tenant(try Self.id(context, "tenant", "tenant"))
             try await signed.scope.deleteToken(try Self.id(context, "token", "token"), of: tenant)
             return Self.redirect("/dashboard/tenants/\(tenant.id.lowercasedString)")

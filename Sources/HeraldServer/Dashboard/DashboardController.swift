@@ -62,7 +62,6 @@ struct DashboardController<Context: RequestContext>: Sendable {
         // Devices
         dashboard.get("apps/:app/devices", use: devicesPage)
         dashboard.get("apps/:app/devices/:device", use: devicePage)
-        dashboard.post("apps/:app/devices/:device/push", use: testPush)
         dashboard.post("apps/:app/devices/:device/badge", use: resetBadge)
         dashboard.post("apps/:app/devices/:device/quiet_time", use: updateDeviceQuietTime)
         // Pushes
@@ -107,6 +106,9 @@ struct DashboardController<Context: RequestContext>: Sendable {
         dashboard.get("tenants/:tenant", use: tenantPage)
         dashboard.post("tenants/:tenant/tokens", use: createToken)
         dashboard.post("tenants/:tenant/tokens/:token/delete", use: deleteToken)
+        // Every other GET under /dashboard gets the dashboard's own "Not found" page: a middleware
+        // around the router's not-found answer (added after the routes, it wraps nothing else).
+        router.add(middleware: DashboardNotFoundMiddleware(dashboard: self))
     }
 
     // MARK: Signed-in requests
@@ -131,7 +133,7 @@ struct DashboardController<Context: RequestContext>: Sendable {
     /// Runs `body` for a signed-in operator; otherwise sends the browser to the sign-in page.
     /// An `APIError` becomes a page saying what went wrong, with its status.
     func page(_ request: Request, _ body: (SignedIn) async throws -> Response) async throws -> Response {
-        guard let signed = try await signedIn(request) else { return Self.redirect("/dashboard/signin") }
+        guard let signed = try await signedIn(request) else { return Self.signInRedirect(request) }
         do {
             return try await body(signed)
         } catch {
@@ -162,9 +164,24 @@ struct DashboardController<Context: RequestContext>: Sendable {
 
     /// The page for an error that is not about one form's field.
     func errorPage(_ error: APIError, _ signed: SignedIn) async throws -> Response {
-        let title = error.status == .notFound ? "Not found" : "Something went wrong"
+        let title =
+            switch error.status {
+            case .notFound: "Not found"
+            case .forbidden: "Not allowed"
+            case .badRequest: "Not accepted"
+            case .conflict: "Not possible now"
+            default: "Something went wrong"
+            }
         return pages.page(
             "error", ["message": error.message], layout: try await layout(signed, title: title), status: error.status)
+    }
+
+    /// Any other address under `/dashboard`: the dashboard's own "Not found" page (signed in),
+    /// or the sign-in page, rather than the API's JSON.
+    func notFoundPage(_ request: Request) async throws -> Response {
+        try await page(request) { _ in
+            throw APIError(.notFound, code: "not_found", message: "There is no dashboard page at this address.")
+        }
     }
 
     // MARK: Layout

@@ -55,6 +55,10 @@ struct DashboardPages: Sendable {
         var files = [
             "dashboard.css": (ByteBuffer(bytes: PackageResources.dashboard_css), "text/css; charset=utf-8"),
             "dashboard.js": (ByteBuffer(bytes: PackageResources.dashboard_js), "text/javascript; charset=utf-8"),
+            "favicon.svg": (ByteBuffer(bytes: PackageResources.favicon_svg), "image/svg+xml"),
+            // Natural Earth's 1:110m coastline (public domain), the map's world without a tile server
+            // (made by scripts/dashboard/world.py from Debian's r-cran-rnaturalearthdata).
+            "world.geojson": (ByteBuffer(bytes: PackageResources.world_geojson), "application/geo+json"),
         ]
         if let vendorDirectory {
             for file in Self.vendorFiles {
@@ -65,6 +69,36 @@ struct DashboardPages: Sendable {
         }
         self.files = files
     }
+
+    /// What an operator should know at start about the browser libraries under `vendorDirectory`:
+    /// one line for each that is missing, saying what the pages lack without it.
+    static func warnings(vendorDirectory: String?) -> [String] {
+        func served(_ names: String...) -> Bool {
+            guard let vendorDirectory else { return false }
+            return names.allSatisfy { name in
+                vendorFiles.first { $0.name == name }.map { FileManager.default.isReadableFile(atPath: vendorDirectory + "/" + $0.path) } ?? false
+            }
+        }
+        var warnings: [String] = []
+        if !served("leaflet.js", "leaflet.css") {
+            warnings.append(
+                "dashboard: no map library (Debian's libjs-leaflet: leaflet/leaflet.min.js and leaflet.css under \(vendorDirectory ?? "no directory")); "
+                    + "the Locations pages take typed latitudes and longitudes only. Install libjs-leaflet or set --dashboard-assets.")
+        }
+        if !served("chart.js") {
+            warnings.append(
+                "dashboard: no chart library (Debian's libjs-chart.js: chart.js/chart.min.js under \(vendorDirectory ?? "no directory")); "
+                    + "analytics are shown as tables only. Install libjs-chart.js or set --dashboard-assets.")
+        }
+        return warnings
+    }
+
+    /// Whether the map library (Debian's `libjs-leaflet`) is served: without it the locations
+    /// pages say so and take a typed latitude and longitude.
+    var hasMapLibrary: Bool { files["vendor/leaflet.js"] != nil && files["vendor/leaflet.css"] != nil }
+
+    /// Whether the chart library (Debian's `libjs-chart.js`) is served: without it analytics are tables only.
+    var hasChartLibrary: Bool { files["vendor/chart.js"] != nil }
 
     /// `template` rendered with `view`, inside the layout with `layout`'s values.
     func page(_ template: String, _ view: [String: Any], layout: [String: Any], status: HTTPResponse.Status = .ok) -> Response {

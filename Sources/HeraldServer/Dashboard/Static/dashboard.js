@@ -98,7 +98,8 @@ if (chart && window.Chart) {
       labels: rows.map((row) => row.start.replace("T", " ").replace(":00Z", "")),
       datasets: [line("Received", "received", "#0b5cad"), line("Opened", "opened", "#2a9d4b"), line("Geofence triggered", "geofence", "#d07a00")],
     },
-    options: { animation: false, scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
+    // The box (.chart-box) sets the height; the chart fills it at any width.
+    options: { animation: false, maintainAspectRatio: false, scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
   });
   chart.setAttribute("data-drawn", "true");
 }
@@ -119,6 +120,21 @@ if (mapElement && window.L) {
     const line = { color: "#9fb3c4", weight: 1, interactive: false };
     for (let lat = -60; lat <= 60; lat += 30) L.polyline([[lat, -540], [lat, 540]], line).addTo(map);
     for (let long = -540; long <= 540; long += 30) L.polyline([[-85, long], [85, long]], line).addTo(map);
+    // The world's coastlines (Natural Earth 1:110m, served by Herald): geography without tiles,
+    // drawn three times side by side so that panning past the date line still shows land.
+    const outline = mapElement.getAttribute("data-outline-url");
+    if (outline) {
+      fetch(outline, { credentials: "same-origin" })
+        .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
+        .then((world) => {
+          const style = { color: "#5b7083", weight: 1, interactive: false, className: "world-outline" };
+          for (const shift of [-360, 0, 360]) {
+            L.geoJSON(world, { style, coordsToLatLng: (point) => L.latLng(point[1], point[0] + shift) }).addTo(map).bringToBack();
+          }
+          mapElement.setAttribute("data-outline", "drawn");
+        })
+        .catch(() => mapElement.setAttribute("data-outline", "failed"));
+    }
   }
   L.control.scale({ imperial: false }).addTo(map);
   const points = [];
