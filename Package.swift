@@ -277,6 +277,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "HeraldDeliveryTests",
+            dependencies: ["HeraldDelivery", "HeraldCore", "HeraldStore", "HeraldAPNs"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HeraldStoreTests",
             dependencies: ["HeraldStore", "HeraldCore", "HeraldTestSupport"],
             swiftSettings: swiftSettings

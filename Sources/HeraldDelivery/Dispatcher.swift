@@ -7,8 +7,9 @@ import struct Foundation.UUID
 
 /// Works one job: turns a fan-out into batches, or sends a batch and records what came of it.
 ///
-/// Providers report outcomes; the mapping from outcome to action (count, deactivate, retry,
-/// pause the platform) is here, in one place.
+/// The I/O around `DeliveryPlan`: the plan decides what a batch comes to and `BatchFold` what
+/// the providers' answers mean (count, deactivate, retry at which instant, pause the platform);
+/// this reads, sends, records and tells.
 ///
 /// On a graceful shutdown a job in hand is cut short, not abandoned: a fan-out stops between
 /// pages (its cursor is saved) and is put back; a batch starts no new sends, waits for the
@@ -17,7 +18,7 @@ import struct Foundation.UUID
 struct Dispatcher: Sendable {
     /// A request that failed below HTTP (a reset connection, a stream refused after GOAWAY) is
     /// sent again at once on a new connection this many times before it waits for a retry job.
-    static let immediateResends = 2
+    static let immediateResends = DeliveryRules().immediateResends
 
     let store: Store
     let configuration: DeliveryConfiguration
@@ -83,229 +84,198 @@ struct Dispatcher: Sendable {
 
     // MARK: Sending
 
+    /// Sends a batch: reads what `DeliveryPlan` needs, sends the groups it plans round by round,
+    /// folds the answers in (`BatchFold`) and records them. Every decision is the plan's; this
+    /// is the I/O around it.
+    ///
+    /// The batch's progress is recorded every `progressEvery` devices sent (the job keeps the
+    /// devices not yet sent), so a worker killed mid-batch resends at most that many.
     private func send(_ job: PushJob, _ push: Push, _ claimed: ClaimedJob) async throws {
         let stored = claimed.push
-        var result = BatchResult()
         let now = clock.now
-        let time = now.epochMilliseconds
-        if let expiresAt = push.expiresAt, expiresAt <= time {
+        if DeliveryPlan.isExpired(push.expiresAt.map(EpochClock.Instant.init(epochMilliseconds:)), at: now) {
+            var result = BatchResult()
             result.expired = job.deviceIDs.count
             try await store.pushes.complete(job, result)
-            telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: time)
+            telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: now.epochMilliseconds)
             return
         }
-        if claimed.throttled, let notBefore = try await store.pushes.takeSendSlot(pushID: stored.id) {
+        if claimed.throttled {
             // A throttled push whose previous batch started less than a second ago (in this
             // process or another): this one waits its turn.
-            try await store.pushes.release(job, availableAt: notBefore)
-            return
-        }
-        var targets = try await store.pushes.targets(job.deviceIDs, quietTime: push.quietTime != .ignore)
-        result.skipped = job.deviceIDs.count - targets.count
-        // A push whose quiet time matters: the devices in theirs now are held until it ends, or
-        // get the silent rendering. Every other push takes none of this path.
-        var quiet: Set<Int64> = []
-        if push.quietTime != .ignore {
-            let ends = try await quietTimeEnds(targets, applicationID: stored.applicationID, now: time)
-            switch push.quietTime {
-            case .hold:
-                for (id, end) in ends { result.held[end, default: []].append(id) }
-                for end in result.held.keys { result.held[end]?.sort() }
-                targets.removeAll { ends[$0.id] != nil }
-            case .silent:
-                quiet = Set(ends.keys)
-            case .ignore:
-                break
+            let notBefore = try await store.pushes.takeSendSlot(pushID: stored.id).map(EpochClock.Instant.init(epochMilliseconds:))
+            if let turn = DeliveryPlan.turn(throttled: true, notBefore: notBefore) {
+                try await store.pushes.release(job, availableAt: turn.epochMilliseconds)
+                return
             }
         }
+        let targets = try await store.pushes.targets(job.deviceIDs, quietTime: push.quietTime != .ignore)
+        var ends: [Int64: EpochClock.Instant] = [:]
+        if push.quietTime != .ignore {
+            let settings = try await store.deliverySettings.find(applicationID: stored.applicationID)
+            ends = DeliveryPlan.quietTimeEnds(targets, settings: settings, now: now)
+        }
+        let audience = DeliveryPlan.audience(jobDevices: job.deviceIDs.count, targets: targets, policy: push.quietTime, ends: ends)
         // The iOS badge count Herald keeps: a relative badge counts each device once per push
         // (also when this batch is a retry or a redelivery), a number sets it.
         var badges: [Int64: Int64]?
         switch push.badge {
         case nil: break
-        case .add(let delta)?:
-            badges = try await store.pushes.badges(
-                for: job, adding: delta, deviceIDs: targets.filter { $0.platformType == .ios }.map(\.id))
-        case .set(let value)?:
-            try await store.pushes.setBadges(value, deviceIDs: targets.filter { $0.platformType == .ios }.map(\.id))
+        case .add(let delta)?: badges = try await store.pushes.badges(for: job, adding: delta, deviceIDs: audience.badgeDevices)
+        case .set(let value)?: try await store.pushes.setBadges(value, deviceIDs: audience.badgeDevices)
         }
-
-        // The app may have turned receipts off since the push was accepted: read with each claim.
-        // Rendered once for the batch, per kind of device in it. Every provider rendered this push
-        // when it was accepted (`AcceptedPush.check`), with a receipt id's worth of room.
-        let rendered: RenderedPush
+        var senders: [UUID: PlatformSender] = [:]
+        var credentials: [UUID: DeliveryPlan.Credentials] = [:]
+        for target in audience.sending where credentials[target.platformID] == nil {
+            switch try await self.senders.lookup(target.platformID) {
+            case .missing: credentials[target.platformID] = .missing
+            case .failing: credentials[target.platformID] = .failing
+            case .ready(let sender):
+                credentials[target.platformID] = .ready
+                senders[target.platformID] = sender
+            }
+        }
+        let rules = DeliveryRules(configuration)
+        let plan: DeliveryPlan
         do {
-            rendered = try RenderedPush(
-                push, receiptID: claimed.includesReceiptID ? stored.id.lowercasedString : nil,
-                types: Set(targets.map(\.platformType)), now: time, badges: badges)
+            // The app may have turned receipts off since the push was accepted: read with each claim.
+            plan = try DeliveryPlan(
+                push: push, receiptID: claimed.includesReceiptID ? stored.id.lowercasedString : nil, attempt: job.attempt,
+                pushCreatedAt: EpochClock.Instant(epochMilliseconds: stored.createdAt), audience: audience, badges: badges,
+                credentials: credentials, rules: rules,
+                retryDelay: DeliveryPlan.backoff(attempt: job.attempt, first: configuration.firstRetryDelay, jitter: .random(in: 0...1)),
+                now: now)
         } catch {
             try await failUndeliverable(job, stored, error)
             return
         }
-        let silent = quiet.isEmpty ? nil : RenderedPush.silenced(
-            push, receiptID: claimed.includesReceiptID ? stored.id.lowercasedString : nil,
-            types: Set(targets.filter { quiet.contains($0.id) }.map(\.platformType)), now: time, badges: badges)
-        var byPlatform: [UUID: [DeliveryTarget]] = [:]
-        for target in targets {
-            if (quiet.contains(target.id) ? silent ?? rendered : rendered).hasContent(for: target) {
-                byPlatform[target.platformID, default: []].append(target)
-            } else {
-                // The push has nothing for this kind of device (or Herald no provider for it yet).
-                result.skipped += 1
+        for problem in plan.problems {
+            if let reason = problem.failed {
+                telemetry.metrics.recordUnsent(provider: DeliveryMetrics.provider(for: problem.type), reason: reason, count: problem.devices)
             }
+            telemetry.credentialsProblem(
+                platformID: problem.platformID, type: problem.type, applicationID: stored.applicationID, devices: problem.devices,
+                message: problem.message, time: now.epochMilliseconds)
         }
-        var held: [Int64] = []
-        var providerDelay: Duration = .zero
-        for (platformID, devices) in byPlatform {
-            let type = devices[0].platformType
-            switch try await senders.lookup(platformID) {
-            case .missing:
-                result.failed["CredentialsMissing", default: 0] += devices.count
-                telemetry.metrics.recordUnsent(provider: DeliveryMetrics.provider(for: type), reason: "CredentialsMissing", count: devices.count)
-                telemetry.credentialsProblem(
-                    platformID: platformID, type: type, applicationID: stored.applicationID, devices: devices.count,
-                    message: "the platform has no credentials: its devices fail", time: time)
-            case .failing:
-                if job.attempt + 1 >= configuration.maximumAttempts {
-                    result.failed["CredentialsFailing", default: 0] += devices.count
-                    telemetry.metrics.recordUnsent(
-                        provider: DeliveryMetrics.provider(for: type), reason: "CredentialsFailing", count: devices.count)
-                } else {
-                    held += devices.map(\.id)
+
+        var fold = plan.fold
+        // The devices to send, in the order they are sent: the job keeps those not yet sent.
+        let order = plan.sends.flatMap { $0.devices.map(\.id) }
+        var done = 0
+        var sinceRecorded = 0
+        // Platforms whose credentials the provider refused in this batch → whether it paused them.
+        var refused: [UUID: Bool] = [:]
+        for group in plan.sends {
+            guard let sender = senders[group.platformID] else { continue }
+            for round in DeliveryPlan.rounds(of: group.devices.count, probing: !sender.accepting, rules: rules) {
+                let devices = Array(group.devices[round])
+                done += devices.count
+                if let paused = refused[group.platformID] {
+                    // Apple says not to send again under refused credentials: the rest wait.
+                    if paused { fold.paused(devices.map(\.id), at: clock.now) } else { fold.deferred(devices.map(\.id), at: clock.now) }
+                    continue
                 }
-                telemetry.credentialsProblem(
-                    platformID: platformID, type: type, applicationID: stored.applicationID, devices: devices.count,
-                    message: "the platform is paused: the provider refused its credentials; upload new ones", time: time)
-            case .ready(let sender):
-                // Devices in their quiet time get the silent rendering, as a group of their own.
-                var groups = [(rendered, devices)]
-                if let silent {
-                    groups = [(rendered, devices.filter { !quiet.contains($0.id) }), (silent, devices.filter { quiet.contains($0.id) })]
+                if Task.isShuttingDownGracefully {
+                    fold.released(devices.map(\.id))
+                    continue
                 }
-                for (content, group) in groups where !group.isEmpty {
-                    try await deliver(
-                        content, to: group, with: sender, platformID: platformID, applicationID: stored.applicationID,
-                        attempt: job.attempt, pushAge: EpochClock.Instant(epochMilliseconds: stored.createdAt).duration(to: now),
-                        into: &result, providerDelay: &providerDelay)
+                let answered = await deliver(group, devices, with: sender, pushID: stored.id, applicationID: stored.applicationID, into: &fold)
+                if answered.refusedCredentials {
+                    refused[group.platformID] = answered.pausePlatform
+                    try await refusedCredentials(group, paused: answered.pausePlatform, applicationID: stored.applicationID)
+                }
+                sinceRecorded += devices.count
+                if sinceRecorded >= rules.progressEvery, done < order.count {
+                    try await store.pushes.recordProgress(job, fold.take(), remaining: Array(order[done...]))
+                    sinceRecorded = 0
                 }
             }
         }
+        let result = fold.take()
         if !result.released.isEmpty {
             logger.info(
                 "shutting down: the devices not yet sent go back to the queue",
                 metadata: ["push": "\(stored.id)", "devices": "\(result.released.count)"])
         }
-        if !result.retry.isEmpty || !held.isEmpty {
-            // A paused platform's devices wait a minute: its credentials may be fixed meanwhile.
-            // Otherwise back off, and at least as long as a provider asked (Retry-After).
-            result.retry += held
-            let delay = held.isEmpty ? max(Self.backoff(attempt: job.attempt, first: configuration.firstRetryDelay), providerDelay) : .seconds(60)
-            result.retryAt = now.advanced(by: delay).epochMilliseconds
-        }
         try await store.pushes.complete(job, result)
-        telemetry.batchFinished(job, applicationID: stored.applicationID, result: result, time: clock.now.epochMilliseconds)
+        telemetry.batchFinished(job, applicationID: stored.applicationID, result: fold.recorded, time: clock.now.epochMilliseconds)
     }
 
-    /// Sends to one platform's devices and folds the outcomes into `result`: devices not sent
-    /// because the process is shutting down go to `result.released`. `age` is how long ago the
-    /// push was accepted.
+    /// Sends one round to a group's `devices` and folds the answers into `fold`: a request that
+    /// failed below HTTP is sent again at once, up to `immediateResends` times.
     private func deliver(
-        _ rendered: RenderedPush, to devices: [DeliveryTarget], with sender: PlatformSender, platformID: UUID, applicationID: UUID,
-        attempt: Int, pushAge age: Duration, into result: inout BatchResult, providerDelay: inout Duration
-    ) async throws {
-        // The devices whose outcome needs more than a count (nearly none: delivered is counted).
-        var outcomes: [(DeliveryTarget, DeliveryOutcome)] = []
-        var delivered = 0
+        _ group: DeliveryPlan.SendGroup, _ devices: [DeliveryTarget], with sender: PlatformSender, pushID: UUID, applicationID: UUID,
+        into fold: inout BatchFold
+    ) async -> BatchFold.Answered {
+        var answered = BatchFold.Answered()
+        let delivered = fold.result.delivered + fold.recorded.delivered
         var pending = devices
         for round in 0...Self.immediateResends {
-            let sent = await sender.send(rendered, to: pending)
+            let sent = await sender.send(group.content, to: pending)
+            let arrived = clock.now
             telemetry.recordRound(provider: sender.provider, sent)
-            let attempted = pending
-            pending = []
-            for (device, outcome) in zip(attempted, sent) {
-                switch outcome {
-                case .delivered:
-                    delivered += 1
-                case .notAttempted:
-                    result.released.append(device.id)
-                case .unanswered(let reason) where round < Self.immediateResends:
-                    // Failed below HTTP (a reset connection): sent again at once, on a new connection.
-                    logger.debug(
-                        "a request got no answer; sending again",
-                        metadata: ["error": "\(telemetry.loggableReason(reason))"])
-                    if Task.isShuttingDownGracefully {
-                        result.released.append(device.id)
-                    } else {
-                        pending.append(device)
-                    }
-                case .gone, .retry, .credentialsRejected, .failed, .unanswered:
-                    outcomes.append((device, outcome))
-                }
-            }
+            log(sent, of: pending, platformID: group.platformID)
+            let this = fold.answered(pending, sent, round: round, stopping: Task.isShuttingDownGracefully, at: arrived)
+            answered.refusedCredentials = answered.refusedCredentials || this.refusedCredentials
+            answered.pausePlatform = answered.pausePlatform || this.pausePlatform
+            answered.unreached += this.unreached
+            answered.cause = this.cause ?? answered.cause
+            pending = this.resend
             if pending.isEmpty { break }
         }
-
-        // The provider client has spent its own remedies (a fresh token) before it says so.
-        let refused = outcomes.filter { if case .credentialsRejected = $0.1 { true } else { false } }.count
-        if refused > 0 {
-            logger.warning("the provider rejected the platform's credentials; its sends are paused", metadata: ["platform": "\(platformID)"])
-            telemetry.credentialsProblem(
-                platformID: platformID, type: devices[0].platformType, applicationID: applicationID, devices: refused,
-                message: "the provider refused the platform's credentials: its sends are paused", time: clock.now.epochMilliseconds)
-            try await store.platforms.setCredentialsStatus(id: platformID, .failing)
-            await senders.reset(platformID)
+        if let cause = answered.cause, answered.unreached > 0 {
+            // Not only in the process's log: the app's activity log says why its devices wait.
+            logger.warning(
+                "a provider could not be reached; its devices are retried",
+                metadata: ["platform": "\(group.platformID)", "devices": "\(answered.unreached)", "error": "\(telemetry.loggableReason(cause))"])
+            telemetry.providerUnreachable(
+                pushID: pushID, platformID: group.platformID, type: group.type, applicationID: applicationID, devices: answered.unreached,
+                cause: cause, time: clock.now.epochMilliseconds)
         }
-        let lastAttempt = attempt + 1 >= configuration.maximumAttempts
-        for (device, outcome) in outcomes {
+        if !sender.accepting, fold.result.delivered + fold.recorded.delivered > delivered { await senders.accepted(group.platformID) }
+        return answered
+    }
+
+    /// The provider refused a platform's credentials: a final refusal pauses the platform.
+    private func refusedCredentials(_ group: DeliveryPlan.SendGroup, paused: Bool, applicationID: UUID) async throws {
+        guard paused else {
+            logger.warning(
+                "the provider refused the platform's provider token; the batch's other devices are tried again later",
+                metadata: ["platform": "\(group.platformID)"])
+            return
+        }
+        // The provider client has spent its own remedies (a fresh token) before it says so.
+        logger.warning("the provider rejected the platform's credentials; its sends are paused", metadata: ["platform": "\(group.platformID)"])
+        telemetry.credentialsProblem(
+            platformID: group.platformID, type: group.type, applicationID: applicationID, devices: group.devices.count,
+            message: "the provider refused the platform's credentials: its sends are paused", time: clock.now.epochMilliseconds)
+        try await store.platforms.setCredentialsStatus(id: group.platformID, .failing)
+        await senders.reset(group.platformID)
+    }
+
+    /// `DeliveryPlan.backoff` with a random jitter.
+    static func backoff(attempt: Int, first: Duration = .seconds(1)) -> Duration {
+        DeliveryPlan.backoff(attempt: attempt, first: first, jitter: .random(in: 0...1))
+    }
+
+    /// The debug lines of a round's answers that need more than a count.
+    private func log(_ outcomes: [DeliveryOutcome], of devices: [DeliveryTarget], platformID: UUID) {
+        guard logger.logLevel <= .debug else { return }
+        for (device, outcome) in zip(devices, outcomes) {
             switch outcome {
-            case .delivered:
-                // Counted as it came.
-                break
-            case .gone(let reason, let since):
-                // `.some`: the device is gone even when the provider gave no time (a nil value).
-                result.gone[device.id] = .some(since?.epochMilliseconds)
-                result.goneReasons[device.id] = reason
+            case .gone:
                 logger.debug(
                     "the provider says the device token is gone; the device is deactivated",
                     metadata: ["platform": "\(platformID)", "token": "\(telemetry.logSensitivity.loggable(device.token))"])
-            case .retry(let reason, let after):
-                if lastAttempt {
-                    result.failed[reason, default: 0] += 1
-                } else {
-                    result.retry.append(device.id)
-                    if let after { providerDelay = max(providerDelay, after) }
-                }
-            case .credentialsRejected(let reason):
-                if lastAttempt {
-                    result.failed[reason, default: 0] += 1
-                } else {
-                    result.retry.append(device.id)
-                }
             case .failed(let reason):
-                result.failed[reason, default: 0] += 1
                 logger.debug(
                     "a notification failed for good",
                     metadata: ["reason": "\(telemetry.loggableReason(reason))", "token": "\(telemetry.logSensitivity.loggable(device.token))"])
             case .unanswered(let reason):
-                // Nothing came back from the provider: an outage is waited out, not counted
-                // against the attempts a provider's answers get.
                 logger.debug("a request got no answer", metadata: ["error": "\(telemetry.loggableReason(reason))"])
-                if age >= configuration.unreachableRetryWindow {
-                    result.failed["ProviderUnreachable", default: 0] += 1
-                } else {
-                    result.retry.append(device.id)
-                }
-            case .notAttempted:
-                result.released.append(device.id)
+            case .delivered, .retry, .credentialsRejected, .notAttempted:
+                break
             }
         }
-        result.delivered += delivered
-    }
-
-    /// Exponential backoff with jitter: about `first`, twice that, four times … at most 5
-    /// minutes; whole milliseconds, as the store keeps it.
-    static func backoff(attempt: Int, first: Duration = .seconds(1)) -> Duration {
-        let base = min(300_000, max(2, first.milliseconds) * (Int64(1) << min(attempt, 20)))
-        return .milliseconds(base / 2 + Int64.random(in: 0...(base / 2)))
     }
 }

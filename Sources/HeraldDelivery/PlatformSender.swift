@@ -21,6 +21,9 @@ struct PlatformSender: Sendable {
     /// Where the provider latency and the requests in flight are recorded.
     var metrics = DeliveryMetrics()
     let client: Client
+    /// Whether the provider has accepted a notification of this platform since its client was
+    /// made (its credentials work): no probe round is needed.
+    var accepting = false
 
     /// The provider's name in metrics and activity logs.
     var provider: String {

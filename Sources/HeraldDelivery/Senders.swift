@@ -38,6 +38,9 @@ actor Senders {
     private let clock: EpochClock
     private let telemetry: DeliveryTelemetry
     private var entries: [UUID: Entry] = [:]
+    /// Platforms whose provider has accepted a notification since their sender was made: their
+    /// batches are sent without a probe round first (`DeliveryPlan.rounds`).
+    private var accepting: Set<UUID> = []
     /// One Web Push client for every web platform: the endpoints are the subscriptions'.
     private var webPushClient: WebPushClient?
 
@@ -79,7 +82,7 @@ actor Senders {
         case .webPush(let vapid): client = .webPush(WebPushPlatformClient(client: try webPush(), vapid: vapid))
         case .wns(let wns): client = .wns(wns)
         }
-        return .ready(PlatformSender(metrics: telemetry.metrics, client: client))
+        return .ready(PlatformSender(metrics: telemetry.metrics, client: client, accepting: accepting.contains(platformID)))
     }
 
     private func make(_ credentials: PlatformCredentials, platformID: UUID) throws -> Kind? {
@@ -143,8 +146,14 @@ actor Senders {
         return client
     }
 
+    /// The platform's provider accepted a notification.
+    func accepted(_ platformID: UUID) {
+        if entries[platformID] != nil { accepting.insert(platformID) }
+    }
+
     /// Forgets the platform's sender (its credentials changed or failed).
     func reset(_ platformID: UUID) async {
+        accepting.remove(platformID)
         if let entry = entries.removeValue(forKey: platformID) {
             await shutdown(entry.kind)
         }

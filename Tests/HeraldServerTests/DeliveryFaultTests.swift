@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 @testable import HeraldDelivery
 import HeraldMocks
+import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import HummingbirdTesting
@@ -101,6 +102,35 @@ import Testing
             #expect(status["delivered"] as? Int == 1, "\(status)")
             #expect(status["failed"] as? Int == 0)
             #expect(world.mock.received.map(\.deviceToken).contains(device.registrationToken))
+        }
+    }
+
+    /// Issue 31, defect 4 (the dispatcher's half): a provider that cannot be reached shows its
+    /// cause on the push's status (`last_error`) and in the app's activity log
+    /// (`provider_unreachable`) while the devices wait for their retries, not only on stderr.
+    @Test(arguments: Backend.available)
+    func anUnreachableProvidersCauseShowsOnThePushAndInTheActivityLog(_ backend: Backend) async throws {
+        let observability = Observability()
+        let options = DeliveryWorld.Options(batchSize: 5, workers: 1, firstRetryDelay: .milliseconds(20), observability: observability)
+        try await DeliveryWorld.run(backend, options) { world, client in
+            _ = try await world.register()
+            world.mock.update { $0.dropConnectionAfterRequests = 1 }
+            let receipt = try await world.send(#"{"message":{"body":"waiting"},"target":{"platform":"ios"}}"#, client)
+            var status: [String: Any] = [:]
+            try await DeliveryWorld.poll("the push shows why it waits", within: .seconds(60)) {
+                status = try await world.status(receipt, client)
+                return status["last_error"] != nil
+            }
+            let lastError = try #require(status["last_error"] as? [String: Any])
+            #expect((lastError["reason"] as? String)?.isEmpty == false)
+            #expect(lastError["at"] is Int)
+            #expect(status["status"] as? String == "sending")
+            #expect(status["pending"] as? Int == 1)
+            let events = observability.activity.recent(world.fixture.app.id).filter { $0.kind == .providerUnreachable }
+            #expect(!events.isEmpty)
+            #expect(events.first?.provider == "apns")
+            #expect(events.first?.message.hasPrefix("the provider could not be reached: ") == true)
+            world.mock.update { $0.dropConnectionAfterRequests = 0 }
         }
     }
 

@@ -57,8 +57,7 @@ import Testing
             // A retry of part of the batch (a new job, next attempt) sends the same numbers too.
             var result = BatchResult()
             result.delivered = 2
-            result.retry = [ids[2]]
-            result.retryAt = clock.now
+            result.retries = [clock.now: [ids[2]]]
             try await db.store.pushes.complete(current, result)
             let retry = try #require(try await db.store.pushes.claim(lease: 60_000)).job
             #expect(retry.deviceIDs == [ids[2]])

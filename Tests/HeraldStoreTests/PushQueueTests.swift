@@ -90,8 +90,7 @@ import Testing
             // ids[0]: dead before its last registration (stays active); ids[1]: dead after it; ids[2]: retry in 5 s.
             result.gone[ids[0]] = clock.now - 1
             result.gone[ids[1]] = clock.now + 1
-            result.retry = [ids[2]]
-            result.retryAt = clock.now + 5000
+            result.retries = [clock.now + 5000: [ids[2]]]
             try await db.store.pushes.complete(batch, result)
 
             let devices = try await db.store.pushes.targets(ids)
@@ -111,6 +110,61 @@ import Testing
             let stored = try #require(try await db.store.pushes.find(id: id, applicationID: fixture.app.id))
             #expect(stored.invalidTokens == 2)
             #expect(stored.failures == ["TooManyRequests": 1])
+            #expect(stored.status == "done")
+        }
+    }
+
+    /// Issue 31, defect 7, at the store: a batch's progress is recorded part by part; a worker
+    /// that dies after a part leaves the job with only the devices not yet recorded, which the
+    /// next worker takes after the lease. Retries due at different instants become batch jobs
+    /// due each at its own (defect 1), and the latest unreachable cause shows on the push.
+    @Test(arguments: Backend.available)
+    func aBatchCutShortResumesWithTheDevicesNotYetRecorded(_ backend: Backend) async throws {
+        let clock = TestClock()
+        try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
+            let fixture = try await Fixture.make(db.store)
+            let (id, ids) = try await fannedOut(db, fixture, devices: 6)
+            let batch = try #require(try await db.store.pushes.claim(lease: 60_000)).job
+            #expect(batch.deviceIDs == ids)
+
+            var part = BatchResult()
+            part.delivered = 2
+            part.retries = [clock.now + 3000: [ids[2]], clock.now + 7000: [ids[3]]]
+            part.lastError = "TLS handshake failed: certificate unknown (extra-ca.pem)"
+            try await db.store.pushes.recordProgress(batch, part, remaining: Array(ids[4...]))
+            let midway = try #require(try await db.store.pushes.find(id: id, applicationID: fixture.app.id))
+            #expect(midway.delivered == 2)
+            #expect(midway.status == "sending")
+            #expect(midway.lastError == "TLS handshake failed: certificate unknown (extra-ca.pem)")
+            #expect(midway.lastErrorAt == clock.now)
+
+            // The worker dies. Nothing is due before its lease runs out, or the first retry.
+            #expect(try await db.store.pushes.claim(lease: 60_000) == nil)
+            clock.advance(3000)
+            let early = try #require(try await db.store.pushes.claim(lease: 60_000)).job
+            #expect(early.deviceIDs == [ids[2]])
+            #expect(early.attempt == 1)
+            #expect(try await db.store.pushes.claim(lease: 60_000) == nil)
+            clock.advance(4000)
+            let late = try #require(try await db.store.pushes.claim(lease: 60_000)).job
+            #expect(late.deviceIDs == [ids[3]])
+            clock.advance(60_000)
+            let resumed = try #require(try await db.store.pushes.claim(lease: 60_000)).job
+            #expect(resumed.id == batch.id)
+            #expect(resumed.deviceIDs == Array(ids[4...]))
+            #expect(resumed.attempt == 0)
+            // The first worker's late record is refused: the job is another claim's now.
+            await #expect(throws: StoreError.self) {
+                try await db.store.pushes.recordProgress(batch, BatchResult(), remaining: [])
+            }
+
+            for job in [early, late, resumed] {
+                var result = BatchResult()
+                result.delivered = job.deviceIDs.count
+                try await db.store.pushes.complete(job, result)
+            }
+            let stored = try #require(try await db.store.pushes.find(id: id, applicationID: fixture.app.id))
+            #expect(stored.delivered == 6)
             #expect(stored.status == "done")
         }
     }

@@ -16,6 +16,9 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
         case failure
         /// A platform's credentials are missing or were refused: its sends are held or paused.
         case credentialsProblem = "credentials_problem"
+        /// A provider could not be reached (TLS, DNS, a refused connection, the proxy): `message`
+        /// has the cause; the devices are retried while the push's retry window runs.
+        case providerUnreachable = "provider_unreachable"
     }
 
     /// Epoch milliseconds.

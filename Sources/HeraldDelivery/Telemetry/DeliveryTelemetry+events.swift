@@ -35,7 +35,7 @@ extension DeliveryTelemetry {
         let failed = result.failed.values.reduce(0, +)
         for (key, value) in [
             ("delivered", result.delivered), ("invalid_tokens", result.gone.count), ("failed", failed),
-            ("retrying", result.retry.count), ("skipped", result.skipped), ("expired", result.expired),
+            ("retrying", result.retryCount), ("skipped", result.skipped), ("expired", result.expired),
         ] where value > 0 {
             counts[key] = value
         }
@@ -69,5 +69,42 @@ extension DeliveryTelemetry {
                 time: time, kind: .credentialsProblem, platformID: platformID, provider: DeliveryMetrics.provider(for: type),
                 counts: devices > 0 ? ["devices": devices] : [:], message: message),
             applicationID: applicationID)
+    }
+
+    /// A provider gave no answer for `devices` devices of a batch (TLS, DNS, a refused
+    /// connection, the proxy): the cause goes to the app's activity log, not only to the
+    /// process's log, while the devices wait for their retries.
+    func providerUnreachable(
+        pushID: UUID, platformID: UUID, type: PlatformType, applicationID: UUID, devices: Int, cause: String, time: Int64
+    ) {
+        activity.record(
+            ActivityEvent(
+                time: time, kind: .providerUnreachable, pushID: pushID, platformID: platformID,
+                provider: DeliveryMetrics.provider(for: type), counts: ["devices": devices],
+                message: "the provider could not be reached: \(Self.shownCause(cause))"),
+            applicationID: applicationID)
+    }
+
+    /// Why a provider could not be reached, as the app's operator is shown it (activity log, the
+    /// push's status): the error's text, with each URL cut to its origin (a Web Push endpoint's
+    /// or a WNS channel's path is the device's token), at most 300 characters. The causes are
+    /// the network's and the TLS library's (a refused connection, an unknown CA, a host name),
+    /// which the operator needs to see to fix; the log keeps redacting them unless
+    /// `--log-sensitive`.
+    static func shownCause(_ cause: String) -> String {
+        let ends: (Character) -> Bool = { $0.isWhitespace || $0 == "\"" || $0 == "'" }
+        var shown = ""
+        var rest = Substring(cause)
+        while let scheme = rest.range(of: "://") {
+            shown += rest[..<scheme.upperBound]
+            let after = rest[scheme.upperBound...]
+            let hostEnd = after.firstIndex { ends($0) || $0 == "/" || $0 == "?" || $0 == "#" } ?? after.endIndex
+            let urlEnd = after[hostEnd...].firstIndex(where: ends) ?? after.endIndex
+            shown += after[..<hostEnd]
+            if urlEnd > hostEnd { shown += "/…" }
+            rest = after[urlEnd...]
+        }
+        shown += rest
+        return shown.count > 300 ? String(shown.prefix(299)) + "…" : shown
     }
 }

@@ -117,6 +117,9 @@ struct PushController<Context: RequestContext>: Sendable {
         /// Of the pending devices, those held until their quiet time ends (`"quiet_time": "hold"`),
         /// by due time; only for a push that holds some.
         var quietTimeHeld: [Held]?
+        /// The latest reason a provider could not be reached for the push's devices (TLS, DNS, a
+        /// refused connection, the proxy); only when there was one.
+        var lastError: LastError?
         /// Device reports (`POST /v1/analytics`) carrying this receipt.
         var received: Int
         var opened: Int
@@ -124,8 +127,14 @@ struct PushController<Context: RequestContext>: Sendable {
 
         enum CodingKeys: String, CodingKey {
             case receiptID = "receipt_id", status, createdAt = "created_at", targeted, delivered, failed, failures
-            case invalidTokens = "invalid_tokens", expired, skipped, pending, quietTimeHeld = "quiet_time_held"
+            case invalidTokens = "invalid_tokens", expired, skipped, pending, quietTimeHeld = "quiet_time_held", lastError = "last_error"
             case received, opened, geofenceTriggers = "geofence_triggers"
+        }
+
+        /// Why a provider could not be reached, and when (epoch ms).
+        struct LastError: Encodable {
+            var reason: String
+            var at: Int64
         }
 
         /// Devices sent when their quiet time ends, at `dueAt` (epoch ms).
@@ -156,7 +165,8 @@ struct PushController<Context: RequestContext>: Sendable {
             receiptID: push.id.lowercasedString, status: push.status, createdAt: push.createdAt,
             targeted: push.targeted, delivered: push.delivered, failed: push.failed, failures: push.failures,
             invalidTokens: push.invalidTokens, expired: push.expired, skipped: push.skipped, pending: push.pending,
-            quietTimeHeld: held, received: reported[AnalyticsEventType.received] ?? 0, opened: reported[AnalyticsEventType.opened] ?? 0,
+            quietTimeHeld: held,
+            lastError: push.lastError.map { Status.LastError(reason: $0, at: push.lastErrorAt ?? push.createdAt) }, received: reported[AnalyticsEventType.received] ?? 0, opened: reported[AnalyticsEventType.opened] ?? 0,
             geofenceTriggers: reported[AnalyticsEventType.geofenceTriggered] ?? 0)
     }
 }

@@ -457,5 +457,13 @@ public enum Schema {
             // had reached more than the grace window earlier, and so left out. NULL: none.
             "ALTER TABLE push_schedule_slots ADD COLUMN missed_time_zones {int}",
         ]),
+        // MARK: Why a push's devices wait
+        Migration(version: 17, name: "the latest cause of a provider not answering, per push", statements: [
+            // The latest reason a provider could not be reached for the push's devices (TLS,
+            // DNS, a refused connection, the proxy), and when (epoch ms): shown on the push's
+            // status while its devices wait for their retries. NULL: none so far.
+            "ALTER TABLE pushes ADD COLUMN last_error TEXT",
+            "ALTER TABLE pushes ADD COLUMN last_error_at {int}",
+        ]),
     ]
 }

@@ -21,6 +21,9 @@ public struct StoredPush: Sendable, Equatable {
     public var skipped: Int
     /// Failures by provider reason.
     public var failures: [String: Int]
+    /// The latest reason a provider could not be reached for its devices, and when (epoch ms).
+    public var lastError: String? = nil
+    public var lastErrorAt: Int64? = nil
 
     /// Targeted devices without an outcome yet.
     public var pending: Int { max(0, targeted - delivered - failed - invalidTokens - expired - skipped) }
@@ -76,6 +79,15 @@ public struct DeliveryTarget: Sendable, Equatable {
     /// device's own zone and quiet time, nil where it has none.
     public var timeZone: String? = nil
     public var quietTime: QuietTime? = nil
+
+    public init(id: Int64, platformID: UUID, platformType: PlatformType, token: String, timeZone: String? = nil, quietTime: QuietTime? = nil) {
+        self.id = id
+        self.platformID = platformID
+        self.platformType = platformType
+        self.token = token
+        self.timeZone = timeZone
+        self.quietTime = quietTime
+    }
 }
 
 /// What a batch came to, applied in one transaction.
@@ -89,14 +101,17 @@ public struct BatchResult: Sendable, Equatable {
     public var gone: [Int64: Int64?] = [:]
     /// Dead tokens: device id → the provider's reason (`Unregistered`, …), for `device.deactivated`.
     public var goneReasons: [Int64: String] = [:]
-    /// To try again later.
-    public var retry: [Int64] = []
-    public var retryAt: Int64 = 0
+    /// To try again later, at the next attempt: when (epoch ms) → the devices due then, each
+    /// group a batch job of its own, so each device waits as long as its own answer asked.
+    public var retries: [Int64: [Int64]] = [:]
     /// Not sent at all (the worker is stopping): due again at once, at the same attempt.
     public var released: [Int64] = []
     /// In their quiet time (`"quiet_time": "hold"`): when it ends (epoch ms) → the devices, each
     /// group a new batch due then, at the same attempt, shown on the receipt.
     public var held: [Int64: [Int64]] = [:]
+    /// The latest reason a provider could not be reached for the batch's devices (they wait for
+    /// their retries), shown on the push's status.
+    public var lastError: String?
 
     public init() {}
 }
@@ -119,7 +134,7 @@ public struct PushRepository: Sendable {
 
     private static let pushColumnNames = [
         "id", "app_id", "request", "status", "created_at", "expires_at", "targeted", "delivered", "failed", "invalid_tokens", "expired",
-        "skipped",
+        "skipped", "last_error", "last_error_at",
     ]
     private static let pushColumns = pushColumnNames.joined(separator: ", ")
     private static let jobColumns = "id, push_id, kind, cursor, device_ids, attempt, claim, time_zones"
@@ -391,21 +406,46 @@ public struct PushRepository: Sendable {
 
     /// Records a batch's outcomes and closes it, in one transaction: counters, failures, dead
     /// tokens (unless the device registered again after the provider's timestamp), a new batch
-    /// job for what is to be retried, and one for what was released unsent. Throws `leaseLost`,
-    /// recording nothing, if another worker has claimed the job since.
+    /// job for each group of devices to be retried, and one for what was released unsent. Throws
+    /// `leaseLost`, recording nothing, if another worker has claimed the job since.
     public func complete(_ job: PushJob, _ result: BatchResult) async throws {
+        try await record(job, result, remaining: nil)
+    }
+
+    /// Records the outcomes of part of a claimed batch as `complete` does, and keeps the job,
+    /// claimed, with only the devices in `remaining` (those not yet sent): a worker that dies
+    /// after this resends only those. Throws `leaseLost`, recording nothing, if another worker
+    /// has claimed the job since.
+    public func recordProgress(_ job: PushJob, _ result: BatchResult, remaining: [Int64]) async throws {
+        try await record(job, result, remaining: remaining)
+    }
+
+    /// `complete` (`remaining` nil) or `recordProgress`.
+    private func record(_ job: PushJob, _ result: BatchResult, remaining: [Int64]?) async throws {
         let time = clock.now.epochMilliseconds
         let events = try await database.transaction { connection -> Bool in
             var events = false
-            let closed = try await connection.query("UPDATE push_jobs SET state = 'done' WHERE \(Self.held(job)) RETURNING id")
+            let closing: SQL
+            if let remaining {
+                closing = "UPDATE push_jobs SET device_ids = \(remaining.map(String.init).joined(separator: ",")) WHERE \(Self.held(job)) RETURNING id"
+            } else {
+                closing = "UPDATE push_jobs SET state = 'done' WHERE \(Self.held(job)) RETURNING id"
+            }
+            let closed = try await connection.query(closing)
             if closed.isEmpty { throw Self.leaseLost(job) }
             let failed = result.failed.values.reduce(0, +)
-            try await connection.query("""
-                UPDATE pushes SET delivered = delivered + \(result.delivered), failed = failed + \(failed),
-                    invalid_tokens = invalid_tokens + \(result.gone.count), expired = expired + \(result.expired),
-                    skipped = skipped + \(result.skipped)
-                WHERE id = \(job.pushID)
-                """)
+            if let lastError = result.lastError {
+                try await connection.query(
+                    "UPDATE pushes SET last_error = \(String(lastError.prefix(500))), last_error_at = \(time) WHERE id = \(job.pushID)")
+            }
+            if result.delivered + failed + result.gone.count + result.expired + result.skipped > 0 {
+                try await connection.query("""
+                    UPDATE pushes SET delivered = delivered + \(result.delivered), failed = failed + \(failed),
+                        invalid_tokens = invalid_tokens + \(result.gone.count), expired = expired + \(result.expired),
+                        skipped = skipped + \(result.skipped)
+                    WHERE id = \(job.pushID)
+                    """)
+            }
             for (reason, count) in result.failed.sorted(by: { $0.key < $1.key }) {
                 try await connection.query("""
                     INSERT INTO push_failures (push_id, reason, count) VALUES (\(job.pushID), \(reason), \(count))
@@ -432,10 +472,9 @@ public struct PushRepository: Sendable {
                     events = events || queued
                 }
             }
-            if !result.retry.isEmpty {
+            for (due, devices) in result.retries.sorted(by: { $0.key < $1.key }) where !devices.isEmpty {
                 try await Self.enqueue(
-                    connection, pushID: job.pushID, kind: .batch, deviceIDs: result.retry, attempt: job.attempt + 1,
-                    availableAt: result.retryAt, time: time)
+                    connection, pushID: job.pushID, kind: .batch, deviceIDs: devices, attempt: job.attempt + 1, availableAt: due, time: time)
             }
             if !result.released.isEmpty {
                 try await Self.enqueue(
@@ -447,11 +486,13 @@ public struct PushRepository: Sendable {
                 try await connection.query(Self.enqueueStatement(
                     pushID: job.pushID, kind: .batch, deviceIDs: devices, attempt: job.attempt, availableAt: due, time: time, quiet: true))
             }
+            // The job is still open while its progress is recorded: the push cannot be done.
+            guard remaining == nil else { return events }
             let done = try await Self.closeIfFinished(connection, pushID: job.pushID, time: time)
             return events || done
         }
         // A retry or a held batch is due later, a released batch at once: either way a new job.
-        if !result.retry.isEmpty || !result.released.isEmpty || !result.held.isEmpty { await work.announce(.deliveryJobs) }
+        if !result.retries.isEmpty || !result.released.isEmpty || !result.held.isEmpty { await work.announce(.deliveryJobs) }
         if events { await work.announce(.webhookEvents) }
     }
 
@@ -554,7 +595,8 @@ public struct PushRepository: Sendable {
             expiresAt: try row.optionalInt(prefix + "expires_at"), targeted: Int(try row.int(prefix + "targeted")),
             delivered: Int(try row.int(prefix + "delivered")), failed: Int(try row.int(prefix + "failed")),
             invalidTokens: Int(try row.int(prefix + "invalid_tokens")), expired: Int(try row.int(prefix + "expired")),
-            skipped: Int(try row.int(prefix + "skipped")), failures: [:])
+            skipped: Int(try row.int(prefix + "skipped")), failures: [:], lastError: try row.optionalString(prefix + "last_error"),
+            lastErrorAt: try row.optionalInt(prefix + "last_error_at"))
     }
 
     static func job(_ row: SQLRow) throws -> PushJob {
