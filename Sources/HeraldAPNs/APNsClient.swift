@@ -42,10 +42,13 @@ public final class APNsClient: Sendable {
     ///   - requestTimeout: how long a notification may wait for APNs' answer before it fails
     ///     unanswered.
     ///   - maximumConnections: connections opened at most while the open ones are full.
+    ///   - shutdownGrace: on a graceful shutdown, how long notifications on the wire may wait for
+    ///     APNs' answers; none starts after it began.
     public init(
         endpoint: String, extraTrustedCAPEM: String? = nil, clientCertificate: APNsCertificateCredentials? = nil,
         proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10), requestTimeout: TimeAmount = .seconds(30),
-        maximumConnections: Int = 4, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        maximumConnections: Int = 4, shutdownGrace: Duration = .seconds(10),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws {
         guard let url = URL(string: endpoint), url.scheme == "https", let host = url.host, !host.isEmpty else {
             throw ValidationError(code: "invalid_endpoint", message: "an APNs endpoint must be an https URL, not '\(endpoint)'", field: "endpoint")
@@ -67,7 +70,7 @@ public final class APNsClient: Sendable {
             validatesHeaderBlocks: false,
             // An answer is read for its status and `apns-id` only (`outcome`): no string is built
             // for its other fields.
-            answerFields: .only(["apns-id"]), eventLoopGroup: eventLoopGroup)
+            answerFields: .only(["apns-id"]), shutdownGrace: shutdownGrace, eventLoopGroup: eventLoopGroup)
     }
 
     // MARK: Sending
@@ -133,7 +136,8 @@ public final class APNsClient: Sendable {
             case .answered(let status, let headers, let body):
                 .success(Self.outcome(status: status, apnsID: headers.first(name: "apns-id"), body: body))
             case .notSent:
-                .failure(.notSent)
+                // The pool starts nothing once the process shuts down: the device goes back to the queue.
+                .failure(.notStarted)
             case .failed(let reason):
                 .failure(.connectionFailed(reason))
             }
@@ -150,6 +154,10 @@ public final class APNsClient: Sendable {
 
     /// Connections open and usable right now (for metrics).
     public var openConnections: Int { pool.openConnections }
+
+    /// Why the last attempt to connect to APNs failed (TLS trust, DNS, refused, proxy, …); nil
+    /// once a connection opened.
+    public var unreachable: ProviderConnectionError? { pool.unreachable }
 
     /// Closes every connection.
     public func shutdown() async {

@@ -55,6 +55,9 @@ public struct DeliveryConfiguration: Sendable {
     public var extraTrustedCAPEM: String?
     /// An HTTP CONNECT or SOCKS5 proxy for every provider (`HERALD_PROXY`).
     public var proxy: OutboundProxy?
+    /// On a graceful shutdown, how long APNs requests on the wire may wait for their answers
+    /// (none starts after it began); `herald serve --shutdown-grace`.
+    public var shutdownGrace: Duration = .seconds(10)
 
     public init() {}
 }

@@ -101,7 +101,8 @@ actor Senders {
             let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
             return .apns(APNsPlatformClient(
                 client: try APNsClient(
-                    endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), proxy: configuration.proxy),
+                    endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), proxy: configuration.proxy,
+                    shutdownGrace: configuration.shutdownGrace),
                 topic: credentials.topic,
                 tokens: APNsProviderTokens(
                     generator: try APNsTokenGenerator(credentials: credentials),
@@ -111,7 +112,7 @@ actor Senders {
             return .apns(APNsPlatformClient(
                 client: try APNsClient(
                     endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), clientCertificate: credentials,
-                    proxy: configuration.proxy),
+                    proxy: configuration.proxy, shutdownGrace: configuration.shutdownGrace),
                 topic: credentials.topic, tokens: nil))
         case .fcm(let credentials):
             return .fcm(

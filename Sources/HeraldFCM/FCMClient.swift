@@ -116,6 +116,10 @@ public final class FCMClient: Sendable {
     /// Connections to FCM open and usable right now (for metrics).
     public var openConnections: Int { pool.openConnections }
 
+    /// Why the last attempt to connect to FCM failed (TLS trust, DNS, refused, proxy, …); nil
+    /// once a connection opened.
+    public var unreachable: ProviderConnectionError? { pool.unreachable }
+
     /// Closes the connections (FCM's and the token endpoint's); call once, after the last send.
     public func shutdown() async throws {
         await pool.shutdown()

@@ -92,6 +92,11 @@ public final class WebPushClient: Sendable {
     }
 
     /// HTTP/2 connections to push services open and usable right now (for metrics).
+    /// Why the last attempt to connect to a push service failed, for one whose last attempt did.
+    public var unreachable: ProviderConnectionError? {
+        pools.withLock { Array($0.values) }.lazy.compactMap(\.unreachable).first
+    }
+
     public var openConnections: Int {
         pools.withLock { Array($0.values) }.reduce(0) { $0 + $1.openConnections }
     }

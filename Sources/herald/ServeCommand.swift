@@ -19,7 +19,8 @@ struct ServeCommand: AsyncParsableCommand {
             HERALD_APNS_ENDPOINT (send to this APNs instead of Apple's, e.g. `herald mock apns`),
             HERALD_EXTRA_CA_FILE (a PEM CA to trust besides the system's), HERALD_PROXY (http://[user:pass@]host:port or
             socks5://host:port, for FCM, Web Push and WNS), HERALD_FCM_ENDPOINT, HERALD_WEBPUSH_ENDPOINT, HERALD_WNS_ENDPOINT,
-            HERALD_WNS_TOKEN_ENDPOINT and HERALD_WNS_TEST_HOST (send to mocks instead of Google's, the browsers' and Microsoft's).
+            HERALD_WNS_TOKEN_ENDPOINT and HERALD_WNS_TEST_HOST (send to mocks instead of Google's, the browsers' and Microsoft's),
+            HERALD_SHUTDOWN_GRACE (--shutdown-grace).
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -43,6 +44,11 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("idle-poll"),
         help: "Seconds idle delivery workers and the scheduler sleep at most before looking at the database again, for work no process announced (another process's retries and expired leases). Default 5 on PostgreSQL, 600 on SQLite.")
     var idlePoll: Int?
+
+    @Option(
+        name: .customLong("shutdown-grace"),
+        help: "Seconds: on SIGTERM or SIGINT, how long provider requests already sent may wait for their answers (none starts after the signal). (env: HERALD_SHUTDOWN_GRACE; default 10)")
+    var shutdownGrace: Int?
 
     @Option(help: "Days raw analytics events are kept (their hourly aggregates are kept for ever).")
     var analyticsRetentionDays: Int = 30
@@ -133,6 +139,15 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.webhooks.idlePoll = .seconds(idlePoll)
             configuration.scheduling.maximumSleep = .seconds(idlePoll)
         }
+        let grace = try shutdownGrace ?? ProcessInfo.processInfo.environment["HERALD_SHUTDOWN_GRACE"].flatMap { raw in
+            guard !raw.isEmpty else { return nil }
+            guard let seconds = Int(raw) else { throw ValidationError("HERALD_SHUTDOWN_GRACE must be a whole number of seconds") }
+            return seconds
+        }
+        if let grace {
+            guard (0...300).contains(grace) else { throw ValidationError("--shutdown-grace must be 0 to 300 seconds") }
+            configuration.delivery.shutdownGrace = .seconds(grace)
+        }
         guard (0...100).contains(webhookWorkers) else { throw ValidationError("--webhook-workers must be between 0 and 100") }
         configuration.webhooks.workers = webhookWorkers
         configuration.webhooks.addressPolicy = WebhookAddressPolicy(allowsPrivate: webhookAllowPrivate)
@@ -151,6 +166,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // Once per process, here only: what libraries count through the global metrics system
         // lands in the registry /metrics reads. Herald's own metrics use the factory explicitly.
+        // One server per SQLite file: a second one (a restart beside a process still draining)
+        // is refused before it opens the database.
+        let lock = configuration.databaseURL == nil ? try DataDirectoryLock(directory: configuration.dataDirectory) : nil
         MetricsSystem.bootstrap(Observability.metricsFactory(registry: configuration.observability.registry))
         let (host, port) = (configuration.host, configuration.port)
         let app = try await buildApplication(configuration) { channel in
@@ -159,6 +177,7 @@ struct ServeCommand: AsyncParsableCommand {
             writeOperatorLine("Herald is serving http://\(host):\(bound)")
         }
         try await app.runService()
+        lock?.release()
     }
 }
 

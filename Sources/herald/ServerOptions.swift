@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldHTTP
 import HeraldServer
 import Logging
 
@@ -59,10 +60,13 @@ struct DatabaseOptions: ParsableArguments {
             }
         }
         if let path = environment["HERALD_EXTRA_CA_FILE"], !path.isEmpty {
-            guard let pem = FileManager.default.contents(atPath: path) else {
-                throw ValidationError("HERALD_EXTRA_CA_FILE: cannot read \(path)")
+            // Checked here, so that a file TLS cannot load stops the start with its name rather
+            // than failing every provider connection later.
+            do {
+                configuration.delivery.extraTrustedCAPEM = try ExtraCAFile.load(path: path)
+            } catch {
+                throw ValidationError("\(error)")
             }
-            configuration.delivery.extraTrustedCAPEM = String(decoding: pem, as: UTF8.self)
             configuration.webhooks.extraTrustedCAPEM = configuration.delivery.extraTrustedCAPEM
         }
         return configuration

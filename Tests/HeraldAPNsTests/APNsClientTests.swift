@@ -259,9 +259,9 @@ import Testing
         }
     }
 
-    /// A reset every third request on a connection: that request fails although the mock
-    /// accepted it (its answer was lost), and later sends go to a new connection. (A send that
-    /// races the reset may also fail, unsent.)
+    /// A reset every third request on a connection: that request's answer is lost although the
+    /// mock accepted it; the pool sends it again on a new connection (the one duplicate a reset
+    /// causes), and later sends go there too. (A send that races the reset may also fail.)
     @Test func aDroppedConnectionLosesTheAnswerAndTheNextSendsReconnect() async throws {
         try await withMock { setup in
             setup.server.update { $0.dropConnectionAfterRequests = 3 }

@@ -1,5 +1,6 @@
 import HeraldAPNs
 import HeraldFCM
+import HeraldHTTP
 import HeraldWebPush
 import Synchronization
 
@@ -15,6 +16,7 @@ public final class ProviderConnections: Sendable {
     private struct Tracked: Sendable {
         let provider: String
         let count: @Sendable () -> Int
+        let unreachable: @Sendable () -> ProviderConnectionError?
     }
 
     private let clients = Mutex<[ObjectIdentifier: Tracked]>([:])
@@ -22,19 +24,22 @@ public final class ProviderConnections: Sendable {
     public init() {}
 
     func track(_ client: APNsClient) {
-        track(client, provider: "apns") { client.openConnections }
+        track(client, provider: "apns", count: { client.openConnections }, unreachable: { client.unreachable })
     }
 
     func track(_ client: FCMClient) {
-        track(client, provider: "fcm") { client.openConnections }
+        track(client, provider: "fcm", count: { client.openConnections }, unreachable: { client.unreachable })
     }
 
     func track(_ client: WebPushClient) {
-        track(client, provider: "webpush") { client.openConnections }
+        track(client, provider: "webpush", count: { client.openConnections }, unreachable: { client.unreachable })
     }
 
-    private func track(_ client: AnyObject, provider: String, count: @escaping @Sendable () -> Int) {
-        clients.withLock { $0[ObjectIdentifier(client)] = Tracked(provider: provider, count: count) }
+    private func track(
+        _ client: AnyObject, provider: String, count: @escaping @Sendable () -> Int,
+        unreachable: @escaping @Sendable () -> ProviderConnectionError?
+    ) {
+        clients.withLock { $0[ObjectIdentifier(client)] = Tracked(provider: provider, count: count, unreachable: unreachable) }
     }
 
     func untrack(_ client: AnyObject) {
@@ -44,6 +49,13 @@ public final class ProviderConnections: Sendable {
     /// Open connections of `provider` ("apns", "fcm", "webpush"), summed over its clients.
     public func open(_ provider: String) -> Int {
         clients.withLock { Array($0.values) }.filter { $0.provider == provider }.reduce(0) { $0 + $1.count() }
+    }
+
+    /// The providers whose last connection attempt failed, each with why (`/readyz`), sorted.
+    public var unreachable: [(provider: String, error: ProviderConnectionError)] {
+        clients.withLock { Array($0.values) }
+            .compactMap { tracked in tracked.unreachable().map { (tracked.provider, $0) } }
+            .sorted { ($0.provider, $0.error.description) < ($1.provider, $1.error.description) }
     }
 
     /// Open APNs connections, summed over every platform's client.

@@ -32,7 +32,7 @@ final class HTTP2Connection: Sendable {
     /// returns once TLS is up and the server agreed to h2 (ALPN).
     static func connect(
         host: String, port: Int, sslContext: NIOSSLContext, proxy: OutboundProxy?, group: any EventLoopGroup, timeout: TimeAmount,
-        requestTimeout: TimeAmount, validatesHeaderBlocks: Bool, answerFields: HTTP2AnswerFields
+        requestTimeout: TimeAmount, validatesHeaderBlocks: Bool, answerFields: HTTP2AnswerFields, window: HTTP2StreamWindow? = nil
     ) async throws -> HTTP2Connection {
         let deadline = NIODeadline.now() + timeout
         // The loop is chosen once, here. The promise below and the bootstrap (its channel, its
@@ -52,7 +52,7 @@ final class HTTP2Connection: Sendable {
                 ProxyTunnel.open(on: channel, through: proxy, to: host, port: port, deadline: deadline).flatMapThrowing {
                     try addHTTP2Handlers(
                         to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout,
-                        validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields)
+                        validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields, window: window)
                 }.flatMap { $0 }
             }
         } else {
@@ -63,7 +63,7 @@ final class HTTP2Connection: Sendable {
                         channel.eventLoop.makeCompletedFuture {
                             promise.succeed(try addHTTP2Handlers(
                         to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout,
-                        validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields))
+                        validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields, window: window))
                         }
                     }
                     .connect(host: host, port: port).get()
@@ -93,7 +93,7 @@ final class HTTP2Connection: Sendable {
     /// Call on the channel's loop; the future completes when the TLS handshake has.
     private static func addHTTP2Handlers(
         to channel: any Channel, host: String, sslContext: NIOSSLContext, deadline: NIODeadline, requestTimeout: TimeAmount,
-        validatesHeaderBlocks: Bool, answerFields: HTTP2AnswerFields
+        validatesHeaderBlocks: Bool, answerFields: HTTP2AnswerFields, window: HTTP2StreamWindow?
     ) throws -> EventLoopFuture<Void> {
         // An IP address cannot go in SNI; the certificate is then checked against the address.
         let serverHostname = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
@@ -107,19 +107,34 @@ final class HTTP2Connection: Sendable {
                 return chosen == "h2" ? .success(()) : .failure(HTTP2ConnectionError(.http2NotOffered(chosen)))
             })
         // HTTP/2 itself, framed on the TLS bytes (see `HTTP2Wire` for why not swift-nio-http2's handler).
-        try sync.addHandler(HTTP2ConnectionHandler(requestTimeout: requestTimeout, validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields))
+        try sync.addHandler(HTTP2ConnectionHandler(requestTimeout: requestTimeout, validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields, window: window))
         return negotiated.futureResult
     }
 
-    /// Sends the requests; the responses come in the requests' order.
-    func send(_ requests: [HTTP2Request]) async -> [HTTP2Response] {
-        let promise = channel.eventLoop.makePromise(of: [HTTP2Response?].self)
+    /// Sends the requests; the responses come in the requests' order, with the indices of the
+    /// requests that were on the wire when the connection went down.
+    func send(_ requests: [HTTP2Request]) async -> (responses: [HTTP2Response], lost: Set<Int>) {
+        let promise = channel.eventLoop.makePromise(of: HTTP2ConnectionHandler.Completed.self)
         let handler = self.handler
         channel.eventLoop.execute {
             handler.value.enqueue(.init(requests: requests, promise: promise))
         }
-        let results = (try? await promise.futureResult.get()) ?? []
-        return requests.indices.map { index in index < results.count ? results[index] ?? .notSent : .notSent }
+        let completed = try? await promise.futureResult.get()
+        let results = completed?.results ?? []
+        let responses = requests.indices.map { index in index < results.count ? results[index] ?? .notSent : .notSent }
+        return (responses, completed?.lost ?? [])
+    }
+
+    /// Starts no new stream (the queued requests come back as not sent); the ones on the wire
+    /// have `grace` to be answered, then the connection closes and they fail as unanswered.
+    func drain(grace: Duration) {
+        usable.store(false, ordering: .relaxed)
+        let handler = self.handler
+        let channel = self.channel
+        channel.eventLoop.execute {
+            handler.value.stopTakingRequests()
+            channel.eventLoop.scheduleTask(in: TimeAmount(grace)) { channel.close(promise: nil) }
+        }
     }
 
     func close() {

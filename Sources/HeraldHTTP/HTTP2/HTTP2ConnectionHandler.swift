@@ -21,26 +21,35 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     typealias OutboundIn = Never
     typealias OutboundOut = IOData
 
+    /// What became of a batch: a response per request, and which requests were on the wire
+    /// when the connection went down (their `.failed` may be sent again elsewhere).
+    struct Completed: Sendable {
+        let results: [HTTP2Response?]
+        let lost: Set<Int>
+    }
+
     /// Requests handed over together; the promise completes when each has its response.
     final class Batch {
         let requests: [HTTP2Request]
         var results: [HTTP2Response?]
         var remaining: Int
-        let promise: EventLoopPromise<[HTTP2Response?]>
+        /// Requests in flight when the connection went down.
+        var lost: Set<Int> = []
+        let promise: EventLoopPromise<Completed>
 
-        init(requests: [HTTP2Request], promise: EventLoopPromise<[HTTP2Response?]>) {
+        init(requests: [HTTP2Request], promise: EventLoopPromise<Completed>) {
             self.requests = requests
             self.results = Array(repeating: nil, count: requests.count)
             self.remaining = requests.count
             self.promise = promise
-            if requests.isEmpty { promise.succeed([]) }
+            if requests.isEmpty { promise.succeed(Completed(results: [], lost: [])) }
         }
 
         func finish(_ index: Int, _ response: HTTP2Response) {
             guard results[index] == nil else { return }
             results[index] = response
             remaining -= 1
-            if remaining == 0 { promise.succeed(results) }
+            if remaining == 0 { promise.succeed(Completed(results: results, lost: lost)) }
         }
     }
 
@@ -83,6 +92,9 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     let requestTimeout: TimeAmount
     /// Whether header blocks sent and received are checked against RFC 9113 §8.2.
     let validatesHeaderBlocks: Bool
+    /// The pool's window of streams in flight per connection, below the server's limit (nil: the
+    /// server's limit alone).
+    let window: HTTP2StreamWindow?
     private var sweep: Scheduled<Void>?
 
     private var context: ChannelHandlerContext?
@@ -124,9 +136,13 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     ///   - answerFields: the fields of each answer handed back; all while `validatesHeaderBlocks`
     ///     is on, since every field is checked.
     ///   - firstStreamID: 1 but in tests of running out of stream ids.
-    init(requestTimeout: TimeAmount, validatesHeaderBlocks: Bool = true, answerFields: HTTP2AnswerFields = .all, firstStreamID: Int32 = 1) {
+    init(
+        requestTimeout: TimeAmount, validatesHeaderBlocks: Bool = true, answerFields: HTTP2AnswerFields = .all, window: HTTP2StreamWindow? = nil,
+        firstStreamID: Int32 = 1
+    ) {
         self.requestTimeout = requestTimeout
         self.validatesHeaderBlocks = validatesHeaderBlocks
+        self.window = window
         self.decoder = HTTP2FrameDecoder(keptFields: validatesHeaderBlocks ? .all : answerFields)
         self.streams = HTTP2StreamStateMachine(firstStreamID: firstStreamID)
     }
@@ -254,6 +270,8 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
                 batch.finish(index, .failed("not sent: its header block breaks RFC 9113 (\(violation))"))
                 continue
             }
+            // Below the pool's window too: what a reset connection loses is bounded by it.
+            if let window, streams.openStreams >= window.value { return }
             let streamID: Int32
             switch streams.openStream() {
             case .open(let id):
@@ -538,6 +556,7 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
             return
         }
         finish(streamID, .answered(status: status, headers: stream.headers, body: stream.body))
+        window?.answered()
         startStreams()
     }
 
@@ -556,7 +575,10 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
         stopTaking(streams.connectionClosed())
         // Requests on the wire may or may not have reached the server; the rest never left.
         let reason = closeReason.map { "connection closed: \($0)" } ?? "connection closed"
-        for streamID in openStreamIDs {
+        let lost = openStreamIDs
+        window?.connectionLost(inFlight: lost.count)
+        for streamID in lost {
+            if let offset = offset(of: streamID), let stream = slots[offset] { stream.batch.lost.insert(stream.index) }
             finish(streamID, .failed(reason))
         }
         context.fireChannelInactive()
@@ -567,6 +589,12 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
         if closeReason == nil { closeReason = "\(error)" }
         stopTaking(streams.stopTaking())
         context.close(promise: nil)
+    }
+
+    /// Takes no new request (a graceful shutdown): what is queued goes back as not sent, what is
+    /// on the wire may finish; the connection closes once it has.
+    func stopTakingRequests() {
+        stopTaking(streams.stopTaking())
     }
 
     /// Acts on the machine's decision to stop taking requests.

@@ -24,6 +24,11 @@ struct HealthController<Context: RequestContext>: Sendable {
         var checks: [String: String]?
         /// The checks that failed.
         var failed: [String]?
+        /// Providers this process could not connect to at its last try, with the cause's name
+        /// (`tls_untrusted`, `dns`, `refused`, `proxy`, …); absent while every provider is reachable. Reported,
+        /// not a failed check: a provider's outage does not make this process unable to work,
+        /// and the devices wait for it (see docs/OBSERVABILITY.md).
+        var providers: [String: String]?
     }
 
     @Sendable func health(_ request: Request, context: Context) async throws -> Response {
@@ -43,11 +48,17 @@ struct HealthController<Context: RequestContext>: Sendable {
             workers.isReady
             ? "ok" : "no delivery worker is running (\(workers.expected) configured)"
         let failed = checks.filter { $0.value != "ok" }.keys.sorted()
+        var providers: [String: String] = [:]
+        for (provider, error) in observability.delivery.connections.unreachable where providers[provider] == nil {
+            // The cause's name only: the unauthenticated answer says what failed, not where.
+            providers[provider] = "unreachable: \(error.cause)"
+        }
+        let unreachable = providers.isEmpty ? nil : providers
         if failed.isEmpty {
-            return try json(.ok, Status(status: "ok", checks: checks))
+            return try json(.ok, Status(status: "ok", checks: checks, providers: unreachable))
         }
         context.logger.warning("not ready", metadata: ["failed": "\(failed.joined(separator: ","))"])
-        return try json(.serviceUnavailable, Status(status: "unavailable", checks: checks, failed: failed))
+        return try json(.serviceUnavailable, Status(status: "unavailable", checks: checks, failed: failed, providers: unreachable))
     }
 
     /// `SELECT 1`, given up after `databaseTimeout` (the query is left to its own cancellation,
