@@ -20,11 +20,12 @@ extension Parameters {
         return page
     }
 
-    /// `q`: at most 255 characters (a NUL was refused by `StorableQueryMiddleware`); nil when
-    /// absent or empty.
+    /// `q`: at most 255 Unicode code points, the unit of JSON Schema's `maxLength` that the
+    /// document states it with (a NUL was refused by `StorableQueryMiddleware`); nil when absent
+    /// or empty.
     func searchText() throws -> String? {
         guard let q = get("q"), !q.isEmpty else { return nil }
-        guard q.count <= 255 else { throw APIError.badRequest("q is at most 255 characters", field: "q") }
+        guard q.unicodeScalars.count <= 255 else { throw APIError.badRequest("q is at most 255 code points", field: "q") }
         return q
     }
 }

@@ -21,8 +21,15 @@ extension Request {
         return try Self.decodeJSONBody(RegistrationInput.self, buffer)
     }
 
-    /// The body, at most `Limits.requestBodyBytes` and not empty.
+    /// The body, at most `Limits.requestBodyBytes` and not empty. A body declared as anything but
+    /// JSON is refused with 415 before it is read; one without a `Content-Type` is read as JSON
+    /// (a script written for Pivotal's API may send none).
     private mutating func collectJSONBody() async throws -> ByteBuffer {
+        if let contentType = headers[.contentType], !Self.isJSONMediaType(contentType) {
+            throw APIError(
+                .unsupportedMediaType, code: "unsupported_media_type",
+                message: "the request body must be application/json, not \(contentType.prefix(100))")
+        }
         let buffer: ByteBuffer
         do {
             buffer = try await collectBody(upTo: Limits.requestBodyBytes)
@@ -100,6 +107,15 @@ extension Request {
         }
     }
 
+    /// Whether a `Content-Type` value names JSON: `application/json` or a `+json` type, with any
+    /// parameters (`; charset=utf-8`).
+    static func isJSONMediaType(_ value: String) -> Bool {
+        let type = value.prefix { $0 != ";" }.filter { $0 != " " && $0 != "\t" }.lowercased()
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+
+    /// How a message names the JSON type the decoder expected. A keyed container is reported as
+    /// a dictionary type, which is also a `Collection`, so it is told apart first.
     static func typeName(_ type: Any.Type) -> String {
         switch type {
         case is String.Type: "a string"
@@ -107,7 +123,12 @@ extension Request {
         case is Int.Type, is Int64.Type: "an integer"
         case is Double.Type: "a number"
         case is [String].Type: "a list of strings"
+        case is any JSONObjectType.Type: "an object"
         default: type is any Collection.Type ? "a list" : "an object"
         }
     }
 }
+
+/// Dictionaries, which the decoder names when it expected a JSON object.
+private protocol JSONObjectType {}
+extension Dictionary: JSONObjectType {}
