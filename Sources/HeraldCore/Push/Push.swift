@@ -55,7 +55,8 @@ extension PushInput {
     /// - Parameter now: epoch milliseconds, for `scheduleIn`.
     public func validated(now: Int64) throws(ValidationError) -> Push {
         let body = message?.body
-        let custom = message?.custom ?? [:]
+        // Pivotal lists every platform key under `custom`, the unused ones null: null is absent.
+        let custom = (message?.custom ?? [:]).filter { $0.value != .null }
         if body == nil && custom.isEmpty {
             throw ValidationError(code: "missing_field", message: "message.body or message.custom is required", field: "message")
         }
@@ -89,6 +90,9 @@ extension PushInput {
         let audienceExpression = try target.audienceExpression()
         let badge = try Push.badgeChange(in: custom)
 
+        // Pivotal shows a schedule's push with `"scheduleIn": 0` beside its `scheduleAt`: that
+        // pair is the `scheduleAt`, so a push read back from Pivotal can be sent again as it is.
+        let scheduleIn = scheduleAt != nil && self.scheduleIn == 0 ? nil : self.scheduleIn
         if scheduleAt != nil && scheduleIn != nil {
             throw ValidationError(code: "conflicting_fields", message: "give scheduleAt or scheduleIn, not both", field: "scheduleIn")
         }
