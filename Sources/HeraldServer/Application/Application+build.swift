@@ -99,6 +99,7 @@ public func buildRouter(
         store: store, auth: auth, clock: clock, telemetry: observability.delivery, scheduling: pushScheduling)
     pushes.addRoutes(to: router)
     SchedulesController(auth: auth, scheduling: pushScheduling, clock: clock).addRoutes(to: router)
+    ScheduleImportController<HeraldRequestContext>(store: store, auth: auth, clock: clock, scheduling: pushScheduling).addRoutes(to: router)
     DeliverySettingsController(store: store, auth: auth).addRoutes(to: router)
     DeviceBadgeController(store: store, auth: auth).addRoutes(to: router)
     DeviceQuietTimeController(store: store, auth: auth).addRoutes(to: router)

@@ -23,8 +23,9 @@ struct PushScheduling: Sendable {
     }
 
     /// Stores `push` as a schedule when it is for later; nil when it is to be sent now. `request`
-    /// (the body as given) is read only for a schedule, which keeps it to show and to change.
-    func schedule(_ push: Push, request: String, applicationID: UUID, now: Int64) async throws -> StoredSchedule? {
+    /// (the body as given) is read only for a schedule, which keeps it to show and to change;
+    /// `id` is a `schedule_id` to keep (an imported one), nil for a new one.
+    func schedule(_ push: Push, request: String, applicationID: UUID, now: Int64, id: String? = nil) async throws -> StoredSchedule? {
         if case .now = PushSchedule.of(push, now: now, sendImmediatelyWithin: configuration.sendImmediatelyWithin) { return nil }
         guard let plan = try await plan(push, request: try Self.object(request), applicationID: applicationID, now: now, sendNowAsSlot: false)
         else {
@@ -32,10 +33,10 @@ struct PushScheduling: Sendable {
         }
         if let recurrence = plan.recurrence, let nextAt = plan.nextAt {
             return try await store.schedules.createRecurring(
-                applicationID: applicationID, AcceptedPush(push, request: plan.request), recurrence: recurrence, nextAt: nextAt)
+                applicationID: applicationID, AcceptedPush(push, request: plan.request), recurrence: recurrence, nextAt: nextAt, id: id)
         }
         return try await store.schedules.create(
-            applicationID: applicationID, AcceptedPush(push, request: plan.request), localTime: plan.localTime, slots: plan.slots)
+            applicationID: applicationID, AcceptedPush(push, request: plan.request), localTime: plan.localTime, slots: plan.slots, id: id)
     }
 
     /// The plan for `push`, whose request members are `request`; nil if it is to be sent now,

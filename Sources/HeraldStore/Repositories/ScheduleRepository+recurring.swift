@@ -14,12 +14,13 @@ import struct Foundation.UUID
 extension ScheduleRepository {
     /// Stores a recurring schedule whose first occurrence is `nextAt` (a local-time one's:
     /// begins then, at `recurrence.nextLocalTime`).
+    /// - Parameter given: the `schedule_id` to keep, as `create` takes it.
     public func createRecurring(
-        applicationID: UUID, _ accepted: AcceptedPush, recurrence: StoredRecurrence, nextAt: Int64
+        applicationID: UUID, _ accepted: AcceptedPush, recurrence: StoredRecurrence, nextAt: Int64, id given: String? = nil
     ) async throws -> StoredSchedule {
         let request = accepted.storedText
         let time = clock.now.epochMilliseconds
-        let id = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
+        let id = given ?? Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
         try await database.query("""
             INSERT INTO push_schedules (
                 id, app_id, request, expires_at, local_time, state, created_at, updated_at,

@@ -67,13 +67,15 @@ public struct ScheduleRepository: Sendable {
 
     /// Stores a schedule with its slots; returns it. `local` marks the slots' zone lists as
     /// meaningful (a local-time schedule); otherwise there is one slot, for every device.
+    /// - Parameter given: the `schedule_id` to keep (16 lower-case hex digits, an imported
+    ///   schedule's); one already stored is a `uniqueViolation`. Nil for a new random one.
     public func create(
-        applicationID: UUID, _ accepted: AcceptedPush, localTime: String?, slots: [PushSchedule.Slot]
+        applicationID: UUID, _ accepted: AcceptedPush, localTime: String?, slots: [PushSchedule.Slot], id given: String? = nil
     ) async throws -> StoredSchedule {
         let request = accepted.storedText
         let expiresAt = accepted.push.expiresAt
         let time = clock.now.epochMilliseconds
-        let id = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
+        let id = given ?? Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
         try await database.transaction { connection in
             try await connection.query("""
                 INSERT INTO push_schedules (id, app_id, request, expires_at, local_time, state, created_at, updated_at)

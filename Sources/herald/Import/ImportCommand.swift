@@ -22,8 +22,9 @@ struct PivotalImportCommand: AsyncParsableCommand {
             /v2/custom_user_ids, /v1/schedules, /v1/locations, /v1/location_groups, /v1/geofence), then creates in the \
             Herald at --url what it lacks: the application with its uuid and api key, each --platform with its uuid and \
             secret (Pivotal never shows secrets), topics with their expiry, locations, groups, geofences, the devices \
-            with their uuids (through the device import), and the pending schedules. Everything is read before anything \
-            is written; a second run writes nothing, and a run after an interruption brings what is missing. The provider \
+            with their uuids (through the device import), and the pending schedules with their schedule ids. Everything is \
+            read before anything is written; a second run writes nothing, and a run after an interruption brings what is \
+            missing. A page the source fails transiently is asked again (--source-retries). The provider \
             credentials (APNs key, Firebase service account, …) are uploaded afterwards: the summary says which.
             """)
 
@@ -38,6 +39,12 @@ struct PivotalImportCommand: AsyncParsableCommand {
     @Option(help: "The application's name in Herald (the Pivotal API does not show it).") var name = "Imported from Pivotal"
     @Option(name: .customLong("source-timeout"), help: "Seconds a request to the source may take before the import gives up.")
     var sourceTimeout = 30
+    @Option(
+        name: .customLong("source-retries"),
+        help: "Times a request the source fails transiently (5xx, broken connection) is tried again, waiting twice as long each time.")
+    var sourceRetries = 5
+    /// The first wait before a retry, in milliseconds (tests make it tiny).
+    @Option(name: .customLong("source-retry-wait-ms"), help: .hidden) var sourceRetryWait = 500
 
     func validate() throws {
         guard Self.split(app, parts: 2).count == 2, UUID(text: Self.split(app, parts: 2)[0]) != nil else {
@@ -51,6 +58,8 @@ struct PivotalImportCommand: AsyncParsableCommand {
             if parts.count == 3 { _ = try Self.type(parts[2]) }
         }
         guard (1...3600).contains(sourceTimeout) else { throw ValidationError("--source-timeout: 1 to 3600 seconds") }
+        guard (0...10).contains(sourceRetries) else { throw ValidationError("--source-retries: 0 to 10") }
+        guard (0...60_000).contains(sourceRetryWait) else { throw ValidationError("--source-retry-wait-ms: 0 to 60000") }
         guard URL(string: from)?.host != nil else { throw ValidationError("--from: give the source's URL (https://push.example.com)") }
     }
 
@@ -66,9 +75,10 @@ struct PivotalImportCommand: AsyncParsableCommand {
             eventLoopGroupProvider: .singleton,
             configuration: HTTPClient.Configuration(timeout: .init(connect: .seconds(10), read: timeout)))
         let spool = NSTemporaryDirectory() + "herald-import-\(appUUID)-\(ProcessInfo.processInfo.processIdentifier).ndjson"
+        var source = PivotalSource(http: http, base: Self.trimmed(from), appCredentials: "\(appUUID):\(appParts[1])", timeout: timeout)
+        source.retryDelays = PivotalSource.retryDelays(first: .milliseconds(sourceRetryWait), count: sourceRetries)
         let work = PivotalImport(
-            source: PivotalSource(
-                http: http, base: Self.trimmed(from), appCredentials: "\(appUUID):\(appParts[1])", timeout: timeout),
+            source: source,
             target: HeraldTarget(
                 http: http, base: Self.trimmed(client.url), adminToken: try client.resolvedToken(),
                 appCredentials: "\(appUUID):\(appParts[1])", timeout: .minutes(10)),

@@ -19,11 +19,16 @@ extension PivotalImport {
         // The target's devices by uuid, each as a 64-bit fingerprint: 1,000,000 of them take tens
         // of megabytes, where their fields as text took about 200.
         var known: [UUID: UInt64] = [:]
+        // What the target has that the source does not show, kept when a device is written again.
+        var kept: [UUID: [String: JSONValue]] = [:]
+        let unshown = Self.unshownFields(customUserIDsShown: snapshot.customUserIDsShown)
         try await target.exportDevices(app: appUUID) { line in
             guard let object = try? decoder.decode(JSONValue.self, from: Data(line.utf8)).objectValue,
                 let uuid = object["device_uuid"]?.stringValue.flatMap(UUID.init(uuidString:))
             else { return }
             known[uuid] = Self.fingerprint(object)
+            let values = object.filter { unshown.contains($0.key) && $0.value != .null }
+            if !values.isEmpty { kept[uuid] = values }
         }
         guard let file = FileHandle(forReadingAtPath: spool) else { throw ImportError("cannot read the device spool \(spool)") }
         defer { try? file.close() }
@@ -78,8 +83,18 @@ extension PivotalImport {
                     let platform = device["platform_uuid"]?.stringValue, platforms.contains(platform)
                 else { continue }
                 seen += 1
-                let importLine = Self.importLine(device, tags: snapshot.tagsShown ? nil : snapshot.tagsByDevice[uuid] ?? [])
-                if let key = UUID(uuidString: uuid), known.removeValue(forKey: key) == Self.fingerprint(importLine) {
+                var importLine = Self.importLine(
+                    device, type: snapshot.platformTypes[platform], tags: snapshot.tagsShown ? nil : snapshot.tagsByDevice[uuid] ?? [])
+                let key = UUID(uuidString: uuid)
+                // Never null over a value the source does not show: the target's stays (also a
+                // custom user id the device gave the target since, over one recovered below).
+                if let key, let values = kept.removeValue(forKey: key) {
+                    for (field, value) in values where importLine[field] == nil { importLine[field] = value }
+                }
+                if !snapshot.customUserIDsShown, importLine["custom_user_id"] == nil, let id = snapshot.recovered.byDevice[uuid] {
+                    importLine["custom_user_id"] = .string(id)
+                }
+                if let key, known.removeValue(forKey: key) == Self.fingerprint(importLine) {
                     summary.unchanged(.devices)
                     progress.advance(bytes: 1, lines: 1)
                     continue
@@ -98,8 +113,13 @@ extension PivotalImport {
             summary.note("the target has \(known.count) devices of this application that the source does not show; they were left as they are")
         }
         if !snapshot.customUserIDsShown && !snapshot.customUserIDs.isEmpty {
-            summary.notBrought(
-                "custom user ids: the source's registrations do not show whose they are (\(snapshot.customUserIDs.count) listed by /v2/custom_user_ids); each comes back when its device registers again")
+            let recovered = snapshot.recovered
+            summary.note(
+                "custom user ids: the source's registrations do not show them; \(Set(recovered.byDevice.values).count) of the \(snapshot.customUserIDs.count) listed by /v2/custom_user_ids were given back to their \(recovered.byDevice.count) devices through /v2/registrations?q=")
+            if recovered.unresolvedIDs > 0 {
+                summary.notBrought(
+                    "custom user ids: \(recovered.unresolvedIDs) of \(snapshot.customUserIDs.count) could not be told apart (their text is also in another id, or in a token, alias or device uuid); \(recovered.undecidedDevices.count) devices they may belong to keep the one they have, and get theirs when they register again")
+            }
         }
         if createdOrUpdated {
             summary.notBrought(
@@ -107,10 +127,25 @@ extension PivotalImport {
         }
     }
 
-    /// A registration as an import line: its fields, tags as a list of strings.
-    /// - Parameter tags: the device's tags when the registration does not show them.
-    static func importLine(_ device: [String: JSONValue], tags: [String]?) -> [String: JSONValue] {
+    /// The fields of a target's device that the source does not show: a device's line keeps
+    /// the target's where the source's has none (time zone, quiet time, badge and first
+    /// registration never come from Pivotal; custom user ids only when its registrations show them).
+    static func unshownFields(customUserIDsShown: Bool) -> Set<String> {
+        var fields: Set<String> = ["time_zone", "quiet_time", "badge", "created_at"]
+        if !customUserIDsShown { fields.insert("custom_user_id") }
+        return fields
+    }
+
+    /// A registration as an import line: its fields, tags as a list of strings, the token as
+    /// the target stores it (an APNs token in lower case, as registering makes it).
+    /// - Parameters:
+    ///   - type: the type of the device's platform.
+    ///   - tags: the device's tags when the registration does not show them.
+    static func importLine(_ device: [String: JSONValue], type: PlatformType?, tags: [String]?) -> [String: JSONValue] {
         var line = device.filter { deviceFields.contains($0.key) || $0.key == "device_uuid" }
+        if type == .ios, case .string(let token)? = line["registration_token"] {
+            line["registration_token"] = .string(token.trimmingCharacters(in: .whitespaces).lowercased())
+        }
         if case .string(let active)? = line["active"] { line["active"] = .bool(active.lowercased() != "false") }
         if let tags {
             line["tags"] = .array(tags.map { .string($0) })
@@ -144,17 +179,30 @@ extension PivotalImport {
 
     // MARK: Schedules
 
-    /// Schedules the pushes the target lacks, through its own `POST /v1/push`.
+    /// Schedules the pushes the target lacks, under the `schedule_id` they have on the source
+    /// (`PUT /admin/v1/apps/:app/schedules/:id`, checked as `POST /v1/push` checks a push), so a
+    /// backend holding that id can still change or cancel it; one whose id Herald cannot keep
+    /// goes through `POST /v1/push` and the summary gives its new id.
     func writeSchedules(_ snapshot: Snapshot, _ summary: inout ImportSummary) async throws {
         let answer = try await target.app(.GET, "/v1/schedules")
         guard answer.ok, case .array(let list) = answer.json else { throw TargetError(path: "GET /v1/schedules", answer: answer) }
         var free = Unclaimed()
+        var ids: Set<String> = []
+        for case .object(let schedule) in list {
+            if let id = schedule["schedule_id"]?.stringValue { ids.insert(id.lowercased()) }
+        }
         for case .object(let schedule) in list {
             free.add(Self.scheduleKey(schedule))
         }
         var created = 0
         for schedule in snapshot.schedules {
             let id = schedule["schedule_id"]?.stringValue ?? "?"
+            let keepable = id.count == 16 && id.allSatisfy(\.isHexDigit)
+            if keepable && ids.contains(id.lowercased()) {
+                summary.unchanged(.schedules)
+                _ = free.take(Self.scheduleKey(schedule))
+                continue
+            }
             if free.take(Self.scheduleKey(schedule)) {
                 summary.unchanged(.schedules)
                 continue
@@ -167,10 +215,23 @@ extension PivotalImport {
                 summary.notBrought("schedule \(id): due within a minute; left to the source, which sends it")
                 continue
             }
+            if keepable {
+                let kept = try await target.admin(.PUT, "/admin/v1/apps/\(appUUID)/schedules/\(id.lowercased())", body: .object(push))
+                if kept.ok {
+                    summary.created(.schedules)
+                    created += 1
+                    continue
+                }
+                guard kept.status == .conflict else {
+                    summary.notBrought("schedule \(id): the target refused it: \(kept.errorMessage)")
+                    continue
+                }
+            }
             let sent = try await target.app(.POST, "/v1/push", body: .object(push))
-            if sent.ok, sent.json.objectValue?["schedule_id"] != nil {
+            if sent.ok, let newID = sent.json.objectValue?["schedule_id"]?.stringValue {
                 summary.created(.schedules)
                 created += 1
+                summary.note("schedule \(id) is \(newID) on the target (\(keepable ? "its id is taken there" : "not an id Herald can keep")): use that id for GET/PUT/DELETE /v1/schedules")
             } else {
                 summary.notBrought("schedule \(id): the target refused it: \(sent.errorMessage)")
             }

@@ -43,6 +43,8 @@ struct PivotalImport: Sendable {
         var tagsByDevice: [String: [String]] = [:]
         var topics: [(name: String, expireAt: Int64?)] = []
         var customUserIDs: [String] = []
+        /// Custom user ids told apart with `q` when registrations do not show them.
+        var recovered = RecoveredCustomUserIDs()
         var schedules: [[String: JSONValue]] = []
         var locations: [[String: JSONValue]] = []
         var groups: [[String: JSONValue]] = []
@@ -135,6 +137,9 @@ struct PivotalImport: Sendable {
             throw SourceError.notPivotal("/v2/custom_user_ids", "no 'custom_user_ids' list")
         }
         snapshot.customUserIDs = list.compactMap(\.stringValue)
+        if !snapshot.customUserIDsShown && !snapshot.customUserIDs.isEmpty {
+            snapshot.recovered = try await recoverCustomUserIDs(snapshot.customUserIDs)
+        }
         guard case .array(let schedules) = try await source.get("/v1/schedules") else {
             throw SourceError.notPivotal("/v1/schedules", "not a list of schedules")
         }

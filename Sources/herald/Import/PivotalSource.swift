@@ -15,6 +15,16 @@ struct PivotalSource: Sendable {
     /// The longest the source may stay silent (`--source-timeout`); a whole request, answer and
     /// body, may take four times this.
     let timeout: TimeAmount
+    /// The waits before each retry of a request the source failed transiently (a 5xx, a broken
+    /// connection), doubling from the first: bounded, so a source that stays down ends the import.
+    var retryDelays: [Duration] = Self.retryDelays(first: .milliseconds(500))
+    /// Pages of a listing read at once.
+    var pagesInFlight = 4
+
+    /// `count` waits, doubling from `first` (1 + 2 + 4 + 8 + 16 times `first` by default).
+    static func retryDelays(first: Duration, count: Int = 5) -> [Duration] {
+        (0..<count).map { first * (1 << $0) }
+    }
 
     /// `GET path` with the application's credentials; the answer as JSON.
     func get(_ path: String) async throws(SourceError) -> JSONValue {
@@ -23,7 +33,7 @@ struct PivotalSource: Sendable {
 
     /// `GET path` with `credentials` (`user:password`); the answer as JSON.
     func get(_ path: String, credentials: String) async throws(SourceError) -> JSONValue {
-        let (status, body) = try await fetch(path, credentials: credentials)
+        let (status, body) = try await fetchRetrying(path, credentials: credentials)
         guard status == .ok else {
             throw status == .unauthorized || status == .forbidden
                 ? SourceError(path: path, .refused(status.code)) : SourceError(path: path, .failed(status.code, Self.excerpt(body)))
@@ -38,6 +48,30 @@ struct PivotalSource: Sendable {
     /// The status of `GET path` with `credentials`, whatever it is (a check of a platform secret).
     func status(_ path: String, credentials: String) async throws(SourceError) -> HTTPResponseStatus {
         try await fetch(path, credentials: credentials).0
+    }
+
+    /// `fetch`, again after each of `retryDelays` while the source answers a 5xx or the
+    /// connection breaks; the last answer (or failure) says how many times it was asked.
+    private func fetchRetrying(_ path: String, credentials: String) async throws(SourceError) -> (HTTPResponseStatus, Data) {
+        var attempt = 0
+        while true {
+            let delay: Duration? = attempt < retryDelays.count ? retryDelays[attempt] : nil
+            attempt += 1
+            do throws(SourceError) {
+                let (status, body) = try await fetch(path, credentials: credentials)
+                guard status.code >= 500, let delay else {
+                    if status.code >= 500, attempt > 1 { throw SourceError(path: path, .failed(status.code, Self.excerpt(body)), attempts: attempt) }
+                    return (status, body)
+                }
+                try? await Task.sleep(for: delay)
+            } catch {
+                guard case .unreachable = error.reason, let delay else {
+                    throw attempt > 1 ? SourceError(path: path, error.reason, attempts: attempt) : error
+                }
+                try? await Task.sleep(for: delay)
+            }
+            if Task.isCancelled { throw SourceError(path: path, .unreachable("cancelled")) }
+        }
     }
 
     private func fetch(_ path: String, credentials: String) async throws(SourceError) -> (HTTPResponseStatus, Data) {
@@ -66,25 +100,51 @@ struct PivotalSource: Sendable {
 
     // MARK: Pages
 
-    /// Every item of a paged listing (`page`, `size`, `totalPages`), `size` a page.
+    /// Every item of a paged listing (`page`, `size`, `totalPages`), `size` a page, handed to
+    /// `each` in page order. The first page tells how many there are; the others are read
+    /// `pagesInFlight` at once.
     /// - Parameter key: the member holding the items (`registrations`, `topics`, …).
     func pages(
         _ path: String, key: String, size: Int = 50, credentials: String? = nil,
         each: (_ items: [JSONValue], _ total: Int?) async throws -> Void
     ) async throws {
-        var page = 1
         let separator = path.contains("?") ? "&" : "?"
-        while true {
+        let credentials = credentials ?? appCredentials
+        let source = self
+        @Sendable func read(_ page: Int) async throws(SourceError) -> (items: [JSONValue], totalPages: Int, total: Int?) {
             let pagePath = "\(path)\(separator)size=\(size)&page=\(page)"
-            let answer = try await get(pagePath, credentials: credentials ?? appCredentials)
+            let answer = try await source.get(pagePath, credentials: credentials)
             guard let object = answer.objectValue, case .array(let items)? = object[key] else {
                 throw SourceError(path: pagePath, .notPivotal("no '\(key)' list"))
             }
             let totalPages = object["totalPages"]?.lenientInt.map(Int.init) ?? 1
             let total = object.first { $0.key.hasPrefix("total") && $0.key != "totalPages" }?.value.lenientInt.map(Int.init)
-            try await each(items, total)
-            guard page < totalPages, !items.isEmpty else { return }
-            page += 1
+            return (items, totalPages, total)
+        }
+        let first = try await read(1)
+        try await each(first.items, first.total)
+        guard first.totalPages > 1, !first.items.isEmpty else { return }
+        var reads: [Task<(items: [JSONValue], totalPages: Int, total: Int?), any Error>] = []
+        var next = 2
+        do {
+            while true {
+                while next <= first.totalPages, reads.count < max(1, pagesInFlight) {
+                    let page = next
+                    reads.append(Task { try await read(page) })
+                    next += 1
+                }
+                guard !reads.isEmpty else { return }
+                let page = try await reads.removeFirst().value
+                try await each(page.items, page.total)
+                // A listing that shrank meanwhile ends at its first empty page.
+                if page.items.isEmpty {
+                    for read in reads { read.cancel() }
+                    return
+                }
+            }
+        } catch {
+            for read in reads { read.cancel() }
+            throw error
         }
     }
 }
@@ -102,11 +162,14 @@ struct SourceError: Error, CustomStringConvertible {
     }
 
     let path: String
-    private let reason: Reason
+    fileprivate let reason: Reason
+    /// How many times the source was asked (more than one after transient failures).
+    private let attempts: Int
 
-    fileprivate init(path: String, _ reason: Reason) {
+    fileprivate init(path: String, _ reason: Reason, attempts: Int = 1) {
         self.path = path
         self.reason = reason
+        self.attempts = attempts
     }
 
     /// An answer that is JSON but not the shape the Pivotal API gives.
@@ -115,6 +178,10 @@ struct SourceError: Error, CustomStringConvertible {
     }
 
     var description: String {
+        attempts > 1 ? "\(reasonText) (asked \(attempts) times)" : reasonText
+    }
+
+    private var reasonText: String {
         switch reason {
         case .refused(let status):
             return "the source refused the credentials (\(status)) on GET \(path): check --app UUID:API_KEY (or the platform's UUID:SECRET)"
