@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
+        .executable(name: "herald-dev", targets: ["herald-dev"]),
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
@@ -188,9 +189,39 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What both executables' commands share: a file streamed as a request body, transfer progress.
+        .target(
+            name: "HeraldCommandLine",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
+        // The production executable: serve, migrate, admin, import/export, backup/restore. It links
+        // no mock and no benchmark (scripts/check-herald-binary checks its symbols).
         .executableTarget(
             name: "herald",
             dependencies: [
+                "HeraldCommandLine",
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The developer's tool: provider mocks and benchmarks, which run the `herald` beside it.
+        .executableTarget(
+            name: "herald-dev",
+            dependencies: [
+                "HeraldCommandLine",
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldServer",
@@ -202,8 +233,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
@@ -281,6 +310,11 @@ let package = Package(
         .testTarget(
             name: "HeraldDeliveryTests",
             dependencies: ["HeraldDelivery", "HeraldCore", "HeraldStore", "HeraldAPNs"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldCommandLineTests",
+            dependencies: ["HeraldCommandLine"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,8 +1,8 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import HeraldCommandLine
 import NIOCore
-import Synchronization
 
 /// `herald devices export|import`: an application's devices as NDJSON, through the admin API.
 struct DevicesCommand: AsyncParsableCommand {
@@ -74,39 +74,5 @@ struct DevicesCommand: AsyncParsableCommand {
             chunks.progress.state.withLock { $0.finish() }
             try await admin.printAnswer(response)
         }
-    }
-}
-
-/// A file read in 1 MiB chunks, as a request body, reporting progress as it is sent.
-struct FileChunks: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    let handle: FileHandle
-    let progress: ProgressBox
-
-    /// The progress, shared by the sequence and its iterator.
-    final class ProgressBox: Sendable {
-        let state: Mutex<TransferProgress>
-        init(_ progress: TransferProgress) { state = Mutex(progress) }
-    }
-
-    init(handle: FileHandle, total: Int64, quiet: Bool = false) {
-        self.handle = handle
-        self.progress = ProgressBox(TransferProgress(verb: "sent", total: total, quiet: quiet))
-    }
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        let handle: FileHandle
-        let progress: ProgressBox
-
-        mutating func next() async throws -> ByteBuffer? {
-            guard let data = try handle.read(upToCount: 1 << 20), !data.isEmpty else { return nil }
-            let lines = data.lazy.filter { $0 == UInt8(ascii: "\n") }.count
-            progress.state.withLock { $0.advance(bytes: data.count, lines: lines) }
-            return ByteBuffer(bytes: data)
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(handle: handle, progress: progress)
     }
 }

@@ -19,6 +19,12 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    /// Read by `Herald.main` before parsing (ConfigFile); declared here for --help and parsing.
+    @Option(
+        name: .customLong("config"),
+        help: "A JSON file of settings under their flag names (\"port\": 8080) or environment names without HERALD_ (\"encryption-key\"); flags and the environment win over it (docs/DEPLOYING.md).")
+    var configFile: String?
+
     func configuration(environment: [String: String]) throws -> ServerConfiguration {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")

@@ -3,7 +3,7 @@
 Usage: browser_test.py BASE_URL ROOT_TOKEN WORK_DIR MOCK_APNS_URL MOCK_APNS_CA SCREENSHOT_DIR
 
 An operator signs in, creates an application and an iOS platform whose APNs is the mock
-(`herald mock apns`), devices register through the Pivotal API, the operator sends a test push
+(`herald-dev mock apns`), devices register through the Pivotal API, the operator sends a test push
 to one of them and watches its page reach `done` live, and a tenant's token is shown to see
 nothing of another tenant. Text with HTML in it goes into every field the pages show, and must
 come back as text. A screenshot of each page goes to SCREENSHOT_DIR. Prints one

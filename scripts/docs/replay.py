@@ -37,7 +37,7 @@ import setup as contract  # noqa: E402
 
 DOCUMENTS = ["README.md"] + sorted(f"docs/{name}" for name in os.listdir("docs") if name.endswith(".md"))
 # Blocks that need something besides a server and curl (a mock provider's process, jq).
-SKIPPED_BLOCK_MARKERS = ["herald mock ", "| jq"]
+SKIPPED_BLOCK_MARKERS = ["herald-dev mock ", "| jq"]
 # Made-up ids in the docs, and what they stand for.
 EXAMPLE_SCHEDULE_ID = "3f9c0a61d2b7e845"
 EXAMPLE_DEVICE_UUID = "9a0e5a5c-1c7e-4a43-9d1e-5d9ab6f5c2e1"

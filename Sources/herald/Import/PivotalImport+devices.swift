@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldCommandLine
 import HeraldCore
 import NIOCore
 

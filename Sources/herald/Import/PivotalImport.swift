@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCommandLine
 import HeraldCore
 import NIOCore
 

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOSSL
 
-/// The independent APNs-shaped endpoint `herald bench fanout --sink h2o` measures against:
+/// The independent APNs-shaped endpoint `herald-dev bench fanout --sink h2o` measures against:
 /// `../shared/bench/h2o-apns-sink/run-sink`, h2o (a C HTTP/2 server) answering every
 /// `POST /3/device/<token>` with 200 and a fresh `apns-id`, and `GET /count` with the requests it
 /// accepted. Herald does not control it and must not tune it; it only starts, reads and stops it.

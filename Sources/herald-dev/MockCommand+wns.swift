@@ -3,7 +3,7 @@ import Foundation
 import HeraldMocks
 
 extension MockCommand {
-    /// `herald mock wns`: WNS's token endpoint and channels.
+    /// `herald-dev mock wns`: WNS's token endpoint and channels.
     struct WNS: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "wns",

@@ -8,7 +8,7 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// `herald bench analytics`: SDK-shaped event batches posted to `POST /v1/analytics` of a real
+/// `herald-dev bench analytics`: SDK-shaped event batches posted to `POST /v1/analytics` of a real
 /// `herald serve` process for a while; prints the events/s stored and aggregated, and checks
 /// the hourly aggregates against what was posted.
 struct AnalyticsBenchmark: AsyncParsableCommand {
@@ -43,9 +43,9 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
     func run() async throws {
         let workspace = try BenchmarkWorkspace()
         defer { workspace.finish(keep: keep) }
-        let (executable, directory) = (workspace.executable, workspace.directory)
+        let directory = workspace.directory
         print(
-            "herald bench analytics: \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(devices) clients, \(batchSize) events per batch, \(seconds) s"
+            "herald-dev bench analytics: \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(devices) clients, \(batchSize) events per batch, \(seconds) s"
         )
         let encryptionKey = SecretBox.generateEncodedKey()
         let configuration = ServerConfiguration(
@@ -57,7 +57,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         if let databaseURL { arguments += ["--database-url", databaseURL] }
         arguments += serveArguments.split(separator: " ").map(String.init)
         let server = try ChildProcess(
-            name: "herald serve", executable: executable, arguments: arguments, environment: ["HERALD_ENCRYPTION_KEY": encryptionKey],
+            name: "herald serve", executable: workspace.herald, arguments: arguments, environment: ["HERALD_ENCRYPTION_KEY": encryptionKey],
             logPath: directory + "/serve.log")
         let base = "http://127.0.0.1:\(port)"
         do {
@@ -158,7 +158,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             guard let tenant = try await store.tenants.create(name: "bench-\(UUID().uuidString.prefix(8))") else {
                 throw BenchmarkError("could not create the benchmark's tenant")
             }
-            let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald bench analytics")
+            let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald-dev bench analytics")
             let (platform, secret) = try await store.platforms.create(applicationID: app.id, name: "android", type: .android, credentials: nil)
             await store.database.shutdown()
             return Seeded(

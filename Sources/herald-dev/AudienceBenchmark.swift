@@ -6,7 +6,7 @@ import HeraldServer
 import HeraldStore
 import Logging
 
-/// `herald bench audience`: how fast the fan-out reads an audience expression's pages against a
+/// `herald-dev bench audience`: how fast the fan-out reads an audience expression's pages against a
 /// topic push's pages of the same size, in the same store, interleaved.
 struct AudienceBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,7 +42,7 @@ struct AudienceBenchmark: AsyncParsableCommand {
     func run() async throws {
         let workspace = try BenchmarkWorkspace()
         defer { workspace.finish(keep: keep) }
-        print("herald bench audience: \(devices) devices, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), pages of \(page)")
+        print("herald-dev bench audience: \(devices) devices, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), pages of \(page)")
         var logger = Logger(label: "herald.bench")
         logger.logLevel = .warning
         let configuration = ServerConfiguration(
@@ -103,7 +103,7 @@ struct AudienceBenchmark: AsyncParsableCommand {
         guard let tenant = try await store.tenants.create(name: "bench-\(UUID().uuidString.prefix(8))") else {
             throw BenchmarkError("could not create the benchmark's tenant")
         }
-        let (app, _) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald bench audience")
+        let (app, _) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald-dev bench audience")
         let (ios, _) = try await store.platforms.create(
             applicationID: app.id, name: "ios", type: .ios,
             credentials: try ProviderMock.apnsCredentials(key: P256.Signing.PrivateKey(), keyID: "ABC123DEFG", topic: "com.example.bench"))

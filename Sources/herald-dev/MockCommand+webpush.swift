@@ -5,7 +5,7 @@ import HeraldCore
 import HeraldMocks
 
 extension MockCommand {
-    /// `herald mock webpush`: a push service that decrypts what it receives, as a browser would.
+    /// `herald-dev mock webpush`: a push service that decrypts what it receives, as a browser would.
     struct WebPush: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "webpush",

@@ -2,25 +2,25 @@ import Foundation
 
 /// Progress of a long transfer, on standard error: a bar redrawn in place (count, rate, ETA)
 /// when standard error is a terminal, else a plain line every five seconds, for logs.
-struct TransferProgress: Sendable {
-    let verb: String
+package struct TransferProgress: Sendable {
+    package let verb: String
     /// Bytes in all, when known (for the percentage and the ETA).
-    let total: Int64?
+    package let total: Int64?
     /// Shows nothing (a benchmark measures the transfer).
-    let quiet: Bool
+    package let quiet: Bool
     private let interactive = isatty(STDERR_FILENO) == 1
     private let start = ContinuousClock.now
     private var lastShown = ContinuousClock.now
     private var bytes: Int64 = 0
     private var lines = 0
 
-    init(verb: String, total: Int64?, quiet: Bool = false) {
+    package init(verb: String, total: Int64?, quiet: Bool = false) {
         self.verb = verb
         self.total = total
         self.quiet = quiet
     }
 
-    mutating func advance(bytes: Int, lines: Int) {
+    package mutating func advance(bytes: Int, lines: Int) {
         self.bytes += Int64(bytes)
         self.lines += lines
         let now = ContinuousClock.now
@@ -29,7 +29,7 @@ struct TransferProgress: Sendable {
         show(final: false)
     }
 
-    mutating func finish() {
+    package mutating func finish() {
         show(final: true)
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import HeraldMocks
 
 extension MockCommand {
-    /// `herald mock fcm`: FCM's HTTP v1 API and a service account's OAuth2 token endpoint.
+    /// `herald-dev mock fcm`: FCM's HTTP v1 API and a service account's OAuth2 token endpoint.
     struct FCM: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "fcm",

@@ -8,7 +8,7 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// `herald bench schedules`: N scheduled pushes spread over a time span, through a real
+/// `herald-dev bench schedules`: N scheduled pushes spread over a time span, through a real
 /// `herald serve` process; then how late each fired.
 struct ScheduleBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,8 +41,8 @@ struct ScheduleBenchmark: AsyncParsableCommand {
     func run() async throws {
         let workspace = try BenchmarkWorkspace()
         defer { workspace.finish(keep: keep) }
-        let (executable, directory) = (workspace.executable, workspace.directory)
-        print("herald bench schedules: \(count) schedules over \(over) s, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(servers) server(s)")
+        let directory = workspace.directory
+        print("herald-dev bench schedules: \(count) schedules over \(over) s, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(servers) server(s)")
 
         let encryptionKey = SecretBox.generateEncodedKey()
         let configuration = ServerConfiguration(
@@ -53,7 +53,7 @@ struct ScheduleBenchmark: AsyncParsableCommand {
             guard let tenant = try await store.tenants.create(name: "bench-\(UUID().uuidString.prefix(8))") else {
                 throw BenchmarkError("could not create the benchmark's tenant")
             }
-            let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald bench schedules")
+            let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald-dev bench schedules")
             return (app.id, apiKey)
         }
 
@@ -68,7 +68,7 @@ struct ScheduleBenchmark: AsyncParsableCommand {
                 ]
                 if let databaseURL { arguments += ["--database-url", databaseURL] }
                 let server = try ChildProcess(
-                    name: "herald serve", executable: executable, arguments: arguments,
+                    name: "herald serve", executable: workspace.herald, arguments: arguments,
                     environment: ["HERALD_ENCRYPTION_KEY": encryptionKey], logPath: directory + "/serve\(index).log")
                 children.append(server)
                 let base = "http://127.0.0.1:\(port)"

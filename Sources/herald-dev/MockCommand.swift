@@ -4,7 +4,7 @@ import Foundation
 import HeraldCore
 import HeraldMocks
 
-/// `herald mock …`: protocol-faithful provider mocks, for local development and benchmarks.
+/// `herald-dev mock …`: protocol-faithful provider mocks, for local development and benchmarks.
 struct MockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock", abstract: "Run a mock push provider on this machine.", subcommands: [APNs.self, FCM.self, WebPush.self, WNS.self])

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import HeraldCore
 
-/// One provider mock that `herald bench fanout` runs in its own process, in benchmark mode:
+/// One provider mock that `herald-dev bench fanout` runs in its own process, in benchmark mode:
 /// how to start it, what the server needs to reach it, and the credentials and device tokens it
 /// accepts.
 struct ProviderMock {

@@ -10,7 +10,7 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// `herald bench fanout`: one broadcast (or, with `--topic`, one push to a topic every device is
+/// `herald-dev bench fanout`: one broadcast (or, with `--topic`, one push to a topic every device is
 /// subscribed to) to N devices, through a real `herald serve` process, to the provider mocks in
 /// their own processes or to the independent h2o APNs sink; for iOS, then h2load against the
 /// same endpoint for comparison.
@@ -26,7 +26,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
             request shape and prints Herald's rate as a fraction of h2load's. CPU seconds (utime + stime) of the server
             over the broadcast, of h2load and of the h2o sink in each phase are printed per item too (and of the PostgreSQL
             server, when it runs on this machine): unlike the rates, they compare across hours on a shared host.
-            --sink mock (default): Herald's own mocks (`herald mock apns`, `fcm`, `webpush`, `wns`; all four for `mixed`,
+            --sink mock (default): Herald's own mocks (`herald-dev mock apns`, `fcm`, `webpush`, `wns`; all four for `mixed`,
             a quarter of the devices each), each in its own process, recording every arrival.
             --sink h2o: the independent APNs-shaped h2o endpoint (`--sink-script`, Debian packages h2o and
             nghttp2-client), timed from acceptance to its `GET /count` reaching N; h2load runs 4 connections × 100 streams.
@@ -74,7 +74,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
     /// The endpoint the server delivers to.
     enum Sink: String, ExpressibleByArgument, CaseIterable {
-        /// `herald mock apns|fcm|webpush|wns`, one process per provider, with per-arrival timestamps.
+        /// `herald-dev mock apns|fcm|webpush|wns`, one process per provider, with per-arrival timestamps.
         case mock
         /// h2o answering APNs requests (`--sink-script`): a server Herald did not write.
         case h2o
@@ -112,7 +112,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         var audience = topic.map { "subscribed to topic '\($0)'" } ?? "broadcast"
         if let expression = self.audience { audience += ", audience \(expression)" }
         print(
-            "herald bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers, sink \(sink.rawValue)")
+            "herald-dev bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers, sink \(sink.rawValue)")
         print("load at start           \(ProcessCPU.loadAverage)")
 
         // The provider-token key the mock APNs verifies against.
@@ -175,7 +175,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
             serveArguments += self.serveArguments.split(separator: " ").map(String.init)
             serverEnvironment["HERALD_ENCRYPTION_KEY"] = encryptionKey
             let server = try ChildProcess(
-                name: "herald serve", executable: executable, arguments: serveArguments, environment: serverEnvironment,
+                name: "herald serve", executable: workspace.herald, arguments: serveArguments, environment: serverEnvironment,
                 logPath: directory + "/serve.log")
             children.append(server)
             let base = "http://127.0.0.1:\(port)"
@@ -325,7 +325,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
             guard let tenant = try await store.tenants.create(name: "bench-\(UUID().uuidString.prefix(8))") else {
                 throw BenchmarkError("could not create the benchmark's tenant")
             }
-            let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald bench fanout")
+            let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald-dev bench fanout")
             let subscriptions = try self.topic.map { try RegistrationInput.normalizedTags([$0], field: "--topic") } ?? []
             let clock = ContinuousClock.now
             for target in targets {

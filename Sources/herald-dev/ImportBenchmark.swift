@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import HeraldCommandLine
 import HeraldCore
 import HeraldServer
 import HeraldStore
@@ -51,7 +52,7 @@ struct ImportBenchmark: AsyncParsableCommand {
         var arguments = ["serve", "--port", String(port), "--data-dir", directory + "/data", "--workers", "0", "--log-level", "warning"]
         if let databaseURL { arguments += ["--database-url", databaseURL] }
         let server = try ChildProcess(
-            name: "herald serve", executable: workspace.executable, arguments: arguments,
+            name: "herald serve", executable: workspace.herald, arguments: arguments,
             environment: ["HERALD_ENCRYPTION_KEY": encryptionKey], logPath: directory + "/serve.log")
         let base = "http://127.0.0.1:\(port)"
         do {
