@@ -52,8 +52,8 @@ extension ServerProcessTests {
     }
 
     /// SIGTERM while a healthy provider answers a broadcast: the answers in flight come at once,
-    /// and the process exits within seconds (under 2 s on SQLite, 3.3 s on PostgreSQL with the
-    /// machine's load at 21 on two cores; the bound leaves room for such a machine).
+    /// and the process exits within seconds, not after the grace or a request timeout. (The
+    /// bound leaves room for a loaded test machine.)
     @Test(arguments: Backend.available)
     func sigtermWithAHealthyProviderExitsPromptly(_ backend: Backend) async throws {
         try await withSetup(backend) { setup in
