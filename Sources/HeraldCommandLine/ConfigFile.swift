@@ -54,6 +54,7 @@ package struct ConfigFile: Sendable {
         Setting(key: "workers", target: .option(environment: nil), everyCommand: false, secret: false),
         Setting(key: "batch-size", target: .option(environment: nil), everyCommand: false, secret: false),
         Setting(key: "job-lease", target: .option(environment: nil), everyCommand: false, secret: false),
+        Setting(key: "shutdown-grace", target: .option(environment: "HERALD_SHUTDOWN_GRACE"), everyCommand: false, secret: false),
         Setting(key: "idle-poll", target: .option(environment: nil), everyCommand: false, secret: false),
         Setting(key: "analytics-retention-days", target: .option(environment: nil), everyCommand: false, secret: false),
         Setting(key: "geofence-push-delay", target: .option(environment: nil), everyCommand: false, secret: false),
