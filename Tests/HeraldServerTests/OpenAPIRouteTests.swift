@@ -59,6 +59,36 @@ import Testing
         }
     }
 
+    /// The answers every JSON route gives besides its own are in the document: 415 for a body
+    /// declared as another media type (`Request.decodeJSON`), and 405 with `Allow`
+    /// (`MethodNotAllowedMiddleware`).
+    @Test func theDocumentStates415And405() async throws {
+        try await ServerHarness.run(.sqlite) { _, client in
+            let document = try await client.execute(uri: "/openapi.json", method: .get).json()
+            let components = try #require(document["components"] as? [String: Any])
+            let responses = try #require(components["responses"] as? [String: Any])
+            let allow = ((responses["MethodNotAllowed"] as? [String: Any])?["headers"] as? [String: Any])?["Allow"]
+            #expect(allow != nil, "the 405 answer and its Allow header")
+            #expect(responses["UnsupportedMediaType"] != nil)
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            var withoutMediaTypeAnswer: [String] = []
+            for (path, item) in paths {
+                for (method, value) in item {
+                    guard let operation = value as? [String: Any],
+                        let content = (operation["requestBody"] as? [String: Any])?["content"] as? [String: Any],
+                        content["application/json"] != nil,
+                        // The device import reads NDJSON or one JSON line, whatever the Content-Type.
+                        operation["operationId"] as? String != "importApplicationDevices"
+                    else { continue }
+                    if (operation["responses"] as? [String: Any])?["415"] == nil {
+                        withoutMediaTypeAnswer.append("\(method.uppercased()) \(path)")
+                    }
+                }
+            }
+            #expect(withoutMediaTypeAnswer.sorted() == [], "JSON bodies whose 415 is not documented")
+        }
+    }
+
     /// `METHOD /path` for every operation of the served document.
     static func documentedOperations(_ router: Router<HeraldRequestContext>) async throws -> Set<String> {
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
