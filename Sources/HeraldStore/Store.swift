@@ -18,6 +18,7 @@ public struct Store: Sendable {
     public let geofences: GeofenceRepository
     public let analytics: AnalyticsRepository
     public let schedules: ScheduleRepository
+    public let importSnapshots: ImportSnapshotRepository
     public let deliverySettings: DeliverySettingsRepository
     /// Webhook endpoints and the queue of their deliveries.
     public let webhooks: WebhookRepository
@@ -49,6 +50,7 @@ public struct Store: Sendable {
         self.geofences = GeofenceRepository(database: database, clock: clock, work: work)
         self.analytics = AnalyticsRepository(database: database, clock: clock)
         self.schedules = ScheduleRepository(database: database, clock: clock, work: work)
+        self.importSnapshots = ImportSnapshotRepository(database: database, clock: clock)
         self.deliverySettings = DeliverySettingsRepository(database: database)
         self.migrator = Migrator(database: database, clock: clock, logger: logger)
     }

@@ -192,29 +192,39 @@ extension PivotalImportCommandTests {
                 #expect(againOut.contains("devices: 0 created, 0 updated, 60 unchanged"), "\(againOut)")
                 #expect(againOut.contains("schedules: 0 created, 1 unchanged"), "\(againOut)")
 
-                // Item 2: what a device did on Herald since stays (the source does not show it).
-                let device = "00000000-0000-4000-8000-100000000002"
+                // Item 2: what a device did on Herald since stays: a re-run writes only what the
+                // source changed since the previous one (its snapshots on the target).
+                let device = "00000000-0000-4000-8000-100000000000"
                 let put = try await target.execute(
                     uri: "/v1/registration/\(device)", method: .put, headers: basic(Self.iosUUID, Self.secret),
-                    body: body(#"{"custom_user_id":"bond007","time_zone":"Europe/Paris"}"#))
+                    body: body(#"{"custom_user_id":"bond007","time_zone":"Europe/Paris","tags":{"subscribe":["offers"],"unsubscribe":[]}}"#))
                 #expect(put.status == .ok, "\(String(buffer: put.body))")
                 let (third, thirdOut, _) = try await DeviceTransferCommandTests.herald(arguments)
                 #expect(third == 0)
                 #expect(thirdOut.contains("Nothing changed"), "\(thirdOut)")
-                // A change at the source is applied, and the device's own values stay.
+                func exported() async throws -> [String: Any] {
+                    let lines = try await DeviceTransferTests.export(target, bearer(targetHarness.adminToken))
+                    let line = try #require(lines.split(separator: "\n").first { $0.contains(device) })
+                    return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                }
+                var line = try await exported()
+                #expect(line["custom_user_id"] as? String == "bond007")
+                #expect(Set(line["tags"] as? [String] ?? []) == ["news", "offers"])
+                // A change at the source is applied, field by field and tag by tag, and the device's own stay.
                 pivotal.devices.withLock { devices in
-                    if let index = devices.firstIndex(where: { $0.uuid == device }) { devices[index].osVersion = "18.2" }
+                    if let index = devices.firstIndex(where: { $0.uuid == device }) {
+                        devices[index].osVersion = "18.2"
+                        devices[index].topics.append("sport")
+                    }
                 }
                 let (fourth, fourthOut, _) = try await DeviceTransferCommandTests.herald(arguments)
                 #expect(fourth == 0)
                 #expect(fourthOut.contains("devices: 0 created, 1 updated, 59 unchanged"), "\(fourthOut)")
-                let got = try await target.execute(uri: "/v1/registration/\(device)", method: .get, headers: basic(Self.iosUUID, Self.secret))
-                let view = try got.json()
-                #expect(view["os_version"] as? String == "18.2")
-                #expect(view["custom_user_id"] as? String == "bond007")
-                let exported = try await DeviceTransferTests.export(target, bearer(targetHarness.adminToken))
-                let line = try #require(exported.split(separator: "\n").first { $0.contains(device) })
-                #expect(line.contains(#""time_zone":"Europe/Paris""#), "\(line)")
+                line = try await exported()
+                #expect(line["os_version"] as? String == "18.2")
+                #expect(line["custom_user_id"] as? String == "bond007")
+                #expect(line["time_zone"] as? String == "Europe/Paris")
+                #expect(Set(line["tags"] as? [String] ?? []) == ["news", "offers", "sport"])
 
                 // Item 4: a page that keeps failing stops the import, naming it; nothing is written.
                 let down = Self.arguments(

@@ -117,6 +117,7 @@ public func buildRouter(
     AnalyticsController(store: store, auth: auth, clock: clock).addRoutes(to: router)
     AdminController(store: store, auth: auth).addRoutes(to: router)
     DeviceTransferController(store: store, auth: auth, clock: clock, configuration: deviceImport, wnsTestHost: wnsTestHost).addRoutes(to: router)
+    ImportSnapshotsController<HeraldRequestContext>(store: store, auth: auth).addRoutes(to: router)
     HealthController(store: store, observability: observability).addRoutes(to: router)
     MetricsController(store: store, auth: auth, observability: observability).addRoutes(to: router)
     ActivityLogController(store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat)

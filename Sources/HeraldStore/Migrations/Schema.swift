@@ -465,5 +465,21 @@ public enum Schema {
             "ALTER TABLE pushes ADD COLUMN last_error TEXT",
             "ALTER TABLE pushes ADD COLUMN last_error_at {int}",
         ]),
+        // MARK: Import snapshots
+        Migration(version: 18, name: "what each import last saw of each device at its source", statements: [
+            // `herald import pivotal`: a device's fields and tags as the source (`source`, its
+            // URL) showed them at the last run, so that the next one writes only what the source
+            // changed since, over what the device changed on Herald.
+            """
+            CREATE TABLE import_snapshots (
+                app_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+                source TEXT NOT NULL,
+                device_uuid TEXT NOT NULL,
+                snapshot TEXT NOT NULL,
+                updated_at {int} NOT NULL,
+                PRIMARY KEY (app_id, source, device_uuid)
+            )
+            """,
+        ]),
     ]
 }

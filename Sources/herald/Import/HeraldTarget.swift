@@ -69,6 +69,42 @@ struct HeraldTarget: Sendable {
         if !pending.isEmpty { try each(pending[...]) }
     }
 
+    /// Snapshots one request saves (the admin API's page).
+    static let snapshotsPerRequest = 1000
+
+    /// What the previous import from `source` saw of each device: its JSON text by lower-case
+    /// device uuid (`GET /admin/v1/apps/:app/import_snapshots`, a page at a time).
+    func snapshots(app: String, source: String) async throws -> [String: String] {
+        let encoded = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? source
+        var all: [String: String] = [:]
+        var after = ""
+        while true {
+            let path = "/admin/v1/apps/\(app)/import_snapshots?source=\(encoded)" + (after.isEmpty ? "" : "&after=\(after)")
+            let answer = try await admin(.GET, path)
+            guard answer.ok, let page = answer.json.objectValue, case .array(let items)? = page["snapshots"] else {
+                throw TargetError(path: "GET \(path)", answer: answer)
+            }
+            for case .object(let item) in items {
+                if let uuid = item["device_uuid"]?.stringValue, let snapshot = item["snapshot"] { all[uuid] = snapshot.jsonText }
+            }
+            guard let next = page["next"]?.stringValue else { return all }
+            after = next
+        }
+    }
+
+    /// Saves what this import saw of each device at `source` (`POST …/import_snapshots`).
+    func saveSnapshots(app: String, source: String, _ snapshots: [(String, JSONValue)]) async throws {
+        let encoded = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? source
+        let path = "/admin/v1/apps/\(app)/import_snapshots?source=\(encoded)"
+        for start in stride(from: 0, to: snapshots.count, by: Self.snapshotsPerRequest) {
+            let items = snapshots[start..<min(start + Self.snapshotsPerRequest, snapshots.count)].map { uuid, snapshot in
+                JSONValue.object(["device_uuid": .string(uuid), "snapshot": snapshot])
+            }
+            let answer = try await admin(.POST, path, body: .object(["snapshots": .array(Array(items))]))
+            guard answer.ok else { throw TargetError(path: "POST \(path)", answer: answer) }
+        }
+    }
+
     private func send(
         _ method: HTTPMethod, _ path: String, authorization: String, body: ByteBuffer?, contentType: String = "application/json"
     ) async throws -> Answer {

@@ -14,15 +14,27 @@ extension PivotalImport {
     ]
 
     /// Sends the import endpoint the devices the target lacks or has otherwise, in batches, and
-    /// counts those it has already as they are.
+    /// counts those it has already as they are. A device the previous run saw at the source
+    /// (its snapshot on the target) is written only when the source changed it since, and then
+    /// only the fields (and tags) the source changed, over what the target has: what the device
+    /// did on Herald meanwhile stays.
     func writeDevices(_ snapshot: Snapshot, platforms: Set<String>, _ summary: inout ImportSummary) async throws {
         let decoder = JSONDecoder()
+        let previous = try await target.snapshots(app: appUUID, source: source.base)
         // The target's devices by uuid, each as a 64-bit fingerprint: 1,000,000 of them take tens
-        // of megabytes, where their fields as text took about 200.
+        // of megabytes, where their fields as text took about 200. Their lines wait in a file,
+        // read back for a device the source changed.
         var known: [UUID: UInt64] = [:]
+        var lineAt: [UUID: (offset: UInt64, count: Int)] = [:]
         // What the target has that the source does not show, kept when a device is written again.
         var kept: [UUID: [String: JSONValue]] = [:]
         let unshown = Self.unshownFields(customUserIDsShown: snapshot.customUserIDsShown)
+        let targetSpool = spool + ".target"
+        guard FileManager.default.createFile(atPath: targetSpool, contents: nil), let targetOut = FileHandle(forWritingAtPath: targetSpool) else {
+            throw ImportError("cannot write the device spool \(targetSpool)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: targetSpool) }
+        var offset: UInt64 = 0
         try await target.exportDevices(app: appUUID) { line in
             guard let object = try? decoder.decode(JSONValue.self, from: Data(line.utf8)).objectValue,
                 let uuid = object["device_uuid"]?.stringValue.flatMap(UUID.init(uuidString:))
@@ -30,6 +42,18 @@ extension PivotalImport {
             known[uuid] = Self.fingerprint(object)
             let values = object.filter { unshown.contains($0.key) && $0.value != .null }
             if !values.isEmpty { kept[uuid] = values }
+            let bytes = Data(line.utf8)
+            try targetOut.write(contentsOf: bytes)
+            lineAt[uuid] = (offset, bytes.count)
+            offset += UInt64(bytes.count)
+        }
+        try targetOut.close()
+        guard let targetIn = FileHandle(forReadingAtPath: targetSpool) else { throw ImportError("cannot read the device spool \(targetSpool)") }
+        defer { try? targetIn.close() }
+        func targetLine(_ uuid: UUID) throws -> [String: JSONValue]? {
+            guard let at = lineAt[uuid] else { return nil }
+            try targetIn.seek(toOffset: at.offset)
+            return try (targetIn.read(upToCount: at.count)).flatMap { try? decoder.decode(JSONValue.self, from: $0).objectValue }
         }
         guard let file = FileHandle(forReadingAtPath: spool) else { throw ImportError("cannot read the device spool \(spool)") }
         defer { try? file.close() }
@@ -38,9 +62,17 @@ extension PivotalImport {
         var progress = TransferProgress(verb: "imported", total: Int64(toSend), quiet: quiet)
         var batch = ByteBuffer()
         var batchUUIDs: [String] = []
+        // The source's view of each device in `batch`, saved once the target has taken it.
+        var batchSeen: [JSONValue] = []
+        var seenToSave: [(String, JSONValue)] = []
         var seen = 0
         var pending = Data()
         var createdOrUpdated = false
+        func saveSeen(force: Bool) async throws {
+            guard !seenToSave.isEmpty, force || seenToSave.count >= HeraldTarget.snapshotsPerRequest else { return }
+            try await target.saveSnapshots(app: appUUID, source: source.base, seenToSave)
+            seenToSave.removeAll(keepingCapacity: true)
+        }
         func flush(_ summary: inout ImportSummary) async throws {
             guard !batchUUIDs.isEmpty else { return }
             let answer = try await target.importDevices(app: appUUID, ndjson: batch)
@@ -52,9 +84,11 @@ extension PivotalImport {
             summary.created(.devices, imported)
             summary.updated(.devices, updated)
             createdOrUpdated = createdOrUpdated || imported + updated > 0
+            var rejectedLines: Set<Int> = []
             if case .array(let rejections)? = report["rejections"] {
                 for case .object(let rejection) in rejections {
                     let line = Int(rejection["line"]?.lenientInt ?? 0)
+                    rejectedLines.insert(line)
                     let uuid = (1...batchUUIDs.count).contains(line) ? batchUUIDs[line - 1] : "?"
                     var reason = rejection["message"]?.stringValue ?? "rejected"
                     if let field = rejection["field"]?.stringValue { reason += " (field \(field))" }
@@ -64,9 +98,18 @@ extension PivotalImport {
             let rejected = Int(report["rejected"]?.lenientInt ?? 0)
             let listed = (report["rejections"].flatMap { if case .array(let list) = $0 { list.count } else { nil } }) ?? 0
             if rejected > listed { summary.notBrought("\(rejected - listed) more devices rejected by the target (not listed)") }
+            // A rejected device is not remembered as seen, so the next run tries it again; when
+            // some were not listed, none of the batch is.
+            if rejected == listed {
+                for (index, uuid) in batchUUIDs.enumerated() where !rejectedLines.contains(index + 1) {
+                    seenToSave.append((uuid, batchSeen[index]))
+                    try await saveSeen(force: false)
+                }
+            }
             progress.advance(bytes: batchUUIDs.count, lines: batchUUIDs.count)
             batch.clear()
             batchUUIDs.removeAll(keepingCapacity: true)
+            batchSeen.removeAll(keepingCapacity: true)
         }
 
         while true {
@@ -84,30 +127,56 @@ extension PivotalImport {
                     let platform = device["platform_uuid"]?.stringValue, platforms.contains(platform)
                 else { continue }
                 seen += 1
-                var importLine = Self.importLine(
+                // The device as the source shows it now.
+                var shown = Self.importLine(
                     device, type: snapshot.platformTypes[platform], tags: snapshot.tagsShown ? nil : snapshot.tagsByDevice[uuid] ?? [])
+                if !snapshot.customUserIDsShown, let id = snapshot.recovered.byDevice[uuid] {
+                    shown["custom_user_id"] = .string(id)
+                }
                 let key = UUID(uuidString: uuid)
-                // Never null over a value the source does not show: the target's stays (also a
-                // custom user id the device gave the target since, over one recovered below).
-                if let key, let values = kept.removeValue(forKey: key) {
-                    for (field, value) in values where importLine[field] == nil { importLine[field] = value }
+                let before = previous[uuid].flatMap { try? decoder.decode(JSONValue.self, from: Data($0.utf8)).objectValue }
+                let targetPrint = key.flatMap { known.removeValue(forKey: $0) }
+                var write: [String: JSONValue]
+                if let key, let targetPrint, let before {
+                    let unchangedAtSource = Self.fingerprint(before) == Self.fingerprint(shown)
+                    if !unchangedAtSource, let current = try targetLine(key) {
+                        write = Self.applying(from: before, to: shown, on: current)
+                    } else {
+                        write = [:]
+                    }
+                    if unchangedAtSource || write.isEmpty || Self.fingerprint(write) == targetPrint {
+                        summary.unchanged(.devices)
+                        progress.advance(bytes: 1, lines: 1)
+                        if !unchangedAtSource { seenToSave.append((uuid, .object(shown))) }
+                        try await saveSeen(force: false)
+                        continue
+                    }
+                } else {
+                    // Not seen before (a new device, or one a previous version brought): the
+                    // source's fields, and never null over a value the source does not show.
+                    write = shown
+                    if let key, let values = kept[key] {
+                        for (field, value) in values where write[field] == nil { write[field] = value }
+                    }
+                    if let targetPrint, targetPrint == Self.fingerprint(write) {
+                        summary.unchanged(.devices)
+                        progress.advance(bytes: 1, lines: 1)
+                        seenToSave.append((uuid, .object(shown)))
+                        try await saveSeen(force: false)
+                        continue
+                    }
                 }
-                if !snapshot.customUserIDsShown, importLine["custom_user_id"] == nil, let id = snapshot.recovered.byDevice[uuid] {
-                    importLine["custom_user_id"] = .string(id)
-                }
-                if let key, known.removeValue(forKey: key) == Self.fingerprint(importLine) {
-                    summary.unchanged(.devices)
-                    progress.advance(bytes: 1, lines: 1)
-                    continue
-                }
-                batch.writeString(JSONValue.object(importLine).jsonText)
+                if let key { kept[key] = nil }
+                batch.writeString(JSONValue.object(write).jsonText)
                 batch.writeString("\n")
                 batchUUIDs.append(uuid)
+                batchSeen.append(.object(shown))
                 if batchUUIDs.count >= Self.devicesPerImport { try await flush(&summary) }
             }
             if chunk.isEmpty { break }
         }
         try await flush(&summary)
+        try await saveSeen(force: true)
         progress.finish()
 
         if !known.isEmpty {
@@ -126,6 +195,26 @@ extension PivotalImport {
             summary.notBrought(
                 "device time zones: /v2/registrations does not show them; each comes back with its device's next registration (pushes at a local time reach a device once it has)")
         }
+    }
+
+    /// The target's device `current` with what the source changed from `before` to `now`: each
+    /// field it changed (one it no longer shows is left), and the tags it added or removed.
+    static func applying(
+        from before: [String: JSONValue], to now: [String: JSONValue], on current: [String: JSONValue]
+    ) -> [String: JSONValue] {
+        var line = current
+        for field in deviceFields where before[field] != now[field] {
+            if let value = now[field] { line[field] = value }
+        }
+        func tags(_ device: [String: JSONValue]) -> Set<String>? {
+            guard case .array(let list)? = device["tags"] else { return nil }
+            return Set(list.compactMap { ($0.stringValue ?? $0.objectValue?["text"]?.stringValue)?.lowercased() })
+        }
+        if let old = tags(before), let new = tags(now), old != new {
+            let result = (tags(current) ?? []).subtracting(old.subtracting(new)).union(new.subtracting(old))
+            line["tags"] = .array(result.sorted().map { .string($0) })
+        }
+        return line
     }
 
     /// The fields of a target's device that the source does not show: a device's line keeps
