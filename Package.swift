@@ -11,9 +11,6 @@ let package = Package(
     products: [
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-dev", targets: ["herald-dev"]),
-        .library(name: "HeraldCore", targets: ["HeraldCore"]),
-        .library(name: "HeraldStore", targets: ["HeraldStore"]),
-        .library(name: "HeraldServer", targets: ["HeraldServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),

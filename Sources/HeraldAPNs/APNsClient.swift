@@ -7,7 +7,7 @@ import NIOPosix
 import NIOSSL
 
 /// What APNs said about one notification.
-public enum APNsOutcome: Sendable, Equatable {
+package enum APNsOutcome: Sendable, Equatable {
     /// 200: APNs accepted it for delivery.
     case accepted(apnsID: String)
     /// APNs refused it; `timestamp` (epoch ms) comes with 410, when the token stopped being valid.
@@ -21,9 +21,9 @@ public enum APNsOutcome: Sendable, Equatable {
 /// A batch of notifications with the same payload and headers goes out in one hop to a
 /// connection's event loop. The client only reports outcomes; what to do about them (deactivate,
 /// retry, pause) is the dispatcher's decision.
-public final class APNsClient: Sendable {
+package final class APNsClient: Sendable {
     /// Apple's endpoints.
-    public static func endpoint(for environment: APNsEnvironment) -> String {
+    package static func endpoint(for environment: APNsEnvironment) -> String {
         switch environment {
         case .production: "https://api.push.apple.com"
         case .sandbox: "https://api.sandbox.push.apple.com"
@@ -44,7 +44,7 @@ public final class APNsClient: Sendable {
     ///   - maximumConnections: connections opened at most while the open ones are full.
     ///   - shutdownGrace: on a graceful shutdown, how long notifications on the wire may wait for
     ///     APNs' answers; none starts after it began.
-    public init(
+    package init(
         endpoint: String, extraTrustedCAPEM: String? = nil, clientCertificate: APNsCertificateCredentials? = nil,
         proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10), requestTimeout: TimeAmount = .seconds(30),
         maximumConnections: Int = 4, shutdownGrace: Duration = .seconds(10),
@@ -78,7 +78,7 @@ public final class APNsClient: Sendable {
     /// Sends one notification to one device.
     ///
     /// - Parameter bearer: the provider token for token-based auth; nil with a client certificate.
-    public func send(
+    package func send(
         _ notification: APNsNotification, deviceToken: String, topic: String, bearer: String?, apnsID: UUID? = nil
     ) async throws -> APNsOutcome {
         let results = await sendBatch(notification, deviceTokens: [deviceToken], topic: topic, bearer: bearer, apnsID: apnsID)
@@ -87,7 +87,7 @@ public final class APNsClient: Sendable {
 
     /// Sends the same notification to each device; the results come in the tokens' order.
     /// Each goes with its own `apns-id` (`APNsNotificationIDs`), which APNs echoes.
-    public func send(
+    package func send(
         _ notification: APNsNotification, deviceTokens: [String], topic: String, bearer: String?
     ) async -> [Result<APNsOutcome, ProviderSendError>] {
         await sendBatch(notification, deviceTokens: deviceTokens, topic: topic, bearer: bearer, apnsID: nil)
@@ -153,14 +153,14 @@ public final class APNsClient: Sendable {
     }
 
     /// Connections open and usable right now (for metrics).
-    public var openConnections: Int { pool.openConnections }
+    package var openConnections: Int { pool.openConnections }
 
     /// Why the last attempt to connect to APNs failed (TLS trust, DNS, refused, proxy, …); nil
     /// once a connection opened.
-    public var unreachable: ProviderConnectionError? { pool.unreachable }
+    package var unreachable: ProviderConnectionError? { pool.unreachable }
 
     /// Closes every connection.
-    public func shutdown() async {
+    package func shutdown() async {
         await pool.shutdown()
     }
 }

@@ -1,7 +1,7 @@
 import HeraldHTTP
 
 /// Why APNs refused a notification: Apple's documented reasons, with `unknown` for the rest.
-public struct APNsErrorReason: ProviderReason {
+package struct APNsErrorReason: ProviderReason {
     private enum Base: Hashable, Sendable {
         case badCollapseID, badDeviceToken, badExpirationDate, badMessageID, badPriority, badTopic
         case deviceTokenNotForTopic, duplicateHeaders, idleTimeout, invalidPushType, missingDeviceToken
@@ -14,10 +14,10 @@ public struct APNsErrorReason: ProviderReason {
 
     private let base: Base
     /// Apple's text, as received (`Unregistered`, `TooManyRequests`, …).
-    public let name: String
+    package let name: String
 
     /// Parses the `reason` of an APNs error body.
-    public init(_ reason: String) {
+    package init(_ reason: String) {
         name = reason
         switch reason {
         case "BadCollapseId": base = .badCollapseID
@@ -55,18 +55,18 @@ public struct APNsErrorReason: ProviderReason {
         }
     }
 
-    public static let badDeviceToken = APNsErrorReason("BadDeviceToken")
-    public static let deviceTokenNotForTopic = APNsErrorReason("DeviceTokenNotForTopic")
-    public static let unregistered = APNsErrorReason("Unregistered")
-    public static let expiredToken = APNsErrorReason("ExpiredToken")
-    public static let expiredProviderToken = APNsErrorReason("ExpiredProviderToken")
-    public static let invalidProviderToken = APNsErrorReason("InvalidProviderToken")
-    public static let missingProviderToken = APNsErrorReason("MissingProviderToken")
-    public static let tooManyRequests = APNsErrorReason("TooManyRequests")
-    public static let payloadTooLarge = APNsErrorReason("PayloadTooLarge")
+    package static let badDeviceToken = APNsErrorReason("BadDeviceToken")
+    package static let deviceTokenNotForTopic = APNsErrorReason("DeviceTokenNotForTopic")
+    package static let unregistered = APNsErrorReason("Unregistered")
+    package static let expiredToken = APNsErrorReason("ExpiredToken")
+    package static let expiredProviderToken = APNsErrorReason("ExpiredProviderToken")
+    package static let invalidProviderToken = APNsErrorReason("InvalidProviderToken")
+    package static let missingProviderToken = APNsErrorReason("MissingProviderToken")
+    package static let tooManyRequests = APNsErrorReason("TooManyRequests")
+    package static let payloadTooLarge = APNsErrorReason("PayloadTooLarge")
 
     /// The device token is dead: deactivate the device.
-    public var meansDeviceGone: Bool {
+    package var meansDeviceGone: Bool {
         switch base {
         case .badDeviceToken, .deviceTokenNotForTopic, .unregistered, .expiredToken: true
         default: false
@@ -74,7 +74,7 @@ public struct APNsErrorReason: ProviderReason {
     }
 
     /// The provider token or certificate was refused.
-    public var meansCredentialsRejected: Bool {
+    package var meansCredentialsRejected: Bool {
         switch base {
         case .expiredProviderToken, .invalidProviderToken, .missingProviderToken, .unrelatedKeyIDInToken, .badCertificate,
             .badCertificateEnvironment, .forbidden:
@@ -84,16 +84,16 @@ public struct APNsErrorReason: ProviderReason {
     }
 
     /// Worth sending again later.
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch base {
         case .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown, .idleTimeout, .tooManyProviderTokenUpdates: true
         default: false
         }
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
-    public static func == (lhs: APNsErrorReason, rhs: APNsErrorReason) -> Bool { lhs.base == rhs.base }
+    package static func == (lhs: APNsErrorReason, rhs: APNsErrorReason) -> Bool { lhs.base == rhs.base }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(base) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(base) }
 }

@@ -3,12 +3,12 @@ import Synchronization
 
 /// An `APNsProviderTokenStore` in this process's memory: for an APNs client that shares its
 /// token with no other process (a benchmark, a test of the client alone).
-public final class APNsLocalProviderTokenStore: APNsProviderTokenStore {
+package final class APNsLocalProviderTokenStore: APNsProviderTokenStore {
     private let stored = Mutex<APNsSharedProviderToken?>(nil)
 
-    public init() {}
+    package init() {}
 
-    public func renew(_ renew: @escaping @Sendable (APNsSharedProviderToken?) throws -> APNsSharedProviderToken) async throws
+    package func renew(_ renew: @escaping @Sendable (APNsSharedProviderToken?) throws -> APNsSharedProviderToken) async throws
         -> APNsSharedProviderToken
     {
         try stored.withLock { stored in

@@ -5,7 +5,7 @@ extension APNsOutcome: ProviderOutcomeConvertible {
     /// Apple's answer sorted by what to do about it: a dead token (410 `Unregistered`, 400
     /// `BadDeviceToken`, …) is gone since Apple's timestamp, a refused provider token or
     /// certificate rejects the credentials, Apple's transient errors are retried.
-    public var providerOutcome: ProviderOutcome<APNsErrorReason> {
+    package var providerOutcome: ProviderOutcome<APNsErrorReason> {
         switch self {
         case .accepted:
             return .delivered

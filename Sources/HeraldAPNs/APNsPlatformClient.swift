@@ -11,20 +11,20 @@ import HeraldHTTP
 /// while `APNsTokenStateMachine` grants one more try, and as `credentialsRejected` (pause the
 /// platform) once it does not. A refused certificate is `credentialsRejected` at once: it will
 /// not get better by itself.
-public struct APNsPlatformClient: ProviderClient {
-    public let client: APNsClient
+package struct APNsPlatformClient: ProviderClient {
+    package let client: APNsClient
     /// The app's bundle id (`apns-topic`).
-    public let topic: String
+    package let topic: String
     /// The provider tokens with token-based auth; nil with a client certificate.
-    public let tokens: APNsProviderTokens?
+    package let tokens: APNsProviderTokens?
 
-    public init(client: APNsClient, topic: String, tokens: APNsProviderTokens?) {
+    package init(client: APNsClient, topic: String, tokens: APNsProviderTokens?) {
         self.client = client
         self.topic = topic
         self.tokens = tokens
     }
 
-    public func send(_ notification: APNsNotification, to deviceTokens: [String]) async -> [ProviderOutcome<APNsErrorReason>] {
+    package func send(_ notification: APNsNotification, to deviceTokens: [String]) async -> [ProviderOutcome<APNsErrorReason>] {
         guard let tokens else {
             return await client.send(notification, deviceTokens: deviceTokens, topic: topic, bearer: nil).map { $0.providerOutcome }
         }

@@ -1,5 +1,5 @@
 /// No provider token could be had for a request.
-public struct APNsProviderTokenError: Error, CustomStringConvertible {
+package struct APNsProviderTokenError: Error, CustomStringConvertible {
     private enum Reason {
         /// The .p8 key did not sign: the credentials are unusable.
         case signing
@@ -9,7 +9,7 @@ public struct APNsProviderTokenError: Error, CustomStringConvertible {
 
     private let reason: Reason
     /// What failed, without the token (none was had).
-    public let description: String
+    package let description: String
 
     static func signingFailed(_ error: any Error) -> APNsProviderTokenError {
         APNsProviderTokenError(reason: .signing, description: "the provider token could not be signed: \(error)")
@@ -20,5 +20,5 @@ public struct APNsProviderTokenError: Error, CustomStringConvertible {
     }
 
     /// The credentials cannot sign a token: retrying will not help.
-    public var meansCredentialsUnusable: Bool { reason == .signing }
+    package var meansCredentialsUnusable: Bool { reason == .signing }
 }

@@ -10,7 +10,7 @@ import HeraldCore
 /// process respects, so that one of them signs and the others take its token. HeraldDelivery
 /// keeps the token in the database (`apns_provider_tokens`, sealed like the credentials);
 /// `APNsLocalProviderTokenStore` keeps it in memory for a client on its own.
-public protocol APNsProviderTokenStore: Sendable {
+package protocol APNsProviderTokenStore: Sendable {
     /// Reads the stored token while holding the store's lock, passes it to `renew` (nil when
     /// there is none), keeps what `renew` returns in its place, and returns it. `renew` returns
     /// the stored token to reuse it, or signs a new one; what it throws, `renew(_:)` throws.

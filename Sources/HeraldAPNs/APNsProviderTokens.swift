@@ -9,7 +9,7 @@ import Synchronization
 /// Only when the machine asks for a new one (due after 50 minutes, or refused) does one batch go
 /// to the store, while the others that need a token meanwhile wait for the same answer; the
 /// store, under its lock, hands back the token another process signed since, or signs one.
-public final class APNsProviderTokens: Sendable {
+package final class APNsProviderTokens: Sendable {
     private struct State {
         var machine = APNsTokenStateMachine()
         /// The trip to the store under way, which every batch needing a new token awaits.
@@ -23,7 +23,7 @@ public final class APNsProviderTokens: Sendable {
 
     /// - Parameter store: where the platform's processes share the token; by default this
     ///   process's memory only.
-    public init(generator: APNsTokenGenerator, store: any APNsProviderTokenStore = APNsLocalProviderTokenStore(), clock: EpochClock = .system) {
+    package init(generator: APNsTokenGenerator, store: any APNsProviderTokenStore = APNsLocalProviderTokenStore(), clock: EpochClock = .system) {
         self.generator = generator
         self.store = store
         self.clock = clock
@@ -38,7 +38,7 @@ public final class APNsProviderTokens: Sendable {
     /// The token for a request sent now; nil when the credentials are failing.
     ///
     /// Throws `APNsProviderTokenError`: the key could not sign, or the store could not be read.
-    public func lease() async throws(APNsProviderTokenError) -> APNsTokenStateMachine.Lease? {
+    package func lease() async throws(APNsProviderTokenError) -> APNsTokenStateMachine.Lease? {
         let now = clock.now.epochSeconds
         let step = state.withLock { state -> Step in
             switch state.machine.nextToken(now: now) {
@@ -103,13 +103,13 @@ public final class APNsProviderTokens: Sendable {
     }
 
     /// APNs refused the token of requests sent under `lease`.
-    public func rejected(_ lease: APNsTokenStateMachine.Lease) -> APNsTokenStateMachine.RejectionAction {
+    package func rejected(_ lease: APNsTokenStateMachine.Lease) -> APNsTokenStateMachine.RejectionAction {
         let now = clock.now.epochSeconds
         return state.withLock { $0.machine.rejected(lease, now: now) }
     }
 
     /// APNs accepted a request sent under `lease`.
-    public func accepted(_ lease: APNsTokenStateMachine.Lease) {
+    package func accepted(_ lease: APNsTokenStateMachine.Lease) {
         state.withLock { $0.machine.accepted(lease) }
     }
 }

@@ -5,16 +5,16 @@ import struct Foundation.Data
 /// Signs the provider authentication tokens APNs expects with token-based auth: a JWT with
 /// header `{"alg":"ES256","kid":<key id>}` and claims `{"iss":<team id>,"iat":<seconds>}`,
 /// signed with the .p8 key (ES256, the raw r‖s signature).
-public struct APNsTokenGenerator: Sendable {
-    public let keyID: String
-    public let teamID: String
+package struct APNsTokenGenerator: Sendable {
+    package let keyID: String
+    package let teamID: String
     /// Names the key, team and key id the tokens are signed for, without revealing the key:
     /// SHA-256 (hex) of the key id, the team id and the public key. A token stored under another
     /// fingerprint was signed with credentials since replaced.
-    public let fingerprint: String
+    package let fingerprint: String
     private let signer: JWTSigner
 
-    public init(credentials: APNsTokenCredentials) throws {
+    package init(credentials: APNsTokenCredentials) throws {
         self.keyID = credentials.keyID
         self.teamID = credentials.teamID
         let key = try P256.Signing.PrivateKey(pemRepresentation: credentials.privateKeyPEM)
@@ -26,7 +26,7 @@ public struct APNsTokenGenerator: Sendable {
     }
 
     /// A token issued at `issuedAt` (epoch seconds).
-    public func token(issuedAt: Int64) throws -> String {
+    package func token(issuedAt: Int64) throws -> String {
         try signer.sign(claims: .object(["iss": .string(teamID), "iat": .int(issuedAt)]), header: ["kid": .string(keyID)])
     }
 }

@@ -20,11 +20,11 @@ import HeraldCore
 /// the same token, and their refusals of a token already dealt with (sent before the first
 /// refusal came back, or with a token since replaced) are stale and only ask for a retry.
 /// Each request's token is therefore taken as a `Lease` and reported back with it.
-public struct APNsTokenStateMachine: Sendable {
+package struct APNsTokenStateMachine: Sendable {
     /// Reuse a token this long (seconds).
-    public static let refreshAfter: Int64 = 50 * 60
+    package static let refreshAfter: Int64 = 50 * 60
     /// Never sign a new token sooner than this after the previous one (seconds).
-    public static let minimumInterval: Int64 = 20 * 60
+    package static let minimumInterval: Int64 = 20 * 60
 
     private enum State: Sendable {
         case noToken
@@ -38,7 +38,7 @@ public struct APNsTokenStateMachine: Sendable {
     }
 
     /// What the caller should do to get a token for a request.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Use this token.
         case use(String)
         /// Get a new token issued at this time, or another process's newer one
@@ -49,7 +49,7 @@ public struct APNsTokenStateMachine: Sendable {
     }
 
     /// What to do after APNs refused a request's token.
-    public enum RejectionAction: Sendable, Equatable {
+    package enum RejectionAction: Sendable, Equatable {
         /// Send the refused requests again; `nextToken(now:)` says with which token.
         case retry
         /// The credentials are failing: pause the platform (its devices and notifications are kept).
@@ -57,8 +57,8 @@ public struct APNsTokenStateMachine: Sendable {
     }
 
     /// The token a request went out with, and the try it belongs to.
-    public struct Lease: Sendable, Hashable {
-        public let token: String
+    package struct Lease: Sendable, Hashable {
+        package let token: String
         /// The refusals recorded when the request was sent.
         fileprivate let round: Int
     }
@@ -67,10 +67,10 @@ public struct APNsTokenStateMachine: Sendable {
     /// Refusals recorded so far (stale ones not counted).
     private var refusals = 0
 
-    public init() {}
+    package init() {}
 
     /// The token in use, which a new one would replace; nil before the first and once failing.
-    public var token: String? {
+    package var token: String? {
         switch state {
         case .noToken, .failing: nil
         case .valid(let token, _), .rejectedOnce(let token, _, _): token
@@ -80,12 +80,12 @@ public struct APNsTokenStateMachine: Sendable {
     /// Whether `stored`, the token the platform's processes share, is taken instead of signing
     /// a new one at `now` when this process replaces `replacing` (due or refused; nil: it has
     /// none): yes unless it is that very token or is itself due.
-    public static func reuses(_ stored: APNsSharedProviderToken, replacing: String?, now: Int64) -> Bool {
+    package static func reuses(_ stored: APNsSharedProviderToken, replacing: String?, now: Int64) -> Bool {
         stored.token != replacing && now - stored.issuedAt < refreshAfter
     }
 
     /// The token to put in the next request at `now` (epoch seconds).
-    public mutating func nextToken(now: Int64) -> Action {
+    package mutating func nextToken(now: Int64) -> Action {
         switch state {
         case .noToken:
             return .sign(issuedAt: now)
@@ -102,7 +102,7 @@ public struct APNsTokenStateMachine: Sendable {
 
     /// Records the token `sign` asked for: freshly signed, or another process's (`issuedAt` is
     /// its own issue time).
-    public mutating func signed(_ token: String, issuedAt: Int64) {
+    package mutating func signed(_ token: String, issuedAt: Int64) {
         switch state {
         case .noToken, .valid:
             state = .valid(token: token, issuedAt: issuedAt)
@@ -114,12 +114,12 @@ public struct APNsTokenStateMachine: Sendable {
     }
 
     /// The lease of a request sent now with `token` (the one `nextToken` gave or `signed` recorded).
-    public func lease(_ token: String) -> Lease {
+    package func lease(_ token: String) -> Lease {
         Lease(token: token, round: refusals)
     }
 
     /// APNs accepted a request sent under `lease`.
-    public mutating func accepted(_ lease: Lease) {
+    package mutating func accepted(_ lease: Lease) {
         switch state {
         case .rejectedOnce(let token, let issuedAt, _) where lease == Lease(token: token, round: refusals):
             state = .valid(token: token, issuedAt: issuedAt)
@@ -130,7 +130,7 @@ public struct APNsTokenStateMachine: Sendable {
 
     /// APNs refused the token of a request sent under `lease` (403 `ExpiredProviderToken`,
     /// `InvalidProviderToken`, …) at `now` (epoch seconds).
-    public mutating func rejected(_ lease: Lease, now: Int64) -> RejectionAction {
+    package mutating func rejected(_ lease: Lease, now: Int64) -> RejectionAction {
         switch state {
         case .noToken:
             return .retry
@@ -150,12 +150,12 @@ public struct APNsTokenStateMachine: Sendable {
     }
 
     /// New credentials were uploaded: start over.
-    public mutating func reset() {
+    package mutating func reset() {
         state = .noToken
     }
 }
 
 extension APNsTokenStateMachine.Lease: RedactingDescription {
     /// Without the token: it is a bearer credential for the key's team.
-    public var description: String { "Lease(token: <redacted>, round: \(round))" }
+    package var description: String { "Lease(token: <redacted>, round: \(round))" }
 }

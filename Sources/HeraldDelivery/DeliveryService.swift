@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// which lets the jobs in hand finish or put them back (see `Dispatcher`). A worker renews its
 /// job's lease while it works, so the lease can be short: a job cut short by a crash is taken
 /// again soon after its lease runs out.
-public struct DeliveryService: Service {
+package struct DeliveryService: Service {
     private let store: Store
     private let configuration: DeliveryConfiguration
     private let dispatcher: Dispatcher
@@ -19,7 +19,7 @@ public struct DeliveryService: Service {
     /// - Parameters:
     ///   - clock: the wall clock the workers read (tests inject one they move by hand).
     ///   - telemetry: where metrics, the apps' activity and the workers' status go.
-    public init(
+    package init(
         store: Store, configuration: DeliveryConfiguration, clock: EpochClock = .system, logger: Logger,
         telemetry: DeliveryTelemetry = DeliveryTelemetry()
     ) {
@@ -36,7 +36,7 @@ public struct DeliveryService: Service {
             store: store, configuration: configuration, senders: senders, clock: clock, logger: logger, telemetry: telemetry)
     }
 
-    public func run() async throws {
+    package func run() async throws {
         guard configuration.workers > 0 else {
             // An API-only process: nothing to do but wait for the shutdown.
             try? await gracefulShutdown()
@@ -114,5 +114,5 @@ public struct DeliveryService: Service {
 extension DeliveryService: RedactingDescription {
     /// Its name only: service-lifecycle logs each service it starts, and the default description
     /// would walk the whole store and every provider client it holds.
-    public var description: String { "DeliveryService" }
+    package var description: String { "DeliveryService" }
 }

@@ -4,7 +4,7 @@ import HeraldHTTP
 
 /// OAuth2 access tokens for one service account: HeraldHTTP's `AccessTokenProvider` exchanging
 /// a signed assertion (`FCMAssertionSigner`) at the account's `token_uri`.
-public typealias FCMAccessTokenProvider = AccessTokenProvider<FCMTokenSource>
+package typealias FCMAccessTokenProvider = AccessTokenProvider<FCMTokenSource>
 
 extension AccessTokenProvider where Source == FCMTokenSource {
     /// The JWT-bearer grant type of the exchange.
@@ -13,7 +13,7 @@ extension AccessTokenProvider where Source == FCMTokenSource {
     /// - Parameters:
     ///   - httpClient: the client to reach `credentials.tokenURI` with.
     ///   - clock: the wall clock (token lifetimes, the assertion's `iat`).
-    public init(credentials: FCMCredentials, httpClient: HTTPClient, clock: EpochClock = .system) throws {
+    package init(credentials: FCMCredentials, httpClient: HTTPClient, clock: EpochClock = .system) throws {
         let tokenURI = credentials.tokenURI
         try self.init(credentials: credentials, clock: clock) { assertion in
             try await Self.exchange(assertion, at: tokenURI, httpClient: httpClient, clock: clock)

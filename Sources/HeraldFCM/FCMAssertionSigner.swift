@@ -5,26 +5,26 @@ import _CryptoExtras
 /// grant, RFC 7523): header `{"alg":"RS256","typ":"JWT"}`, claims `iss` (the account's
 /// `client_email`), `scope` (FCM's), `aud` (the JSON's `token_uri`), `iat` and `exp` an hour
 /// later, signed RSASSA-PKCS1-v1_5 with SHA-256 by the account's private key.
-public struct FCMAssertionSigner: Sendable {
+package struct FCMAssertionSigner: Sendable {
     /// The OAuth2 scope that allows sending with FCM.
-    public static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+    package static let scope = "https://www.googleapis.com/auth/firebase.messaging"
     /// How long an assertion is valid: Google's maximum, one hour (seconds).
-    public static let lifetime: Int64 = 3600
+    package static let lifetime: Int64 = 3600
 
     /// The `iss`: the service account's `client_email`.
-    public let clientEmail: String
+    package let clientEmail: String
     /// The `aud`, and where the assertion is exchanged: the service account's `token_uri`.
-    public let tokenURI: String
+    package let tokenURI: String
     private let signer: JWTSigner
 
-    public init(credentials: FCMCredentials) throws {
+    package init(credentials: FCMCredentials) throws {
         self.clientEmail = credentials.clientEmail
         self.tokenURI = credentials.tokenURI
         self.signer = JWTSigner(.rs256(try _RSA.Signing.PrivateKey(pemRepresentation: credentials.privateKeyPEM)))
     }
 
     /// An assertion issued at `issuedAt` (epoch seconds).
-    public func assertion(issuedAt: Int64) throws -> String {
+    package func assertion(issuedAt: Int64) throws -> String {
         let claims = JSONValue.object([
             "iss": .string(clientEmail),
             "scope": .string(Self.scope),

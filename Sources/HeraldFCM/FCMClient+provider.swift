@@ -3,7 +3,7 @@ import HeraldHTTP
 
 extension FCMClient: ProviderClient {
     /// Sends `message` to each registration token in one hop (see `send(_:tokens:)`).
-    public func send(_ message: FCMMessage, to tokens: [String]) async -> [ProviderOutcome<FCMErrorReason>] {
+    package func send(_ message: FCMMessage, to tokens: [String]) async -> [ProviderOutcome<FCMErrorReason>] {
         await send(message, tokens: tokens).map(\.providerOutcome)
     }
 }

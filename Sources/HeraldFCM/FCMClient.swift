@@ -14,14 +14,14 @@ import NIOSSL
 /// that does not offer HTTP/2.
 ///
 /// The client sorts Google's answers into `FCMOutcome`s; acting on them is the caller's part.
-public final class FCMClient: Sendable {
+package final class FCMClient: Sendable {
     /// Google's FCM endpoint.
-    public static let defaultEndpoint = "https://fcm.googleapis.com"
+    package static let defaultEndpoint = "https://fcm.googleapis.com"
 
     /// The project the service account sends for.
-    public let projectID: String
+    package let projectID: String
     /// The access tokens this client sends with.
-    public let tokens: FCMAccessTokenProvider
+    package let tokens: FCMAccessTokenProvider
     private let httpClient: HTTPClient
     private let pool: HTTP2ConnectionPool
     private let authority: String
@@ -37,7 +37,7 @@ public final class FCMClient: Sendable {
     ///   - proxy: an outbound proxy (HTTP `CONNECT` or SOCKS5) for FCM and the token endpoint alike.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
     ///   - clock: the wall clock (token expiry, the assertion's `iat`, `Retry-After` dates).
-    public init(
+    package init(
         credentials: FCMCredentials, endpoint: String = FCMClient.defaultEndpoint, extraTrustedCAPEM: String? = nil,
         proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10), clock: EpochClock = .system
     ) throws {
@@ -67,14 +67,14 @@ public final class FCMClient: Sendable {
     /// A 401 makes the client fetch one new access token and send again; if FCM refuses that
     /// one as well, the outcome is `credentialsRejected` (and stays so for later sends). Throws
     /// only for network errors (no answer came).
-    public func send(_ message: FCMMessage, token deviceToken: String) async throws -> FCMOutcome {
+    package func send(_ message: FCMMessage, token deviceToken: String) async throws -> FCMOutcome {
         try await send(message, tokens: [deviceToken])[0].get()
     }
 
     /// Sends `message` to each registration token, in one hop to a connection; the results come
     /// in the tokens' order, a failure where no answer came. 401s are handled as by
     /// `send(_:token:)`, once for the batch.
-    public func send(_ message: FCMMessage, tokens deviceTokens: [String]) async -> [Result<FCMOutcome, ProviderSendError>] {
+    package func send(_ message: FCMMessage, tokens deviceTokens: [String]) async -> [Result<FCMOutcome, ProviderSendError>] {
         let gaveUp = FCMOutcome.credentialsRejected(
             FCMRejection(status: 401, reason: .unauthenticated, message: "FCM kept refusing fresh access tokens"))
         return await tokens.send(count: deviceTokens.count, noToken: Self.noToken, gaveUp: .success(gaveUp)) { indices, bearer in
@@ -114,14 +114,14 @@ public final class FCMClient: Sendable {
     }
 
     /// Connections to FCM open and usable right now (for metrics).
-    public var openConnections: Int { pool.openConnections }
+    package var openConnections: Int { pool.openConnections }
 
     /// Why the last attempt to connect to FCM failed (TLS trust, DNS, refused, proxy, …); nil
     /// once a connection opened.
-    public var unreachable: ProviderConnectionError? { pool.unreachable }
+    package var unreachable: ProviderConnectionError? { pool.unreachable }
 
     /// Closes the connections (FCM's and the token endpoint's); call once, after the last send.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         await pool.shutdown()
         try await httpClient.shutdown()
     }

@@ -2,7 +2,7 @@ import HeraldHTTP
 
 /// Why FCM refused a message: Google's `FcmError` error codes, the generic API statuses that
 /// come without one (`UNAUTHENTICATED`, `PERMISSION_DENIED`, …), and `unknown` for the rest.
-public struct FCMErrorReason: ProviderReason {
+package struct FCMErrorReason: ProviderReason {
     private enum Base: Hashable, Sendable {
         // FcmError codes (google.firebase.fcm.v1.FcmError.errorCode)
         case unspecifiedError, invalidArgument, unregistered, senderIDMismatch, quotaExceeded, unavailable, internalError
@@ -14,10 +14,10 @@ public struct FCMErrorReason: ProviderReason {
 
     private let base: Base
     /// Google's text, as received (`UNREGISTERED`, `QUOTA_EXCEEDED`, …).
-    public let name: String
+    package let name: String
 
     /// Parses an `errorCode` or `status` of an FCM error body.
-    public init(_ code: String) {
+    package init(_ code: String) {
         name = code
         switch code {
         case "UNSPECIFIED_ERROR": base = .unspecifiedError
@@ -36,19 +36,19 @@ public struct FCMErrorReason: ProviderReason {
         }
     }
 
-    public static let invalidArgument = FCMErrorReason("INVALID_ARGUMENT")
-    public static let unregistered = FCMErrorReason("UNREGISTERED")
-    public static let senderIDMismatch = FCMErrorReason("SENDER_ID_MISMATCH")
-    public static let quotaExceeded = FCMErrorReason("QUOTA_EXCEEDED")
-    public static let unavailable = FCMErrorReason("UNAVAILABLE")
-    public static let internalError = FCMErrorReason("INTERNAL")
-    public static let thirdPartyAuthError = FCMErrorReason("THIRD_PARTY_AUTH_ERROR")
-    public static let unauthenticated = FCMErrorReason("UNAUTHENTICATED")
-    public static let permissionDenied = FCMErrorReason("PERMISSION_DENIED")
+    package static let invalidArgument = FCMErrorReason("INVALID_ARGUMENT")
+    package static let unregistered = FCMErrorReason("UNREGISTERED")
+    package static let senderIDMismatch = FCMErrorReason("SENDER_ID_MISMATCH")
+    package static let quotaExceeded = FCMErrorReason("QUOTA_EXCEEDED")
+    package static let unavailable = FCMErrorReason("UNAVAILABLE")
+    package static let internalError = FCMErrorReason("INTERNAL")
+    package static let thirdPartyAuthError = FCMErrorReason("THIRD_PARTY_AUTH_ERROR")
+    package static let unauthenticated = FCMErrorReason("UNAUTHENTICATED")
+    package static let permissionDenied = FCMErrorReason("PERMISSION_DENIED")
 
     /// The registration token is dead (`UNREGISTERED`): deactivate the device.
     /// (`INVALID_ARGUMENT` means the same only when it is about the token; see `FCMOutcome`.)
-    public var meansDeviceGone: Bool {
+    package var meansDeviceGone: Bool {
         switch base {
         case .unregistered: true
         case .unspecifiedError, .invalidArgument, .senderIDMismatch, .quotaExceeded, .unavailable, .internalError,
@@ -58,7 +58,7 @@ public struct FCMErrorReason: ProviderReason {
     }
 
     /// The service account, its project or the app's APNs/web credentials in Firebase were refused.
-    public var meansCredentialsRejected: Bool {
+    package var meansCredentialsRejected: Bool {
         switch base {
         case .senderIDMismatch, .thirdPartyAuthError, .unauthenticated, .permissionDenied: true
         case .unspecifiedError, .invalidArgument, .unregistered, .quotaExceeded, .unavailable, .internalError, .notFound,
@@ -68,7 +68,7 @@ public struct FCMErrorReason: ProviderReason {
     }
 
     /// Worth sending again later (honouring `Retry-After`, else with backoff).
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch base {
         case .quotaExceeded, .unavailable, .internalError, .resourceExhausted: true
         case .unspecifiedError, .invalidArgument, .unregistered, .senderIDMismatch, .thirdPartyAuthError, .unauthenticated,
@@ -77,9 +77,9 @@ public struct FCMErrorReason: ProviderReason {
         }
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
-    public static func == (lhs: FCMErrorReason, rhs: FCMErrorReason) -> Bool { lhs.base == rhs.base }
+    package static func == (lhs: FCMErrorReason, rhs: FCMErrorReason) -> Bool { lhs.base == rhs.base }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(base) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(base) }
 }

@@ -10,4 +10,4 @@ import HeraldHTTP
 ///   `PERMISSION_DENIED`, a 401 that a fresh access token did not cure, or a token endpoint
 ///   that refuses the service account.
 /// - `failed`: another `INVALID_ARGUMENT`, an unknown error.
-public typealias FCMOutcome = ProviderAnswer<String, FCMRejection>
+package typealias FCMOutcome = ProviderAnswer<String, FCMRejection>

@@ -1,20 +1,20 @@
 import HeraldHTTP
 
 /// An error answer from FCM (or from the OAuth2 token endpoint), as Google sent it.
-public struct FCMRejection: ProviderRejection {
+package struct FCMRejection: ProviderRejection {
     /// The HTTP status.
-    public var status: Int
+    package var status: Int
     /// The `FcmError` code when there is one, else the API status (`UNAUTHENTICATED`, …); for
     /// the token endpoint, its OAuth2 `error` (`invalid_grant`, …).
-    public var reason: FCMErrorReason
+    package var reason: FCMErrorReason
     /// Google's message, for logs and the platform's status.
-    public var message: String
+    package var message: String
 
-    public init(status: Int, reason: FCMErrorReason, message: String) {
+    package init(status: Int, reason: FCMErrorReason, message: String) {
         self.status = status
         self.reason = reason
         self.message = message
     }
 
-    public var description: String { "\(status) \(reason): \(message)" }
+    package var description: String { "\(status) \(reason): \(message)" }
 }

@@ -4,9 +4,9 @@ import NIOSSL
 /// The PEM file of CAs trusted besides the system's (`HERALD_EXTRA_CA_FILE`), read and checked
 /// once when the process starts: a file the TLS library cannot load would otherwise fail every
 /// provider connection later, far from its cause.
-public enum ExtraCAFile {
+package enum ExtraCAFile {
     /// The file's PEM text, once every certificate in it loads and TLS accepts them as roots.
-    public static func load(path: String) throws(ExtraCAFileError) -> String {
+    package static func load(path: String) throws(ExtraCAFileError) -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "it cannot be read" : "there is no such file"
             throw ExtraCAFileError(path: path, .unreadable(reason))
@@ -17,7 +17,7 @@ public enum ExtraCAFile {
     }
 
     /// Checks PEM text as `load` does; `path` names it in the error.
-    public static func check(_ text: String, path: String) throws(ExtraCAFileError) {
+    package static func check(_ text: String, path: String) throws(ExtraCAFileError) {
         let begin = "-----BEGIN CERTIFICATE-----"
         let end = "-----END CERTIFICATE-----"
         let certificates = text.components(separatedBy: begin).count - 1

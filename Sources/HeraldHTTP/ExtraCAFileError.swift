@@ -1,6 +1,6 @@
 /// Why the extra CA file (`HERALD_EXTRA_CA_FILE`) cannot be used; its description names the
 /// file and the cause.
-public struct ExtraCAFileError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ExtraCAFileError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Reason: Sendable, Equatable {
         case unreadable(String)
         case noCertificate
@@ -9,7 +9,7 @@ public struct ExtraCAFileError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// The file.
-    public let path: String
+    package let path: String
     let reason: Reason
 
     init(path: String, _ reason: Reason) {
@@ -17,7 +17,7 @@ public struct ExtraCAFileError: Error, Sendable, Equatable, CustomStringConverti
         self.reason = reason
     }
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .unreadable(let why):
             "the extra CA file \(path) (HERALD_EXTRA_CA_FILE) cannot be used: \(why)"

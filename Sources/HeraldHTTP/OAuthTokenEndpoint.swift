@@ -6,9 +6,9 @@ import NIOCore
 /// The OAuth2 token request both FCM (a JWT-bearer assertion) and WNS (client credentials)
 /// make: a form POSTed to the token endpoint, and its JSON answer sorted into granted, refused
 /// (the credentials are at fault) or unavailable (try later).
-public enum OAuthTokenEndpoint {
+package enum OAuthTokenEndpoint {
     /// What the token endpoint said.
-    public enum Answer: Sendable, Equatable {
+    package enum Answer: Sendable, Equatable {
         /// 200 with an `access_token`; `expiresIn` is nil when the answer gives none.
         case granted(accessToken: String, expiresIn: Int64?)
         /// A 4xx other than 408 and 429: the OAuth2 `error` (or `HTTP <status>`) and its description.
@@ -19,7 +19,7 @@ public enum OAuthTokenEndpoint {
 
     /// POSTs `form` (`name=value` pairs, form-encoded here) to `url` and reads the answer.
     /// Throws only when no answer came.
-    public static func request(
+    package static func request(
         _ form: [(String, String)], at url: String, httpClient: HTTPClient, clock: EpochClock
     ) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
@@ -47,7 +47,7 @@ public enum OAuthTokenEndpoint {
     }
 
     /// The request body: `name=value` pairs, every value form-encoded.
-    public static func body(_ form: [(String, String)]) -> String {
+    package static func body(_ form: [(String, String)]) -> String {
         form.map { "\($0)=\(formEncoded($1))" }.joined(separator: "&")
     }
 
@@ -62,7 +62,7 @@ public enum OAuthTokenEndpoint {
     }
 
     /// `application/x-www-form-urlencoded`: everything but unreserved characters percent-encoded.
-    public static func formEncoded(_ value: String) -> String {
+    package static func formEncoded(_ value: String) -> String {
         var out = ""
         for byte in value.utf8 {
             switch byte {

@@ -6,14 +6,14 @@ import NIOSSL
 /// The async-http-client setup the request-per-notification providers share (FCM, Web Push,
 /// WNS): TLS trusting the system's roots and an optional extra CA, an optional outbound proxy,
 /// bounded connect and read times, no redirects.
-public enum ProviderHTTPClient {
+package enum ProviderHTTPClient {
     /// A client for one provider; shut it down after its last request.
     ///
     /// - Parameters:
     ///   - extraTrustedCAPEM: a CA to trust besides the system's (a test endpoint or a TLS proxy).
     ///   - proxy: an HTTP CONNECT or SOCKS5 proxy to go through.
     ///   - applicationProtocols: ALPN, in preference order.
-    public static func make(
+    package static func make(
         extraTrustedCAPEM: String?, proxy: OutboundProxy?, connectTimeout: TimeAmount,
         applicationProtocols: [String] = ["h2", "http/1.1"]
     ) throws -> HTTPClient {
@@ -32,7 +32,7 @@ public enum ProviderHTTPClient {
     }
 
     /// async-http-client's form of a proxy setting.
-    public static func proxy(_ proxy: OutboundProxy) -> HTTPClient.Configuration.Proxy {
+    package static func proxy(_ proxy: OutboundProxy) -> HTTPClient.Configuration.Proxy {
         switch proxy.kind {
         case .httpConnect:
             let authorization = proxy.username.map { HTTPClient.Authorization.basic(username: $0, password: proxy.password ?? "") }

@@ -3,9 +3,9 @@ import HeraldCore
 
 /// Reads an HTTP `Retry-After` header (RFC 9110 §10.2.3), or a header of the same form such as
 /// WNS's `X-WNS-CONTINUE-AFTER`: a number of seconds, or an HTTP date.
-public enum RetryAfter {
+package enum RetryAfter {
     /// How long to wait from `now`, or nil when the header is absent or unreadable.
-    public static func delay(_ header: String?, at now: EpochClock.Instant) -> Duration? {
+    package static func delay(_ header: String?, at now: EpochClock.Instant) -> Duration? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
         if let seconds = Int64(header) { return .seconds(max(0, seconds)) }
         let formatter = DateFormatter()

@@ -4,25 +4,25 @@ import Synchronization
 
 /// What a mock in benchmark mode keeps instead of the messages themselves: how many it accepted
 /// and when each arrived (uptime nanoseconds, comparable across processes on one machine).
-public final class ArrivalLog: Sendable {
+package final class ArrivalLog: Sendable {
     private let times = Mutex<[UInt64]>([])
 
-    public init() {}
+    package init() {}
 
     /// Records one accepted message, now.
-    public func record() {
+    package func record() {
         let now = DispatchTime.now().uptimeNanoseconds
         times.withLock { $0.append(now) }
     }
 
     /// Messages accepted so far.
-    public var count: Int { times.withLock { $0.count } }
+    package var count: Int { times.withLock { $0.count } }
 
     /// Their arrival times, in the order recorded.
-    public var arrivalTimes: [UInt64] { times.withLock { $0 } }
+    package var arrivalTimes: [UInt64] { times.withLock { $0 } }
 
     /// Writes the arrival times to `path`, 8 bytes little-endian each.
-    public func write(toFile path: String) throws {
+    package func write(toFile path: String) throws {
         var bytes: [UInt8] = []
         let times = arrivalTimes
         bytes.reserveCapacity(times.count * 8)

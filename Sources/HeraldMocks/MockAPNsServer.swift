@@ -13,83 +13,83 @@ import Synchronization
 /// from APNs"): it checks the path, headers, provider token and payload as Apple does, answers
 /// with Apple's status codes and reasons, records what it accepted, and injects faults on demand
 /// (unregistered tokens, 429s, 503 bursts, GOAWAY, dropped connections, slow answers).
-public final class MockAPNsServer: Sendable {
+package final class MockAPNsServer: Sendable {
     /// A notification the mock accepted.
-    public struct Received: Sendable, Equatable {
-        public var deviceToken: String
-        public var headers: [String: String]
-        public var payload: [UInt8]
+    package struct Received: Sendable, Equatable {
+        package var deviceToken: String
+        package var headers: [String: String]
+        package var payload: [UInt8]
     }
 
     /// How the mock treats requests. Every field may be changed while the mock runs (`update`);
     /// the stream-limit fields apply to the connections opened after the change.
-    public struct Behavior: Sendable {
+    package struct Behavior: Sendable {
         /// Provider-token signing keys by key id; a token signed otherwise is `InvalidProviderToken`.
-        public var signingKeys: [String: P256.Signing.PublicKey] = [:]
+        package var signingKeys: [String: P256.Signing.PublicKey] = [:]
         /// Accept any well-formed, fresh ES256 token whatever key signed it (when no keys are known).
-        public var acceptAnySigningKey = false
+        package var acceptAnySigningKey = false
         /// Device tokens that answer `410 Unregistered`, with the time (epoch ms) Apple would report.
-        public var unregistered: [String: Int64] = [:]
+        package var unregistered: [String: Int64] = [:]
         /// Device tokens that get this answer (status and Apple's reason), e.g. `400 BadTopic`.
-        public var rejected: [String: Rejection] = [:]
+        package var rejected: [String: Rejection] = [:]
         /// The next this-many notifications that would be accepted answer `503 ServiceUnavailable`.
-        public var serviceUnavailable = 0
+        package var serviceUnavailable = 0
         /// Device tokens that always answer `429 TooManyRequests`.
-        public var throttled: Set<String> = []
+        package var throttled: Set<String> = []
         /// Keep every accepted notification (`received`); a benchmark turns this off and keeps
         /// only the count and arrival times.
-        public var recordsNotifications = true
+        package var recordsNotifications = true
         /// When this many requests have arrived on a connection, the mock sends GOAWAY (`NO_ERROR`)
         /// naming the last stream opened by then: the streams up to it are answered, the client's
         /// later ones are refused (never processed), and the connection closes once its last
         /// answered stream is done. 0: never.
-        public var goAwayAfterStreams = 0
+        package var goAwayAfterStreams = 0
         /// When a connection has brought this many requests, the mock closes its TCP connection
         /// abruptly (a reset: no TLS close, no GOAWAY) instead of answering the last one. That one
         /// and any others still in flight on the connection lose their answers, although the mock
         /// recorded those it accepted. 0: never.
-        public var dropConnectionAfterRequests = 0
+        package var dropConnectionAfterRequests = 0
         /// How many connections, at most, `dropConnectionAfterRequests` drops; later ones are
         /// answered normally (a provider that resets a few connections, then recovers).
-        public var connectionsToDrop = Int.max
+        package var connectionsToDrop = Int.max
         /// `SETTINGS_MAX_CONCURRENT_STREAMS` of an authenticated connection.
-        public var maxConcurrentStreams = 1000
+        package var maxConcurrentStreams = 1000
         /// Apple's behaviour with token auth: a new connection allows one stream at a time until a
         /// request carries a valid provider token; then a SETTINGS frame raises the limit to
         /// `maxConcurrentStreams`. Without it (or with certificate auth, where the TLS handshake
         /// authenticated the connection) connections start at `maxConcurrentStreams`.
-        public var oneStreamUntilAuthenticated = true
+        package var oneStreamUntilAuthenticated = true
         /// Which of Apple's environments the mock plays: the sandbox (development) answers each
         /// accepted notification with an `apns-unique-id` (for Apple's delivery log), production
         /// does not.
-        public var environment: APNsEnvironment = .sandbox
+        package var environment: APNsEnvironment = .sandbox
         /// Whether swift-nio-http2 checks each connection's header blocks against RFC 9113 §8.2
         /// (field names and values, pseudo-headers), as Apple's front end does. The APNs rules
         /// (topic, push type, token, payload) are checked either way. A benchmark turns this off:
         /// it is about a tenth of the mock's CPU, which stands for Apple's machines, not this one.
         /// Applies to the connections opened after a change.
-        public var validatesHeaderBlocks = true
+        package var validatesHeaderBlocks = true
         /// How long each answer waits after the request has arrived (keeps requests in flight).
-        public var responseDelay: Duration = .zero
+        package var responseDelay: Duration = .zero
         /// Provider tokens (the JWT, without `bearer `) answered `403` with this reason, e.g.
         /// `ExpiredProviderToken`, however valid they are: a token Apple stopped accepting.
-        public var refusedProviderTokens: [String: String] = [:]
+        package var refusedProviderTokens: [String: String] = [:]
         /// The mock's clock (read in epoch seconds, as JWTs count), to judge provider-token age.
-        public var clock: EpochClock = .system
+        package var clock: EpochClock = .system
 
-        public init() {}
+        package init() {}
     }
 
     /// A canned refusal: an HTTP status with Apple's reason.
-    public struct Rejection: Sendable, Equatable {
-        public var status: Int
-        public var reason: String
+    package struct Rejection: Sendable, Equatable {
+        package var status: Int
+        package var reason: String
         /// For 410: when the token stopped being valid (epoch ms).
-        public var timestamp: Int64?
+        package var timestamp: Int64?
         /// How many requests get this answer before the token is accepted again (nil: all).
-        public var times: Int?
+        package var times: Int?
 
-        public init(status: Int, reason: String, timestamp: Int64? = nil, times: Int? = nil) {
+        package init(status: Int, reason: String, timestamp: Int64? = nil, times: Int? = nil) {
             self.status = status
             self.reason = reason
             self.timestamp = timestamp
@@ -98,27 +98,27 @@ public final class MockAPNsServer: Sendable {
     }
 
     /// What happened on the wire, for tests to check that a fault really occurred.
-    public struct Statistics: Sendable, Equatable {
+    package struct Statistics: Sendable, Equatable {
         /// TCP connections accepted.
-        public var connections = 0
+        package var connections = 0
         /// Requests that reached the end of their body (whatever the mock then did with them).
-        public var requests = 0
+        package var requests = 0
         /// Answers written (any status).
-        public var answered = 0
+        package var answered = 0
         /// GOAWAY frames sent.
-        public var goAways = 0
+        package var goAways = 0
         /// Connections closed abruptly (`dropConnectionAfterRequests`).
-        public var droppedConnections = 0
+        package var droppedConnections = 0
         /// SETTINGS frames that raised a connection's stream limit after its first valid token.
-        public var streamLimitRaises = 0
+        package var streamLimitRaises = 0
         /// The most streams open at once on one connection while its limit was still 1.
-        public var peakStreamsBeforeRaise = 0
+        package var peakStreamsBeforeRaise = 0
         /// The most streams open at once on one connection.
-        public var peakStreams = 0
+        package var peakStreams = 0
         /// Connections that have had more than one stream open at once.
-        public var concurrentConnections = 0
+        package var concurrentConnections = 0
 
-        public init() {}
+        package init() {}
     }
 
     private let tls: MockTLS
@@ -146,7 +146,7 @@ public final class MockAPNsServer: Sendable {
     /// - Parameter clientCertificateRoots: for certificate-based auth, the roots client
     ///   certificates must chain to; connections without one are refused, as Apple's are, and
     ///   requests need no provider token.
-    public init(tls: MockTLS, behavior: Behavior = Behavior(), clientCertificateRoots: [NIOSSLCertificate]? = nil, threads: Int = 1) {
+    package init(tls: MockTLS, behavior: Behavior = Behavior(), clientCertificateRoots: [NIOSSLCertificate]? = nil, threads: Int = 1) {
         self.tls = tls
         self.clientCertificateRoots = clientCertificateRoots
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
@@ -154,7 +154,7 @@ public final class MockAPNsServer: Sendable {
     }
 
     /// Starts listening on `host:port` (0 picks a free port) and returns the port.
-    public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
+    package func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
         let context = try tls.serverContext(alpn: ["h2"], clientCertificateRoots: clientCertificateRoots)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -191,30 +191,30 @@ public final class MockAPNsServer: Sendable {
         try operations.addHandler(MockAPNsConnection(server: self, raiseTo: startsAtOne ? maximum : nil))
     }
 
-    public func shutdown() async {
+    package func shutdown() async {
         let channel = state.withLock { $0.channel }
         try? await channel?.close()
         try? await group.shutdownGracefully()
     }
 
     /// What was accepted so far.
-    public var received: [Received] { state.withLock { $0.received } }
+    package var received: [Received] { state.withLock { $0.received } }
 
     /// How many notifications were accepted so far, and when each arrived.
-    public let arrivals = ArrivalLog()
+    package let arrivals = ArrivalLog()
 
     /// What happened on the wire so far.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    package var statistics: Statistics { state.withLock { $0.statistics } }
 
     /// The distinct provider tokens (JWTs) requests have presented so far, valid or not, in the
     /// order first seen: several processes sharing one token show one.
-    public var providerTokens: [String] { state.withLock { $0.providerTokens } }
+    package var providerTokens: [String] { state.withLock { $0.providerTokens } }
 
     /// The behavior now.
-    public var behavior: Behavior { state.withLock { $0.behavior } }
+    package var behavior: Behavior { state.withLock { $0.behavior } }
 
     /// Changes the behavior while running.
-    public func update(_ change: (inout Behavior) -> Void) {
+    package func update(_ change: (inout Behavior) -> Void) {
         state.withLock {
             change(&$0.behavior)
             // The keys may have changed.
@@ -387,7 +387,7 @@ public final class MockAPNsServer: Sendable {
 }
 
 /// A mock server could not start.
-public struct MockServerError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct MockServerError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }

@@ -4,7 +4,7 @@ import _CryptoExtras
 extension MockFCMServer.Account {
     /// The account a service-account JSON describes: its `client_email`, `project_id` and the
     /// public half of its `private_key` (what Google keeps to verify assertions).
-    public init(serviceAccountJSON: String) throws {
+    package init(serviceAccountJSON: String) throws {
         guard let object = try JSONSerialization.jsonObject(with: Data(serviceAccountJSON.utf8)) as? [String: Any],
             let clientEmail = object["client_email"] as? String, let projectID = object["project_id"] as? String,
             let privateKey = object["private_key"] as? String
@@ -20,7 +20,7 @@ extension MockFCMServer.Account {
 extension MockFCMServer {
     /// A service-account JSON with a fresh 2048-bit RSA key whose `token_uri` is `tokenURI`
     /// (the mock's `https://HOST:PORT/token`), and the account to give the mock.
-    public static func makeServiceAccount(
+    package static func makeServiceAccount(
         projectID: String = "demo-project", tokenURI: String
     ) throws -> (json: String, account: Account) {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)

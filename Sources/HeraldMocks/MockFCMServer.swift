@@ -23,14 +23,14 @@ import _CryptoExtras
 ///
 /// Faults can be injected: unregistered tokens, sender-id mismatches, 429/503/500 bursts with
 /// `Retry-After`, and refused access tokens (to make a client refresh).
-public final class MockFCMServer: Sendable {
+package final class MockFCMServer: Sendable {
     /// A service account the token endpoint knows.
-    public struct Account: Sendable {
-        public var clientEmail: String
-        public var projectID: String
-        public var publicKey: _RSA.Signing.PublicKey
+    package struct Account: Sendable {
+        package var clientEmail: String
+        package var projectID: String
+        package var publicKey: _RSA.Signing.PublicKey
 
-        public init(clientEmail: String, projectID: String, publicKey: _RSA.Signing.PublicKey) {
+        package init(clientEmail: String, projectID: String, publicKey: _RSA.Signing.PublicKey) {
             self.clientEmail = clientEmail
             self.projectID = projectID
             self.publicKey = publicKey
@@ -38,60 +38,60 @@ public final class MockFCMServer: Sendable {
     }
 
     /// A message the mock accepted.
-    public struct Received: Sendable, Equatable {
-        public var projectID: String
+    package struct Received: Sendable, Equatable {
+        package var projectID: String
         /// The registration token, topic or condition the message was for.
-        public var target: String
+        package var target: String
         /// The `message` object as sent.
-        public var message: JSONValue
+        package var message: JSONValue
         /// The access token it came with.
-        public var accessToken: String
+        package var accessToken: String
         /// The request's HTTP version ("HTTP/2.0" for a client on HTTP/2).
-        public var httpVersion: String
+        package var httpVersion: String
 
         /// `message.data`.
-        public var data: [String: String] {
+        package var data: [String: String] {
             message.objectValue?["data"]?.objectValue?.compactMapValues(\.stringValue) ?? [:]
         }
 
         /// A member of the message (`notification`, `android`, …).
-        public subscript(_ key: String) -> JSONValue? { message.objectValue?[key] }
+        package subscript(_ key: String) -> JSONValue? { message.objectValue?[key] }
     }
 
     /// How the mock treats requests.
-    public struct Behavior: Sendable {
+    package struct Behavior: Sendable {
         /// Service accounts by `client_email`; an assertion from anyone else is `invalid_grant`.
-        public var accounts: [String: Account] = [:]
+        package var accounts: [String: Account] = [:]
         /// Accept any well-formed, fresh assertion whoever signed it (when no accounts are known);
         /// its tokens may send for any project.
-        public var acceptAnyAccount = false
+        package var acceptAnyAccount = false
         /// `expires_in` of the access tokens it issues (Google's are 3599).
-        public var tokenLifetime: Int64 = 3599
+        package var tokenLifetime: Int64 = 3599
         /// Registration tokens that answer `404 UNREGISTERED`.
-        public var unregistered: Set<String> = []
+        package var unregistered: Set<String> = []
         /// Registration tokens of another sender: `403 SENDER_ID_MISMATCH`.
-        public var senderIDMismatch: Set<String> = []
+        package var senderIDMismatch: Set<String> = []
         /// Registration tokens whose APNs/web credentials Firebase cannot use: `401 THIRD_PARTY_AUTH_ERROR`.
-        public var thirdPartyAuthError: Set<String> = []
+        package var thirdPartyAuthError: Set<String> = []
         /// The next this-many sends that would be accepted answer `429 QUOTA_EXCEEDED`.
-        public var quotaExceeded = 0
+        package var quotaExceeded = 0
         /// The next this-many sends that would be accepted answer `503 UNAVAILABLE`.
-        public var unavailable = 0
+        package var unavailable = 0
         /// The next this-many sends that would be accepted answer `500 INTERNAL`.
-        public var internalErrors = 0
+        package var internalErrors = 0
         /// `Retry-After` (seconds) sent with 429 and 503, when set.
-        public var retryAfter: Int?
+        package var retryAfter: Int?
         /// The next this-many sends with a valid access token answer `401 UNAUTHENTICATED` and
         /// revoke that token, as Google does with a revoked one.
-        public var rejectAccessTokens = 0
+        package var rejectAccessTokens = 0
         /// The next this-many token requests answer `503`.
-        public var tokenEndpointUnavailable = 0
+        package var tokenEndpointUnavailable = 0
         /// The mock's clock (read in epoch seconds, as JWTs count): assertion times and access-token expiry.
-        public var clock: EpochClock = .system
+        package var clock: EpochClock = .system
         /// Keep each accepted message in `received`; a benchmark turns it off and reads `arrivals`.
-        public var recordsMessages = true
+        package var recordsMessages = true
 
-        public init() {}
+        package init() {}
     }
 
     struct Issued {
@@ -111,7 +111,7 @@ public final class MockFCMServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let state: Mutex<State>
 
-    public init(tls: MockTLS, behavior: Behavior = Behavior(), threads: Int = 1) {
+    package init(tls: MockTLS, behavior: Behavior = Behavior(), threads: Int = 1) {
         self.tls = tls
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         self.state = Mutex(State(behavior: behavior))
@@ -119,7 +119,7 @@ public final class MockFCMServer: Sendable {
 
     /// Starts listening on `host:port` (0 picks a free port) and returns the port.
     /// - Parameter protocols: what it offers in ALPN (`["http/1.1"]`: an endpoint without HTTP/2).
-    public func start(host: String = "127.0.0.1", port: Int = 0, protocols: [String] = ["h2", "http/1.1"]) async throws -> Int {
+    package func start(host: String = "127.0.0.1", port: Int = 0, protocols: [String] = ["h2", "http/1.1"]) async throws -> Int {
         let (channel, bound) = try await MockHTTPListener.bind(
             group: group, tls: tls, protocols: protocols, host: host, port: port
         ) { [self] head, body in answer(head: head, body: body).response }
@@ -128,23 +128,23 @@ public final class MockFCMServer: Sendable {
     }
 
     /// Stops listening and closes the connections.
-    public func shutdown() async {
+    package func shutdown() async {
         let channel = state.withLock { $0.channel }
         try? await channel?.close()
         try? await group.shutdownGracefully()
     }
 
     /// What was accepted so far.
-    public var received: [Received] { state.withLock { $0.received } }
+    package var received: [Received] { state.withLock { $0.received } }
 
     /// How many messages were accepted so far (validate-only ones aside), and when each arrived.
-    public let arrivals = ArrivalLog()
+    package let arrivals = ArrivalLog()
 
     /// How many requests reached the token endpoint.
-    public var tokenRequests: Int { state.withLock { $0.tokenRequests } }
+    package var tokenRequests: Int { state.withLock { $0.tokenRequests } }
 
     /// Changes the behavior while running.
-    public func update(_ change: (inout Behavior) -> Void) {
+    package func update(_ change: (inout Behavior) -> Void) {
         state.withLock { change(&$0.behavior) }
     }
 

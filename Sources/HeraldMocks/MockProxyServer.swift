@@ -6,23 +6,23 @@ import Synchronization
 /// A tiny outbound proxy for tests: HTTP `CONNECT` or SOCKS5 (no authentication, RFC 1928),
 /// tunnelling bytes to the target. It opens tunnels to this machine only (127.0.0.1,
 /// localhost, ::1) and records each one, so a test can prove a client went through it.
-public final class MockProxyServer: Sendable {
+package final class MockProxyServer: Sendable {
     /// Which protocol the proxy speaks.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         case httpConnect
         case socks5
     }
 
     /// A tunnel the proxy opened.
-    public struct Tunnel: Sendable, Equatable {
+    package struct Tunnel: Sendable, Equatable {
         /// `host:port` as the client asked for it.
-        public var target: String
+        package var target: String
         /// The `Proxy-Authorization` header of a `CONNECT`, if any.
-        public var authorization: String?
+        package var authorization: String?
     }
 
     /// The protocol it speaks.
-    public let kind: Kind
+    package let kind: Kind
     private let group: MultiThreadedEventLoopGroup
     private let state = Mutex(State())
 
@@ -33,13 +33,13 @@ public final class MockProxyServer: Sendable {
     }
 
     /// A proxy speaking `kind`; `start()` it.
-    public init(kind: Kind) {
+    package init(kind: Kind) {
         self.kind = kind
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
     /// Starts listening on 127.0.0.1 (0 picks a free port) and returns the port.
-    public func start(port: Int = 0) async throws -> Int {
+    package func start(port: Int = 0) async throws -> Int {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -54,17 +54,17 @@ public final class MockProxyServer: Sendable {
     }
 
     /// Stops listening and closes the tunnels.
-    public func shutdown() async {
+    package func shutdown() async {
         let channel = state.withLock { $0.channel }
         try? await channel?.close()
         try? await group.shutdownGracefully()
     }
 
     /// The tunnels opened so far.
-    public var tunnels: [Tunnel] { state.withLock { $0.tunnels } }
+    package var tunnels: [Tunnel] { state.withLock { $0.tunnels } }
 
     /// Targets refused (not on this machine, or unreachable).
-    public var refused: [String] { state.withLock { $0.refused } }
+    package var refused: [String] { state.withLock { $0.refused } }
 
     func opened(_ tunnel: Tunnel) { state.withLock { $0.tunnels.append(tunnel) } }
 

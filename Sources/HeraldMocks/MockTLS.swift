@@ -6,14 +6,14 @@ import X509
 
 /// A throw-away certificate authority and server certificate for mock servers on 127.0.0.1,
 /// generated in memory at start (nothing is written to disk or committed).
-public struct MockTLS: Sendable {
+package struct MockTLS: Sendable {
     /// The CA certificate, PEM: what a client must trust (`HERALD_EXTRA_CA_FILE`).
-    public let caCertificatePEM: String
+    package let caCertificatePEM: String
     /// The server's certificate chain and key.
-    public let serverCertificate: NIOSSLCertificate
-    public let serverKey: NIOSSLPrivateKey
+    package let serverCertificate: NIOSSLCertificate
+    package let serverKey: NIOSSLPrivateKey
 
-    public init(hostnames: [String] = ["localhost"], addresses: [[UInt8]] = [[127, 0, 0, 1]]) throws {
+    package init(hostnames: [String] = ["localhost"], addresses: [[UInt8]] = [[127, 0, 0, 1]]) throws {
         let caKey = P256.Signing.PrivateKey()
         // A name of its own: with several mocks' CAs trusted at once, certificate paths are built
         // by issuer name, and two CAs of one name would be confused.
@@ -55,7 +55,7 @@ public struct MockTLS: Sendable {
 
     /// A server TLS context offering `alpn` (h2 for APNs), requiring client certificates that
     /// chain to `clientCertificateRoots` when given.
-    public func serverContext(alpn: [String] = ["h2"], clientCertificateRoots: [NIOSSLCertificate]? = nil) throws -> NIOSSLContext {
+    package func serverContext(alpn: [String] = ["h2"], clientCertificateRoots: [NIOSSLCertificate]? = nil) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(serverCertificate)], privateKey: .privateKey(serverKey))
         configuration.applicationProtocols = alpn

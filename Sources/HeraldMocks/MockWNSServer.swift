@@ -20,62 +20,62 @@ import Synchronization
 /// Faults can be injected: gone channels (410), unknown channels (404), channels of another app
 /// (403), 406 throttling with `X-WNS-CONTINUE-AFTER`, 503 and 500 bursts, revoked access tokens
 /// (401, to make a client refresh), and an unavailable token endpoint.
-public final class MockWNSServer: Sendable {
+package final class MockWNSServer: Sendable {
     /// A notification the mock accepted.
-    public struct Received: Sendable, Equatable {
+    package struct Received: Sendable, Equatable {
         /// The channel's token (the `token` of its URI's query).
-        public var channel: String
+        package var channel: String
         /// `X-WNS-Type`.
-        public var type: String
+        package var type: String
         /// Request headers, names lower-cased.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// The body as sent.
-        public var body: [UInt8]
+        package var body: [UInt8]
         /// The access token it came with.
-        public var accessToken: String
+        package var accessToken: String
 
         /// The body as text.
-        public var text: String { String(decoding: body, as: UTF8.self) }
+        package var text: String { String(decoding: body, as: UTF8.self) }
     }
 
     /// How the mock treats requests.
-    public struct Behavior: Sendable {
+    package struct Behavior: Sendable {
         /// Package SIDs (`client_id`) and their secrets; anyone else gets `invalid_client`.
-        public var clients: [String: String] = [:]
+        package var clients: [String: String] = [:]
         /// Accept any client id and secret (when no clients are known).
-        public var acceptAnyClient = false
+        package var acceptAnyClient = false
         /// `expires_in` of the access tokens it issues (WNS's are a day).
-        public var tokenLifetime: Int64 = 86_400
+        package var tokenLifetime: Int64 = 86_400
         /// Channel tokens that answer 410 Gone (the channel expired).
-        public var gone: Set<String> = []
+        package var gone: Set<String> = []
         /// Channel tokens that answer 404 Not Found (WNS does not know them).
-        public var notFound: Set<String> = []
+        package var notFound: Set<String> = []
         /// Channel tokens of another app: 403 Forbidden.
-        public var forbidden: Set<String> = []
+        package var forbidden: Set<String> = []
         /// The next this-many notifications that would be accepted answer 406 Not Acceptable (throttled).
-        public var throttled = 0
+        package var throttled = 0
         /// `X-WNS-CONTINUE-AFTER` sent with 406, when set (seconds or an HTTP date).
-        public var continueAfter: String?
+        package var continueAfter: String?
         /// The next this-many notifications that would be accepted answer 503 Service Unavailable.
-        public var serviceUnavailable = 0
+        package var serviceUnavailable = 0
         /// `Retry-After` sent with 503, when set.
-        public var retryAfter: String?
+        package var retryAfter: String?
         /// The next this-many notifications that would be accepted answer 500 Internal Server Error.
-        public var internalErrors = 0
+        package var internalErrors = 0
         /// The next this-many notifications with a valid access token answer 401 and revoke that token.
-        public var rejectAccessTokens = 0
+        package var rejectAccessTokens = 0
         /// The next this-many token requests answer 503.
-        public var tokenEndpointUnavailable = 0
+        package var tokenEndpointUnavailable = 0
         /// Bodies larger than this answer 413 (WNS's limit).
-        public var maximumBodyBytes = 5000
+        package var maximumBodyBytes = 5000
         /// The mock's clock (read in epoch seconds, as JWTs count): access-token expiry.
-        public var clock: EpochClock = .system
+        package var clock: EpochClock = .system
         /// Called with each notification accepted, on the connection's event loop (to print it, say).
-        public var onReceive: (@Sendable (Received) -> Void)?
+        package var onReceive: (@Sendable (Received) -> Void)?
         /// Keep each accepted notification in `received`; a benchmark turns it off and reads `arrivals`.
-        public var recordsMessages = true
+        package var recordsMessages = true
 
-        public init() {}
+        package init() {}
     }
 
     private struct State {
@@ -92,14 +92,14 @@ public final class MockWNSServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let state: Mutex<State>
 
-    public init(tls: MockTLS, behavior: Behavior = Behavior(), threads: Int = 1) {
+    package init(tls: MockTLS, behavior: Behavior = Behavior(), threads: Int = 1) {
         self.tls = tls
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         self.state = Mutex(State(behavior: behavior))
     }
 
     /// Starts listening on `host:port` (0 picks a free port) and returns the port.
-    public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
+    package func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
         let (channel, bound) = try await MockHTTPListener.bind(
             group: group, tls: tls, protocols: ["http/1.1"], host: host, port: port
         ) { [self] head, body in answer(head: head, body: body).response }
@@ -111,34 +111,34 @@ public final class MockWNSServer: Sendable {
     }
 
     /// Stops listening and closes the connections.
-    public func shutdown() async {
+    package func shutdown() async {
         let channel = state.withLock { $0.channel }
         try? await channel?.close()
         try? await group.shutdownGracefully()
     }
 
     /// `https://127.0.0.1:<port>` once started.
-    public var origin: String { "https://127.0.0.1:\(state.withLock { $0.port ?? 0 })" }
+    package var origin: String { "https://127.0.0.1:\(state.withLock { $0.port ?? 0 })" }
 
     /// The token endpoint's URL.
-    public var tokenEndpoint: String { origin + "/accesstoken.srf" }
+    package var tokenEndpoint: String { origin + "/accesstoken.srf" }
 
     /// A channel URI on this mock: `token`, or a fresh random one.
-    public func channelURI(token: String? = nil) -> String {
+    package func channelURI(token: String? = nil) -> String {
         origin + "/w/?token=" + (token ?? Self.randomToken())
     }
 
     /// What was accepted so far.
-    public var received: [Received] { state.withLock { $0.received } }
+    package var received: [Received] { state.withLock { $0.received } }
 
     /// How many notifications were accepted so far, and when each arrived.
-    public let arrivals = ArrivalLog()
+    package let arrivals = ArrivalLog()
 
     /// How many requests reached the token endpoint.
-    public var tokenRequests: Int { state.withLock { $0.tokenRequests } }
+    package var tokenRequests: Int { state.withLock { $0.tokenRequests } }
 
     /// Changes the behavior while running.
-    public func update(_ change: (inout Behavior) -> Void) {
+    package func update(_ change: (inout Behavior) -> Void) {
         state.withLock { change(&$0.behavior) }
     }
 

@@ -17,45 +17,45 @@ import Synchronization
 ///
 /// Subscriptions are made with `subscribe(applicationServerKey:)` or `register(_:)`. Faults:
 /// gone subscriptions (410), bursts of 429 and 503 with `Retry-After`.
-public final class MockWebPushServer: Sendable {
+package final class MockWebPushServer: Sendable {
     /// A message the mock accepted and decrypted.
-    public struct Received: Sendable, Equatable {
+    package struct Received: Sendable, Equatable {
         /// The subscriber's id (the endpoint's last segment).
-        public var subscriptionID: String
+        package var subscriptionID: String
         /// Request headers, names lower-cased.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// The decrypted message.
-        public var plaintext: [UInt8]
+        package var plaintext: [UInt8]
         /// `HTTP/2.0` or `HTTP/1.1`.
-        public var httpVersion: String
+        package var httpVersion: String
 
         /// The plaintext as text.
-        public var text: String { String(decoding: plaintext, as: UTF8.self) }
+        package var text: String { String(decoding: plaintext, as: UTF8.self) }
     }
 
     /// How the mock treats requests.
-    public struct Behavior: Sendable {
+    package struct Behavior: Sendable {
         /// Subscription ids that answer 410 Gone (unsubscribed or expired).
-        public var gone: Set<String> = []
+        package var gone: Set<String> = []
         /// The next this-many messages that would be accepted answer 429 Too Many Requests.
-        public var tooManyRequests = 0
+        package var tooManyRequests = 0
         /// The next this-many messages that would be accepted answer 503 Service Unavailable.
-        public var serviceUnavailable = 0
+        package var serviceUnavailable = 0
         /// The `Retry-After` value sent with 429 and 503 (seconds or an HTTP date); nil sends none.
-        public var retryAfter: String?
+        package var retryAfter: String?
         /// Bodies larger than this answer 413 (RFC 8030 §7.2's minimum, what push services take).
-        public var maximumBodyBytes = 4096
+        package var maximumBodyBytes = 4096
         /// The mock's clock (read in epoch seconds, as JWTs count), to judge VAPID expiry.
-        public var clock: EpochClock = .system
+        package var clock: EpochClock = .system
         /// Called with each message accepted, on the connection's event loop (to print it, say).
-        public var onReceive: (@Sendable (Received) -> Void)?
+        package var onReceive: (@Sendable (Received) -> Void)?
         /// Benchmark mode, when set: a subscription id the mock does not know is this subscriber
         /// (one key pair and auth secret for any number of endpoints); messages are counted in
         /// `arrivals` but not kept; each VAPID token is verified once; one message in 1,000 is
         /// decrypted (a push service does not decrypt; the sample proves the encryption).
-        public var benchmarkSubscriber: MockWebPushSubscriber?
+        package var benchmarkSubscriber: MockWebPushSubscriber?
 
-        public init() {}
+        package init() {}
     }
 
     private let tls: MockTLS
@@ -75,7 +75,7 @@ public final class MockWebPushServer: Sendable {
 
     /// - Parameter protocols: the ALPN protocols offered: `h2` and `http/1.1` by default; one
     ///   of them alone to force a client onto it.
-    public init(tls: MockTLS, behavior: Behavior = Behavior(), protocols: [String] = ["h2", "http/1.1"], threads: Int = 1) {
+    package init(tls: MockTLS, behavior: Behavior = Behavior(), protocols: [String] = ["h2", "http/1.1"], threads: Int = 1) {
         self.tls = tls
         self.protocols = protocols
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
@@ -83,7 +83,7 @@ public final class MockWebPushServer: Sendable {
     }
 
     /// Starts listening on `host:port` (0 picks a free port) and returns the port.
-    public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
+    package func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
         let (channel, bound) = try await MockHTTPListener.bind(
             group: group, tls: tls, protocols: protocols, host: host, port: port
         ) { [self] head, body in answer(head: head, body: body).response }
@@ -95,36 +95,36 @@ public final class MockWebPushServer: Sendable {
     }
 
     /// Stops listening and closes the connections.
-    public func shutdown() async {
+    package func shutdown() async {
         let channel = state.withLock { $0.channel }
         try? await channel?.close()
         try? await group.shutdownGracefully()
     }
 
     /// `https://127.0.0.1:<port>` once started.
-    public var origin: String { "https://127.0.0.1:\(state.withLock { $0.port ?? 0 })" }
+    package var origin: String { "https://127.0.0.1:\(state.withLock { $0.port ?? 0 })" }
 
     /// Makes a subscription (a new key pair and auth secret), optionally restricted to a VAPID
     /// public key, and registers it.
-    public func subscribe(applicationServerKey: String? = nil) -> MockWebPushSubscriber {
+    package func subscribe(applicationServerKey: String? = nil) -> MockWebPushSubscriber {
         let subscriber = MockWebPushSubscriber(applicationServerKey: applicationServerKey)
         register(subscriber)
         return subscriber
     }
 
     /// Registers a subscription made elsewhere (known keys).
-    public func register(_ subscriber: MockWebPushSubscriber) {
+    package func register(_ subscriber: MockWebPushSubscriber) {
         state.withLock { $0.subscribers[subscriber.id] = subscriber }
     }
 
     /// What was accepted so far.
-    public var received: [Received] { state.withLock { $0.received } }
+    package var received: [Received] { state.withLock { $0.received } }
 
     /// How many messages were accepted so far, and when each arrived.
-    public let arrivals = ArrivalLog()
+    package let arrivals = ArrivalLog()
 
     /// Changes the behavior while running.
-    public func update(_ change: (inout Behavior) -> Void) {
+    package func update(_ change: (inout Behavior) -> Void) {
         state.withLock { change(&$0.behavior) }
     }
 

@@ -6,14 +6,14 @@ import Synchronization
 /// A webhook receiver over TLS (HTTP/1.1, `MockTLS`'s certificate), for the tests of Herald's
 /// webhook deliveries over https: records each POST with its Herald headers and answers with
 /// the status a test sets.
-public final class MockWebhookReceiver: Sendable {
+package final class MockWebhookReceiver: Sendable {
     /// One POST as it arrived.
-    public struct Received: Sendable, Equatable {
-        public var path: String
-        public var signature: String?
-        public var eventID: String?
-        public var eventType: String?
-        public var body: [UInt8]
+    package struct Received: Sendable, Equatable {
+        package var path: String
+        package var signature: String?
+        package var eventID: String?
+        package var eventType: String?
+        package var body: [UInt8]
     }
 
     private struct State {
@@ -26,20 +26,20 @@ public final class MockWebhookReceiver: Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let state = Mutex(State())
 
-    public init(tls: MockTLS) {
+    package init(tls: MockTLS) {
         self.tls = tls
     }
 
     /// What arrived so far, in order.
-    public var received: [Received] { state.withLock { $0.received } }
+    package var received: [Received] { state.withLock { $0.received } }
 
     /// Answers every later request with `code`.
-    public func answer(_ code: Int) {
+    package func answer(_ code: Int) {
         state.withLock { $0.status = HTTPResponseStatus(statusCode: code) }
     }
 
     /// Listens on 127.0.0.1; returns the port.
-    public func start(port: Int = 0) async throws -> Int {
+    package func start(port: Int = 0) async throws -> Int {
         let (channel, bound) = try await MockHTTPListener.bind(
             group: group, tls: tls, protocols: ["http/1.1"], host: "127.0.0.1", port: port
         ) { head, body in
@@ -56,7 +56,7 @@ public final class MockWebhookReceiver: Sendable {
         return bound
     }
 
-    public func shutdown() async {
+    package func shutdown() async {
         let channel = state.withLock { $0.channel }
         try? await channel?.close()
         try? await group.shutdownGracefully()

@@ -2,37 +2,37 @@ import HeraldCore
 import Logging
 
 /// Everything Herald keeps, behind one database: the repositories share it and its clock.
-public struct Store: Sendable {
-    public let database: any SQLDatabase
-    public let tenants: TenantRepository
-    public let adminTokens: AdminTokenRepository
-    public let applications: ApplicationRepository
-    public let platforms: PlatformRepository
+package struct Store: Sendable {
+    package let database: any SQLDatabase
+    package let tenants: TenantRepository
+    package let adminTokens: AdminTokenRepository
+    package let applications: ApplicationRepository
+    package let platforms: PlatformRepository
     /// The APNs provider token each token-auth platform's processes share.
-    public let apnsTokens: APNsTokenRepository
-    public let devices: DeviceRepository
-    public let pushes: PushRepository
-    public let topics: TopicRepository
-    public let locations: LocationRepository
-    public let locationGroups: LocationGroupRepository
-    public let geofences: GeofenceRepository
-    public let analytics: AnalyticsRepository
-    public let schedules: ScheduleRepository
-    public let importSnapshots: ImportSnapshotRepository
-    public let deliverySettings: DeliverySettingsRepository
+    package let apnsTokens: APNsTokenRepository
+    package let devices: DeviceRepository
+    package let pushes: PushRepository
+    package let topics: TopicRepository
+    package let locations: LocationRepository
+    package let locationGroups: LocationGroupRepository
+    package let geofences: GeofenceRepository
+    package let analytics: AnalyticsRepository
+    package let schedules: ScheduleRepository
+    package let importSnapshots: ImportSnapshotRepository
+    package let deliverySettings: DeliverySettingsRepository
     /// Webhook endpoints and the queue of their deliveries.
-    public let webhooks: WebhookRepository
-    public let migrator: Migrator
+    package let webhooks: WebhookRepository
+    package let migrator: Migrator
     /// Wakes the loops that sleep on due work when work is added, here and (PostgreSQL) in other
     /// processes: see `WorkSignals` and docs/ARCHITECTURE.md.
-    public let work: WorkSignals
+    package let work: WorkSignals
 
     /// - Parameters:
     ///   - secretBox: seals credentials and platform secrets at rest.
     ///   - clock: the wall clock the repositories stamp rows with and compare due times against;
     ///     they read it as an instant and write it down as epoch milliseconds, the one place the
     ///     unit changes. Tests pass a `TestClock`'s.
-    public init(database: any SQLDatabase, secretBox: SecretBox, clock: EpochClock = .system, logger: Logger) {
+    package init(database: any SQLDatabase, secretBox: SecretBox, clock: EpochClock = .system, logger: Logger) {
         self.database = database
         let work = WorkSignals(database: database)
         self.work = work

@@ -7,13 +7,13 @@ import HeraldStore
 import struct Foundation.UUID
 
 /// Objects most tests need: a tenant's app with one platform of each type.
-public struct Fixture: Sendable {
-    public var app: App
-    public var apiKey: String
-    public var platform: Platform
-    public var platformSecret: String
+package struct Fixture: Sendable {
+    package var app: App
+    package var apiKey: String
+    package var platform: Platform
+    package var platformSecret: String
 
-    public init(app: App, apiKey: String, platform: Platform, platformSecret: String) {
+    package init(app: App, apiKey: String, platform: Platform, platformSecret: String) {
         self.app = app
         self.apiKey = apiKey
         self.platform = platform
@@ -21,7 +21,7 @@ public struct Fixture: Sendable {
     }
 
     /// Creates an app in a new tenant and an iOS platform (token auth) on it.
-    public static func make(_ store: Store, type: PlatformType = .ios, tenantName: String? = nil) async throws -> Fixture {
+    package static func make(_ store: Store, type: PlatformType = .ios, tenantName: String? = nil) async throws -> Fixture {
         let tenant = try await store.tenants.create(name: tenantName ?? "tenant-\(UUID().uuidString.prefix(8))")!
         let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "App", description: "test app")
         let (platform, secret) = try await store.platforms.create(
@@ -30,7 +30,7 @@ public struct Fixture: Sendable {
     }
 
     /// Valid throw-away credentials for a platform type.
-    public static func credentials(for type: PlatformType) throws -> PlatformCredentials {
+    package static func credentials(for type: PlatformType) throws -> PlatformCredentials {
         switch type {
         case .ios:
             return try CredentialsInput(
@@ -48,19 +48,19 @@ public struct Fixture: Sendable {
 }
 
 /// A random APNs device token (32 bytes, hex).
-public func randomAPNsToken() -> String {
+package func randomAPNsToken() -> String {
     Hex.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
 }
 
 /// A random FCM registration token, shaped like Google's (an instance id, a colon, `APA91b…`).
-public func randomFCMToken() -> String {
+package func randomFCMToken() -> String {
     let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
     func run(_ count: Int) -> String { String((0..<count).map { _ in alphabet.randomElement()! }) }
     return run(22) + ":APA91b" + run(134)
 }
 
 /// A Firebase service-account JSON with a freshly generated RSA key.
-public func serviceAccountJSON(projectID: String = "demo-project", tokenURI: String = "https://oauth2.googleapis.com/token") throws -> String {
+package func serviceAccountJSON(projectID: String = "demo-project", tokenURI: String = "https://oauth2.googleapis.com/token") throws -> String {
     let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     let object: [String: String] = [
         "type": "service_account",

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Holds callers until the test opens it.
-public final class Gate: Sendable {
+package final class Gate: Sendable {
     private struct State {
         var open = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -9,9 +9,9 @@ public final class Gate: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
-    public func wait() async {
+    package func wait() async {
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state -> Bool in
                 if state.open { return true }
@@ -22,7 +22,7 @@ public final class Gate: Sendable {
         }
     }
 
-    public func open() {
+    package func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.open = true
             defer { state.waiters = [] }

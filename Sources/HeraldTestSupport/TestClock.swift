@@ -6,37 +6,37 @@ import Synchronization
 /// delivery workers, the provider clients and the mocks); tests read it back in the units their
 /// assertions compare with: epoch milliseconds (`now`, as the store keeps times) and epoch
 /// seconds (`epochSeconds`, as JWTs count).
-public final class TestClock: Sendable {
+package final class TestClock: Sendable {
     private let value: Mutex<Int64>
 
     /// - Parameter start: epoch milliseconds.
-    public init(_ start: Int64 = 1_800_000_000_000) {
+    package init(_ start: Int64 = 1_800_000_000_000) {
         value = Mutex(start)
     }
 
     /// A clock starting at `epochSeconds`.
-    public convenience init(epochSeconds: Int64) {
+    package convenience init(epochSeconds: Int64) {
         self.init(epochSeconds * 1000)
     }
 
     /// Epoch milliseconds.
-    public var now: Int64 { value.withLock { $0 } }
+    package var now: Int64 { value.withLock { $0 } }
 
     /// Whole epoch seconds (rounded down), as JWTs and HTTP dates count.
-    public var epochSeconds: Int64 { EpochClock.Instant(epochMilliseconds: now).epochSeconds }
+    package var epochSeconds: Int64 { EpochClock.Instant(epochMilliseconds: now).epochSeconds }
 
-    public func advance(_ milliseconds: Int64) {
+    package func advance(_ milliseconds: Int64) {
         value.withLock { $0 += milliseconds }
     }
 
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         advance(duration.milliseconds)
     }
 
-    public func set(_ milliseconds: Int64) {
+    package func set(_ milliseconds: Int64) {
         value.withLock { $0 = milliseconds }
     }
 
     /// The clock as an `EpochClock`, reading the same milliseconds.
-    public var epochClock: EpochClock { EpochClock { .milliseconds(self.now) } }
+    package var epochClock: EpochClock { EpochClock { .milliseconds(self.now) } }
 }

@@ -4,16 +4,16 @@ import HeraldStore
 import Logging
 
 /// The database engines every store test runs against.
-public enum Backend: String, Sendable, CaseIterable, CustomStringConvertible {
+package enum Backend: String, Sendable, CaseIterable, CustomStringConvertible {
     case sqlite
     case postgres
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// SQLite always; PostgreSQL when `HERALD_TEST_POSTGRES_URL` is set — or required by
     /// `HERALD_REQUIRE_POSTGRES=1` (as `scripts/test` does), so that a missing server fails
     /// the run instead of silently skipping half of it.
-    public static var available: [Backend] {
+    package static var available: [Backend] {
         let environment = ProcessInfo.processInfo.environment
         if environment["HERALD_TEST_POSTGRES_URL"]?.isEmpty == false || environment["HERALD_REQUIRE_POSTGRES"] == "1" {
             return [.sqlite, .postgres]
@@ -24,14 +24,14 @@ public enum Backend: String, Sendable, CaseIterable, CustomStringConvertible {
 
 /// A fresh, migrated database for one test: a new SQLite file, or a new PostgreSQL database
 /// created on the test server and dropped afterwards.
-public final class TestDatabase: Sendable {
-    public let backend: Backend
-    public let database: any SQLDatabase
-    public let store: Store
+package final class TestDatabase: Sendable {
+    package let backend: Backend
+    package let database: any SQLDatabase
+    package let store: Store
     /// The data directory (SQLite file, keys) of this test.
-    public let directory: String
+    package let directory: String
     /// The PostgreSQL URL of this test's database, if any.
-    public let databaseURL: String?
+    package let databaseURL: String?
     private let dropName: String?
 
     private init(backend: Backend, database: any SQLDatabase, store: Store, directory: String, databaseURL: String?, dropName: String?) {
@@ -43,14 +43,14 @@ public final class TestDatabase: Sendable {
         self.dropName = dropName
     }
 
-    public static let logger: Logger = {
+    package static let logger: Logger = {
         var logger = Logger(label: "herald-test")
         logger.logLevel = .warning
         return logger
     }()
 
     /// A new empty database, migrated, with a store using a fixed encryption key.
-    public static func make(_ backend: Backend, clock: EpochClock = .system) async throws -> TestDatabase {
+    package static func make(_ backend: Backend, clock: EpochClock = .system) async throws -> TestDatabase {
         let directory = NSTemporaryDirectory() + "herald-test-" + UUID().lowercasedString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let database: any SQLDatabase
@@ -71,7 +71,7 @@ public final class TestDatabase: Sendable {
     }
 
     /// Closes and removes the database.
-    public func close() async {
+    package func close() async {
         await database.shutdown()
         if let dropName, let base = Self.postgresBaseURL {
             let admin = try? PostgresStoreDatabase(url: base, maximumConnections: 1, logger: Self.logger)
@@ -106,7 +106,7 @@ public final class TestDatabase: Sendable {
 }
 
 /// Runs `body` with a fresh database of `backend`, closing it afterwards whatever happens.
-public func withTestDatabase<Result>(
+package func withTestDatabase<Result>(
     _ backend: Backend, clock: EpochClock = .system, _ body: (TestDatabase) async throws -> Result
 ) async throws -> Result {
     let database = try await TestDatabase.make(backend, clock: clock)

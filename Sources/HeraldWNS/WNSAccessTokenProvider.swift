@@ -4,13 +4,13 @@ import HeraldHTTP
 
 /// OAuth access tokens for one Windows app (package SID and secret): HeraldHTTP's
 /// `AccessTokenProvider` asking the token endpoint with the client-credentials grant.
-public typealias WNSAccessTokenProvider = AccessTokenProvider<WNSTokenSource>
+package typealias WNSAccessTokenProvider = AccessTokenProvider<WNSTokenSource>
 
 extension AccessTokenProvider where Source == WNSTokenSource {
     /// Microsoft's token endpoint for WNS.
-    public static var defaultTokenEndpoint: String { "https://login.live.com/accesstoken.srf" }
+    package static var defaultTokenEndpoint: String { "https://login.live.com/accesstoken.srf" }
     /// The scope WNS tokens are asked for.
-    public static var scope: String { "notify.windows.com" }
+    package static var scope: String { "notify.windows.com" }
     /// The lifetime assumed when the endpoint states no `expires_in`.
     static var assumedLifetime: Duration { .seconds(3600) }
 
@@ -18,7 +18,7 @@ extension AccessTokenProvider where Source == WNSTokenSource {
     ///   - tokenEndpoint: Microsoft's, or a test server's.
     ///   - httpClient: the client to reach it with.
     ///   - clock: the wall clock (token lifetimes).
-    public init(
+    package init(
         credentials: WNSCredentials, tokenEndpoint: String = WNSAccessTokenProvider.defaultTokenEndpoint, httpClient: HTTPClient,
         clock: EpochClock = .system
     ) {

@@ -16,9 +16,9 @@ import NIOSSL
 /// channel URI a device made up must not receive it.
 ///
 /// The client sorts WNS's answers into `WNSOutcome`s; acting on them is the caller's part.
-public final class WNSClient: Sendable {
+package final class WNSClient: Sendable {
     /// The access tokens this client sends with.
-    public let tokens: WNSAccessTokenProvider
+    package let tokens: WNSAccessTokenProvider
     private let httpClient: HTTPClient
     private let endpointOverride: String?
     private let allowedTestHost: String?
@@ -41,7 +41,7 @@ public final class WNSClient: Sendable {
     ///   - proxy: an outbound proxy (HTTP `CONNECT` or SOCKS5) for WNS and the token endpoint alike.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
     ///   - clock: the wall clock (token expiry, retry dates).
-    public init(
+    package init(
         credentials: WNSCredentials, tokenEndpoint: String = WNSAccessTokenProvider.defaultTokenEndpoint, endpointOverride: String? = nil,
         allowedTestHost: String? = nil, extraTrustedCAPEM: String? = nil, proxy: OutboundProxy? = nil,
         connectTimeout: TimeAmount = .seconds(10), clock: EpochClock = .system, concurrency: Int = 100,
@@ -76,7 +76,7 @@ public final class WNSClient: Sendable {
     /// one as well, the outcome is `credentialsRejected` (and stays so for later sends). Throws
     /// `WNSError.channelNotAllowed` for a channel URI off WNS's hosts (nothing is sent), and
     /// network errors (no answer came).
-    public func send(_ notification: WNSNotification, channelURI: String) async throws -> WNSOutcome {
+    package func send(_ notification: WNSNotification, channelURI: String) async throws -> WNSOutcome {
         let url = try target(for: channelURI)
         let gaveUp = WNSOutcome.credentialsRejected(WNSRejection(status: 401, reason: .unauthorized, message: "WNS kept refusing fresh access tokens"))
         let outcomes = await tokens.send(count: 1, noToken: Self.noToken, gaveUp: .success(gaveUp)) { _, bearer in
@@ -106,7 +106,7 @@ public final class WNSClient: Sendable {
     }
 
     /// Closes the connections (WNS's and the token endpoint's); call once, after the last send.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         try await httpClient.shutdown()
     }
 

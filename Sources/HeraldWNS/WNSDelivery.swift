@@ -1,7 +1,7 @@
 /// What WNS said about a notification it accepted (200).
-public struct WNSDelivery: Sendable, Equatable {
+package struct WNSDelivery: Sendable, Equatable {
     /// `X-WNS-Status`: what WNS did with the notification.
-    public enum Status: Sendable, Equatable {
+    package enum Status: Sendable, Equatable {
         /// Received and delivered, or queued for a device that is offline.
         case received
         /// Dropped: an error, the client refused it, or a toast for a device that is offline.
@@ -12,7 +12,7 @@ public struct WNSDelivery: Sendable, Equatable {
         case unknown(String)
 
         /// Reads an `X-WNS-Status` value.
-        public init(_ header: String?) {
+        package init(_ header: String?) {
             switch header?.lowercased() {
             case "received": self = .received
             case "dropped": self = .dropped
@@ -24,13 +24,13 @@ public struct WNSDelivery: Sendable, Equatable {
     }
 
     /// `X-WNS-Status`.
-    public var status: Status
+    package var status: Status
     /// `X-WNS-Msg-ID`.
-    public var messageID: String?
+    package var messageID: String?
     /// `X-WNS-DeviceConnectionStatus` (`connected`, `disconnected`, `tempdisconnected`), when asked for.
-    public var deviceConnectionStatus: String?
+    package var deviceConnectionStatus: String?
 
-    public init(status: Status, messageID: String?, deviceConnectionStatus: String? = nil) {
+    package init(status: Status, messageID: String?, deviceConnectionStatus: String? = nil) {
         self.status = status
         self.messageID = messageID
         self.deviceConnectionStatus = deviceConnectionStatus

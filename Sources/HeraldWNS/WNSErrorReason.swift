@@ -2,7 +2,7 @@ import HeraldHTTP
 
 /// Why WNS (or its token endpoint) did not take a notification: WNS's HTTP statuses by name,
 /// the OAuth errors of the token endpoint, and `unknown` for the rest.
-public struct WNSErrorReason: ProviderReason {
+package struct WNSErrorReason: ProviderReason {
     private enum Base: Hashable, Sendable {
         // WNS's answers to a notification
         case badRequest, unauthorized, forbidden, channelNotFound, methodNotAllowed, throttled, channelExpired
@@ -16,7 +16,7 @@ public struct WNSErrorReason: ProviderReason {
 
     private let base: Base
     /// A name for counters and logs: `Throttled`, `ChannelExpired`, `invalid_client`, … or `HTTP 418`.
-    public let name: String
+    package let name: String
 
     private init(_ base: Base, _ name: String) {
         self.base = base
@@ -24,7 +24,7 @@ public struct WNSErrorReason: ProviderReason {
     }
 
     /// The reason for WNS's answer to a notification.
-    public init(status: Int) {
+    package init(status: Int) {
         switch status {
         case 400: self = .badRequest
         case 401: self = .unauthorized
@@ -42,7 +42,7 @@ public struct WNSErrorReason: ProviderReason {
     }
 
     /// The reason for the token endpoint's OAuth `error`.
-    public init(oauthError: String) {
+    package init(oauthError: String) {
         switch oauthError {
         case "invalid_client": self = .invalidClient
         case "invalid_request": self = .invalidRequest
@@ -54,46 +54,46 @@ public struct WNSErrorReason: ProviderReason {
     }
 
     /// 400: a header is wrong or conflicts with another.
-    public static let badRequest = WNSErrorReason(.badRequest, "BadRequest")
+    package static let badRequest = WNSErrorReason(.badRequest, "BadRequest")
     /// 401: the access token is invalid or expired.
-    public static let unauthorized = WNSErrorReason(.unauthorized, "Unauthorized")
+    package static let unauthorized = WNSErrorReason(.unauthorized, "Unauthorized")
     /// 403: the access token is not of the app that made the channel.
-    public static let forbidden = WNSErrorReason(.forbidden, "Forbidden")
+    package static let forbidden = WNSErrorReason(.forbidden, "Forbidden")
     /// 404: WNS does not know the channel.
-    public static let channelNotFound = WNSErrorReason(.channelNotFound, "ChannelNotFound")
+    package static let channelNotFound = WNSErrorReason(.channelNotFound, "ChannelNotFound")
     /// 405: only POST (and DELETE) are allowed.
-    public static let methodNotAllowed = WNSErrorReason(.methodNotAllowed, "MethodNotAllowed")
+    package static let methodNotAllowed = WNSErrorReason(.methodNotAllowed, "MethodNotAllowed")
     /// 406: the sender exceeded its throttle limit.
-    public static let throttled = WNSErrorReason(.throttled, "Throttled")
+    package static let throttled = WNSErrorReason(.throttled, "Throttled")
     /// 410: the channel expired.
-    public static let channelExpired = WNSErrorReason(.channelExpired, "ChannelExpired")
+    package static let channelExpired = WNSErrorReason(.channelExpired, "ChannelExpired")
     /// 413: the payload is over 5000 bytes.
-    public static let payloadTooLarge = WNSErrorReason(.payloadTooLarge, "PayloadTooLarge")
+    package static let payloadTooLarge = WNSErrorReason(.payloadTooLarge, "PayloadTooLarge")
     /// 429: the app's monthly quota is used up.
-    public static let quotaExceeded = WNSErrorReason(.quotaExceeded, "QuotaExceeded")
+    package static let quotaExceeded = WNSErrorReason(.quotaExceeded, "QuotaExceeded")
     /// 500: WNS failed.
-    public static let internalServerError = WNSErrorReason(.internalServerError, "InternalServerError")
+    package static let internalServerError = WNSErrorReason(.internalServerError, "InternalServerError")
     /// 503: WNS is unavailable.
-    public static let serviceUnavailable = WNSErrorReason(.serviceUnavailable, "ServiceUnavailable")
+    package static let serviceUnavailable = WNSErrorReason(.serviceUnavailable, "ServiceUnavailable")
     /// The token endpoint does not know the package SID, or the secret is wrong.
-    public static let invalidClient = WNSErrorReason(.invalidClient, "invalid_client")
+    package static let invalidClient = WNSErrorReason(.invalidClient, "invalid_client")
     /// The request lacks a parameter (`client_id`, `client_secret`, …).
-    public static let invalidRequest = WNSErrorReason(.invalidRequest, "invalid_request")
+    package static let invalidRequest = WNSErrorReason(.invalidRequest, "invalid_request")
     /// The scope is not `notify.windows.com`.
-    public static let invalidScope = WNSErrorReason(.invalidScope, "invalid_scope")
+    package static let invalidScope = WNSErrorReason(.invalidScope, "invalid_scope")
     /// The app may not use this grant.
-    public static let unauthorizedClient = WNSErrorReason(.unauthorizedClient, "unauthorized_client")
+    package static let unauthorizedClient = WNSErrorReason(.unauthorizedClient, "unauthorized_client")
     /// The grant type is not `client_credentials`.
-    public static let unsupportedGrantType = WNSErrorReason(.unsupportedGrantType, "unsupported_grant_type")
+    package static let unsupportedGrantType = WNSErrorReason(.unsupportedGrantType, "unsupported_grant_type")
 
     /// A notification not sent because its channel URI cannot be sent to (off WNS's hosts, no
     /// URL): named by the error's code (`ChannelNotAllowed`, `InvalidEndpoint`).
-    public init(_ error: WNSError) {
+    package init(_ error: WNSError) {
         self.init(.undeliverable(error.code), error.code)
     }
 
     /// The channel is dead (404, 410): deactivate the device.
-    public var meansDeviceGone: Bool {
+    package var meansDeviceGone: Bool {
         switch base {
         case .channelNotFound, .channelExpired: true
         case .badRequest, .unauthorized, .forbidden, .methodNotAllowed, .throttled, .payloadTooLarge, .quotaExceeded,
@@ -104,7 +104,7 @@ public struct WNSErrorReason: ProviderReason {
     }
 
     /// The package SID and secret, or the token they bring, were refused: pause the platform.
-    public var meansCredentialsRejected: Bool {
+    package var meansCredentialsRejected: Bool {
         switch base {
         case .unauthorized, .forbidden, .invalidClient, .invalidRequest, .invalidScope, .unauthorizedClient, .unsupportedGrantType: true
         case .badRequest, .channelNotFound, .methodNotAllowed, .throttled, .channelExpired, .payloadTooLarge, .quotaExceeded,
@@ -114,7 +114,7 @@ public struct WNSErrorReason: ProviderReason {
     }
 
     /// Worth sending again later (after `X-WNS-CONTINUE-AFTER` or `Retry-After`, else with backoff).
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch base {
         case .throttled, .quotaExceeded, .internalServerError, .serviceUnavailable: true
         case .badRequest, .unauthorized, .forbidden, .channelNotFound, .methodNotAllowed, .channelExpired, .payloadTooLarge,
@@ -123,9 +123,9 @@ public struct WNSErrorReason: ProviderReason {
         }
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
-    public static func == (lhs: WNSErrorReason, rhs: WNSErrorReason) -> Bool { lhs.base == rhs.base }
+    package static func == (lhs: WNSErrorReason, rhs: WNSErrorReason) -> Bool { lhs.base == rhs.base }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(base) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(base) }
 }

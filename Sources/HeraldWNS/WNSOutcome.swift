@@ -11,13 +11,13 @@ import NIOHTTP1
 /// - `credentialsRejected`: 403, a 401 that a fresh access token did not cure, or a token
 ///   endpoint that refuses the package SID and secret.
 /// - `failed`: 400, 405, 413 or another refusal.
-public typealias WNSOutcome = ProviderAnswer<WNSDelivery, WNSRejection>
+package typealias WNSOutcome = ProviderAnswer<WNSDelivery, WNSRejection>
 
 extension ProviderAnswer where Receipt == WNSDelivery, Rejection == WNSRejection {
     /// The outcome of WNS's answer (a 401 here is final: the client has refreshed already).
     ///
     /// - Parameter now: when the answer came, to read a retry time given as an HTTP date.
-    public init(status: Int, headers: HTTPHeaders, body: String, now: EpochClock.Instant) {
+    package init(status: Int, headers: HTTPHeaders, body: String, now: EpochClock.Instant) {
         if status == 200 {
             self = .delivered(WNSDelivery(
                 status: WNSDelivery.Status(headers.first(name: "x-wns-status")), messageID: headers.first(name: "x-wns-msg-id"),

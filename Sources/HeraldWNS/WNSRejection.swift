@@ -1,19 +1,19 @@
 import HeraldHTTP
 
 /// A refusal from WNS (or from its token endpoint), as it came.
-public struct WNSRejection: ProviderRejection {
+package struct WNSRejection: ProviderRejection {
     /// The HTTP status.
-    public var status: Int
+    package var status: Int
     /// The status by name, or the token endpoint's OAuth error.
-    public var reason: WNSErrorReason
+    package var reason: WNSErrorReason
     /// `X-WNS-Error-Description`, the token endpoint's `error_description`, or the answer's text.
-    public var message: String
+    package var message: String
     /// `X-WNS-Msg-ID`: what Microsoft asks for, with the debug trace, when a problem is reported.
-    public var messageID: String?
+    package var messageID: String?
     /// `X-WNS-Debug-Trace`.
-    public var debugTrace: String?
+    package var debugTrace: String?
 
-    public init(status: Int, reason: WNSErrorReason, message: String, messageID: String? = nil, debugTrace: String? = nil) {
+    package init(status: Int, reason: WNSErrorReason, message: String, messageID: String? = nil, debugTrace: String? = nil) {
         self.status = status
         self.reason = reason
         self.message = message
@@ -21,5 +21,5 @@ public struct WNSRejection: ProviderRejection {
         self.debugTrace = debugTrace
     }
 
-    public var description: String { "\(status) \(reason): \(message)" }
+    package var description: String { "\(status) \(reason): \(message)" }
 }

@@ -4,22 +4,22 @@ import Synchronization
 
 /// A platform's VAPID identity: signs tokens and caches them per push service origin
 /// (`VAPIDTokenCache`), on an injected clock. One per platform, shared by its sends.
-public final class VAPIDSigner: Sendable {
+package final class VAPIDSigner: Sendable {
     private let generator: VAPIDTokenGenerator
     private let clock: EpochClock
     private let cache = Mutex(VAPIDTokenCache())
 
     /// - Parameter clock: the wall clock; tokens carry its epoch seconds (`exp`), as JWTs count.
-    public init(credentials: VAPIDCredentials, clock: EpochClock = .system) throws {
+    package init(credentials: VAPIDCredentials, clock: EpochClock = .system) throws {
         self.generator = try VAPIDTokenGenerator(credentials: credentials)
         self.clock = clock
     }
 
     /// The uncompressed public key, base64url (`k`, the web app's `applicationServerKey`).
-    public var publicKey: String { generator.publicKey }
+    package var publicKey: String { generator.publicKey }
 
     /// The `Authorization` header value for a request to `audience` (the push resource's origin).
-    public func authorization(audience: String) throws -> String {
+    package func authorization(audience: String) throws -> String {
         let time = clock.now.epochSeconds
         let token = try cache.withLock { cache -> String in
             switch cache.token(for: audience, now: time) {
@@ -35,7 +35,7 @@ public final class VAPIDSigner: Sendable {
     }
 
     /// The push service at `audience` refused the token: the next request signs a new one.
-    public func rejected(audience: String) {
+    package func rejected(audience: String) {
         cache.withLock { $0.rejected(audience: audience) }
     }
 }

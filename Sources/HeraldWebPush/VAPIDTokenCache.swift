@@ -4,14 +4,14 @@
 /// (RFC 8292 §2). The cache signs tokens for 12 hours and reuses each until less than an hour
 /// is left, so a push service sees a new token about every 11 hours. A token the push service
 /// refused is dropped, so the next request signs another.
-public struct VAPIDTokenCache: Sendable {
+package struct VAPIDTokenCache: Sendable {
     /// How long a new token is valid (seconds): well inside the 24-hour limit.
-    public static let lifetime: Int64 = 12 * 3600
+    package static let lifetime: Int64 = 12 * 3600
     /// Sign a new token when less than this is left (seconds).
-    public static let renewalMargin: Int64 = 3600
+    package static let renewalMargin: Int64 = 3600
 
     /// What the caller should do to get a token for a request.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Use this cached token.
         case use(String)
         /// Sign a token expiring at this time (epoch seconds) and report it with `signed(_:for:expiresAt:now:)`.
@@ -25,32 +25,32 @@ public struct VAPIDTokenCache: Sendable {
 
     private var tokens: [String: Entry] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The token for a request to `audience` (an origin) at `now` (epoch seconds).
-    public func token(for audience: String, now: Int64) -> Action {
+    package func token(for audience: String, now: Int64) -> Action {
         if let entry = tokens[audience], Self.reusable(entry, now: now) { return .use(entry.token) }
         return .sign(expiresAt: now + Self.lifetime)
     }
 
     /// Records a freshly signed token, and forgets tokens that would not be reused any more.
-    public mutating func signed(_ token: String, for audience: String, expiresAt: Int64, now: Int64) {
+    package mutating func signed(_ token: String, for audience: String, expiresAt: Int64, now: Int64) {
         tokens = tokens.filter { Self.reusable($0.value, now: now) }
         tokens[audience] = Entry(token: token, expiresAt: expiresAt)
     }
 
     /// The push service at `audience` refused the token (401 or 403): sign a new one next time.
-    public mutating func rejected(audience: String) {
+    package mutating func rejected(audience: String) {
         tokens[audience] = nil
     }
 
     /// The VAPID key changed: forget every token.
-    public mutating func reset() {
+    package mutating func reset() {
         tokens.removeAll()
     }
 
     /// How many origins have a token, for tests.
-    public var count: Int { tokens.count }
+    package var count: Int { tokens.count }
 
     /// More than the margin left, and not more than a lifetime (a clock that stepped back
     /// would otherwise make a token look valid for over 24 hours).

@@ -4,15 +4,15 @@ import HeraldCore
 /// Signs VAPID tokens (RFC 8292 §2): a JWT with header `{"alg":"ES256","typ":"JWT"}` and claims
 /// `{"aud":<push service origin>,"exp":<seconds>,"sub":<contact>}`, signed with the platform's
 /// VAPID key (ES256, the raw r‖s signature).
-public struct VAPIDTokenGenerator: Sendable {
+package struct VAPIDTokenGenerator: Sendable {
     /// The uncompressed public key, base64url: the `k` parameter, and the web app's `applicationServerKey`.
-    public let publicKey: String
+    package let publicKey: String
     /// The `sub` claim: a `mailto:` or `https:` contact.
-    public let subject: String
+    package let subject: String
     private let signer: JWTSigner
 
     /// The public key is derived from the private key, so a stale stored public key cannot be sent.
-    public init(credentials: VAPIDCredentials) throws {
+    package init(credentials: VAPIDCredentials) throws {
         guard let raw = Base64URL.decode(credentials.privateKey), raw.count == 32 else {
             throw WebPushError.invalidKey("the VAPID private key is not 32 bytes of base64url")
         }
@@ -23,12 +23,12 @@ public struct VAPIDTokenGenerator: Sendable {
     }
 
     /// A token for `audience` (an origin) that expires at `expiresAt` (epoch seconds).
-    public func token(audience: String, expiresAt: Int64) throws -> String {
+    package func token(audience: String, expiresAt: Int64) throws -> String {
         try signer.sign(claims: .object(["aud": .string(audience), "exp": .int(expiresAt), "sub": .string(subject)]))
     }
 
     /// The `Authorization` header value for a token (RFC 8292 §3).
-    public func authorization(token: String) -> String {
+    package func authorization(token: String) -> String {
         "vapid t=\(token), k=\(publicKey)"
     }
 }

@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// The client only reports outcomes; what to do about them (deactivate, retry, pause) is the
 /// dispatcher's decision.
-public final class WebPushClient: Sendable {
+package final class WebPushClient: Sendable {
     private let httpClient: HTTPClient
     private let endpointOverride: String?
     private let sslContext: NIOSSLContext
@@ -34,7 +34,7 @@ public final class WebPushClient: Sendable {
     ///   - proxy: an HTTP CONNECT or SOCKS5 proxy to reach push services through.
     ///   - connectTimeout: how long a connection (TCP and TLS) may take before the send fails.
     ///   - clock: the wall clock, to read a `Retry-After` date.
-    public init(
+    package init(
         endpointOverride: String? = nil, extraTrustedCAPEM: String? = nil, proxy: OutboundProxy? = nil,
         connectTimeout: TimeAmount = .seconds(10), clock: EpochClock = .system
     ) throws {
@@ -58,7 +58,7 @@ public final class WebPushClient: Sendable {
     ///
     /// Throws when the message cannot be encrypted (see `WebPushError`) or the push service
     /// cannot be reached; every answer it gives is an outcome.
-    public func send(_ notification: WebPushNotification, to subscription: WebPushSubscription, vapid: VAPIDSigner) async throws
+    package func send(_ notification: WebPushNotification, to subscription: WebPushSubscription, vapid: VAPIDSigner) async throws
         -> WebPushOutcome
     {
         try await send(notification, to: [subscription], vapid: vapid)[0].get()
@@ -67,7 +67,7 @@ public final class WebPushClient: Sendable {
     /// Encrypts the message for each subscription and sends them all; the results come in the
     /// subscriptions' order: an outcome for each answer, a `WebPushError` for a message that
     /// cannot be encrypted or addressed, another error where no answer came.
-    public func send(
+    package func send(
         _ notification: WebPushNotification, to subscriptions: [WebPushSubscription], vapid: VAPIDSigner
     ) async -> [Result<WebPushOutcome, any Error>] {
         var results = [Result<WebPushOutcome, any Error>?](repeating: nil, count: subscriptions.count)
@@ -93,16 +93,16 @@ public final class WebPushClient: Sendable {
 
     /// HTTP/2 connections to push services open and usable right now (for metrics).
     /// Why the last attempt to connect to a push service failed, for one whose last attempt did.
-    public var unreachable: ProviderConnectionError? {
+    package var unreachable: ProviderConnectionError? {
         pools.withLock { Array($0.values) }.lazy.compactMap(\.unreachable).first
     }
 
-    public var openConnections: Int {
+    package var openConnections: Int {
         pools.withLock { Array($0.values) }.reduce(0) { $0 + $1.openConnections }
     }
 
     /// Closes the connections; call once, after the last send.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         let pools = self.pools.withLock { pools in
             defer { pools = [:] }
             return Array(pools.values)

@@ -10,7 +10,7 @@ extension WebPushEncryption {
     ///   - body: the request body (header and record).
     ///   - userAgentPrivateKey: the private half of the subscription's `p256dh`.
     ///   - authSecret: the subscription's `auth`.
-    public static func decrypt(
+    package static func decrypt(
         _ body: [UInt8], userAgentPrivateKey: P256.KeyAgreement.PrivateKey, authSecret: [UInt8]
     ) throws -> [UInt8] {
         guard body.count >= 21 else { throw WebPushError.malformedMessage("\(body.count) bytes are too few for an aes128gcm header") }

@@ -8,16 +8,16 @@ import Crypto
 /// input keying material; HKDF with the salt gives the AES-128-GCM key and nonce. The body is
 /// one record: the header (salt, record size, the ephemeral public key as `keyid`) and the
 /// plaintext with the padding delimiter 0x02, encrypted.
-public enum WebPushEncryption {
+package enum WebPushEncryption {
     /// The record size written in the header: one record of up to 4096 bytes, as push services take.
-    public static let recordSize: UInt32 = 4096
+    package static let recordSize: UInt32 = 4096
     /// salt (16) + rs (4) + idlen (1) + keyid (65).
-    public static let headerSize = 86
+    package static let headerSize = 86
     /// The AES-GCM tag.
     static let tagSize = 16
 
     /// Encrypts `plaintext` for a subscription, with a fresh ephemeral key and salt.
-    public static func encrypt(_ plaintext: [UInt8], for subscription: WebPushSubscription) throws -> [UInt8] {
+    package static func encrypt(_ plaintext: [UInt8], for subscription: WebPushSubscription) throws -> [UInt8] {
         try encrypt(
             plaintext, userAgentPublicKey: subscription.userAgentKey, authSecret: subscription.authSecret,
             ephemeralKey: ephemeralKey(), salt: randomSalt())
@@ -45,7 +45,7 @@ public enum WebPushEncryption {
     ///   - salt: 16 random bytes.
     ///   - padding: zero bytes added after the delimiter, to hide the length.
     ///   - recordSize: the `rs` header field; the padded record must be smaller.
-    public static func encrypt(
+    package static func encrypt(
         _ plaintext: [UInt8], userAgentPublicKey: P256.KeyAgreement.PublicKey, authSecret: [UInt8],
         ephemeralKey: P256.KeyAgreement.PrivateKey, salt: [UInt8], padding: Int = 0, recordSize: UInt32 = recordSize
     ) throws -> [UInt8] {

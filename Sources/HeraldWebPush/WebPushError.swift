@@ -3,14 +3,14 @@ import HeraldHTTP
 /// Why a Web Push message could not be encrypted or decrypted.
 ///
 /// Compare with the static values (`error == .decryptionFailed`); `message` says what exactly.
-public struct WebPushError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct WebPushError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Base: Hashable, Sendable {
         case invalidKey, payloadTooLarge, malformedMessage, decryptionFailed, invalidEndpoint
     }
 
     private let base: Base
     /// What went wrong, for logs.
-    public let message: String
+    package let message: String
 
     private init(_ base: Base, _ message: String) {
         self.base = base
@@ -18,15 +18,15 @@ public struct WebPushError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A key, salt or auth secret has the wrong size or is not a P-256 point.
-    public static let invalidKey = WebPushError(.invalidKey, "invalid key")
+    package static let invalidKey = WebPushError(.invalidKey, "invalid key")
     /// The plaintext does not fit in one record of the chosen size.
-    public static let payloadTooLarge = WebPushError(.payloadTooLarge, "payload too large")
+    package static let payloadTooLarge = WebPushError(.payloadTooLarge, "payload too large")
     /// An encrypted body whose aes128gcm header or record is cut short or inconsistent.
-    public static let malformedMessage = WebPushError(.malformedMessage, "malformed message")
+    package static let malformedMessage = WebPushError(.malformedMessage, "malformed message")
     /// The record did not authenticate with the derived key, or its padding is wrong.
-    public static let decryptionFailed = WebPushError(.decryptionFailed, "decryption failed")
+    package static let decryptionFailed = WebPushError(.decryptionFailed, "decryption failed")
     /// A push endpoint that is not an https URL with a host.
-    public static let invalidEndpoint = WebPushError(.invalidEndpoint, "invalid endpoint")
+    package static let invalidEndpoint = WebPushError(.invalidEndpoint, "invalid endpoint")
 
     static func invalidKey(_ message: String) -> WebPushError { WebPushError(.invalidKey, message) }
     static func payloadTooLarge(_ message: String) -> WebPushError { WebPushError(.payloadTooLarge, message) }
@@ -34,11 +34,11 @@ public struct WebPushError: Error, Sendable, Hashable, CustomStringConvertible {
     static func decryptionFailed(_ message: String) -> WebPushError { WebPushError(.decryptionFailed, message) }
     static func invalidEndpoint(_ message: String) -> WebPushError { WebPushError(.invalidEndpoint, message) }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// A stable name for the kind of error, fit for counters and a push's `failures` (the
     /// message may quote the endpoint, which is the device's token).
-    public var code: String {
+    package var code: String {
         switch base {
         case .invalidKey: "InvalidSubscriptionKey"
         case .payloadTooLarge: "PayloadTooLarge"
@@ -48,7 +48,7 @@ public struct WebPushError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public static func == (lhs: WebPushError, rhs: WebPushError) -> Bool { lhs.base == rhs.base }
+    package static func == (lhs: WebPushError, rhs: WebPushError) -> Bool { lhs.base == rhs.base }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(base) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(base) }
 }

@@ -2,7 +2,7 @@ import HeraldHTTP
 
 /// Why a push service did not accept a message, by the HTTP status it answered (RFC 8030
 /// defines no reason strings; push services explain in the body, kept as the outcome's `detail`).
-public struct WebPushErrorReason: ProviderReason {
+package struct WebPushErrorReason: ProviderReason {
     private enum Base: Hashable, Sendable {
         case badRequest, unauthorized, forbidden, notFound, requestTimeout, gone, payloadTooLarge, tooManyRequests
         case internalServerError, badGateway, serviceUnavailable, gatewayTimeout
@@ -14,7 +14,7 @@ public struct WebPushErrorReason: ProviderReason {
 
     private let base: Base
     /// The HTTP status; 0 for a message that was not sent.
-    public let status: Int
+    package let status: Int
 
     private init(_ base: Base) {
         self.base = base
@@ -22,16 +22,16 @@ public struct WebPushErrorReason: ProviderReason {
     }
 
     /// A device address that is no Web Push subscription (not its JSON, no keys).
-    public static let invalidSubscription = WebPushErrorReason(.invalidSubscription)
+    package static let invalidSubscription = WebPushErrorReason(.invalidSubscription)
 
     /// A message not sent because it cannot be encrypted or addressed: named by the error's
     /// code (`InvalidEndpoint`, `PayloadTooLarge`, …).
-    public init(_ error: WebPushError) {
+    package init(_ error: WebPushError) {
         self.init(.undeliverable(error.code))
     }
 
     /// The reason for an HTTP status.
-    public init(status: Int) {
+    package init(status: Int) {
         self.status = status
         switch status {
         case 400: base = .badRequest
@@ -50,17 +50,17 @@ public struct WebPushErrorReason: ProviderReason {
         }
     }
 
-    public static let badRequest = WebPushErrorReason(status: 400)
-    public static let unauthorized = WebPushErrorReason(status: 401)
-    public static let forbidden = WebPushErrorReason(status: 403)
-    public static let notFound = WebPushErrorReason(status: 404)
-    public static let gone = WebPushErrorReason(status: 410)
-    public static let payloadTooLarge = WebPushErrorReason(status: 413)
-    public static let tooManyRequests = WebPushErrorReason(status: 429)
-    public static let serviceUnavailable = WebPushErrorReason(status: 503)
+    package static let badRequest = WebPushErrorReason(status: 400)
+    package static let unauthorized = WebPushErrorReason(status: 401)
+    package static let forbidden = WebPushErrorReason(status: 403)
+    package static let notFound = WebPushErrorReason(status: 404)
+    package static let gone = WebPushErrorReason(status: 410)
+    package static let payloadTooLarge = WebPushErrorReason(status: 413)
+    package static let tooManyRequests = WebPushErrorReason(status: 429)
+    package static let serviceUnavailable = WebPushErrorReason(status: 503)
 
     /// A name for counters and logs: `Gone`, `PayloadTooLarge`, … or `HTTP 418`.
-    public var name: String {
+    package var name: String {
         switch base {
         case .badRequest: "BadRequest"
         case .unauthorized: "Unauthorized"
@@ -80,9 +80,9 @@ public struct WebPushErrorReason: ProviderReason {
         }
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
-    public static func == (lhs: WebPushErrorReason, rhs: WebPushErrorReason) -> Bool { lhs.base == rhs.base }
+    package static func == (lhs: WebPushErrorReason, rhs: WebPushErrorReason) -> Bool { lhs.base == rhs.base }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(base) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(base) }
 }

@@ -1,7 +1,7 @@
 import HeraldHTTP
 
 extension WebPushOutcome: ProviderOutcomeConvertible {
-    public var providerOutcome: ProviderOutcome<WebPushErrorReason> {
+    package var providerOutcome: ProviderOutcome<WebPushErrorReason> {
         switch self {
         case .delivered: .delivered
         case .deviceGone(let reason): .gone(reason, since: nil)

@@ -1,5 +1,5 @@
 /// What a push service said about one message (RFC 8030 §5 and §8), sorted by what to do about it.
-public enum WebPushOutcome: Sendable, Equatable {
+package enum WebPushOutcome: Sendable, Equatable {
     /// 201 (any 2xx): the push service took the message; `location` is the push message resource.
     case delivered(location: String?)
     /// 404 or 410: the subscription expired or was unsubscribed; deactivate the device.
@@ -17,7 +17,7 @@ public enum WebPushOutcome: Sendable, Equatable {
     /// - Parameters:
     ///   - retryAfter: the `Retry-After` header, already as a delay from now.
     ///   - detail: the answer's body as text.
-    public init(status: Int, location: String?, retryAfter: Duration?, detail: String) {
+    package init(status: Int, location: String?, retryAfter: Duration?, detail: String) {
         let reason = WebPushErrorReason(status: status)
         switch status {
         case 200..<300: self = .delivered(location: location)

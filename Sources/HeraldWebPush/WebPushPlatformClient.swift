@@ -3,11 +3,11 @@ import HeraldHTTP
 
 /// Web Push for one platform: the process's one `WebPushClient` (the endpoints are the
 /// subscriptions') with the platform's VAPID key. The delivery engine's `ProviderClient`.
-public struct WebPushPlatformClient: ProviderClient {
-    public let client: WebPushClient
-    public let vapid: VAPIDSigner
+package struct WebPushPlatformClient: ProviderClient {
+    package let client: WebPushClient
+    package let vapid: VAPIDSigner
 
-    public init(client: WebPushClient, vapid: VAPIDSigner) {
+    package init(client: WebPushClient, vapid: VAPIDSigner) {
         self.client = client
         self.vapid = vapid
     }
@@ -19,7 +19,7 @@ public struct WebPushPlatformClient: ProviderClient {
     /// subscription made for another VAPID key: only when every message of the batch is refused
     /// are the platform's credentials rejected; otherwise the refused messages fail, their
     /// devices alone concerned.
-    public func send(_ notification: WebPushNotification, to addresses: [String]) async -> [ProviderOutcome<WebPushErrorReason>] {
+    package func send(_ notification: WebPushNotification, to addresses: [String]) async -> [ProviderOutcome<WebPushErrorReason>] {
         var outcomes = [ProviderOutcome<WebPushErrorReason>](repeating: .failed(.invalidSubscription), count: addresses.count)
         var valid: [(index: Int, subscription: WebPushSubscription)] = []
         for (index, address) in addresses.enumerated() {

@@ -4,13 +4,13 @@ import Foundation
 
 /// A browser's push subscription (the W3C Push API's `PushSubscription.toJSON()`): where to
 /// send, and the keys to encrypt for.
-public struct WebPushSubscription: Sendable, Equatable {
+package struct WebPushSubscription: Sendable, Equatable {
     /// The push resource URL (https).
-    public let endpoint: String
+    package let endpoint: String
     /// `keys.p256dh`: the user agent's P-256 public key, uncompressed (65 bytes).
-    public let p256dh: [UInt8]
+    package let p256dh: [UInt8]
     /// `keys.auth`: the 16-byte authentication secret.
-    public let authSecret: [UInt8]
+    package let authSecret: [UInt8]
     let userAgentKey: P256.KeyAgreement.PublicKey
 
     /// Parses a subscription as a web device registers it (Herald stores it as canonical JSON,
@@ -18,7 +18,7 @@ public struct WebPushSubscription: Sendable, Equatable {
     ///
     /// This runs once per message sent, so the JSON is decoded once and the key parsed once; only
     /// a subscription that fails goes through `RegistrationToken`'s checks, for their message.
-    public init(json: String) throws(ValidationError) {
+    package init(json: String) throws(ValidationError) {
         guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(json.utf8)),
             stored.endpoint.utf8.count > "https://".utf8.count, stored.endpoint.lowercased().hasPrefix("https://"),
             let p256dh = Base64URL.decode(stored.keys.p256dh), let auth = Base64URL.decode(stored.keys.auth), auth.count == 16,
@@ -44,7 +44,7 @@ public struct WebPushSubscription: Sendable, Equatable {
     }
 
     /// A subscription from its parts (base64url keys, as in the JSON).
-    public init(endpoint: String, p256dh: String, auth: String) throws(ValidationError) {
+    package init(endpoint: String, p256dh: String, auth: String) throws(ValidationError) {
         let json = JSONValue.object([
             "endpoint": .string(endpoint), "keys": .object(["p256dh": .string(p256dh), "auth": .string(auth)]),
         ]).jsonText
@@ -52,20 +52,20 @@ public struct WebPushSubscription: Sendable, Equatable {
     }
 
     /// The subscription as canonical JSON, as a web device's registration token is stored.
-    public var json: String {
+    package var json: String {
         JSONValue.object([
             "endpoint": .string(endpoint),
             "keys": .object(["p256dh": .string(Base64URL.encode(p256dh)), "auth": .string(Base64URL.encode(authSecret))]),
         ]).jsonText
     }
 
-    public static func == (lhs: WebPushSubscription, rhs: WebPushSubscription) -> Bool {
+    package static func == (lhs: WebPushSubscription, rhs: WebPushSubscription) -> Bool {
         lhs.endpoint == rhs.endpoint && lhs.p256dh == rhs.p256dh && lhs.authSecret == rhs.authSecret
     }
 
     /// The origin (`scheme://host[:port]`, the port only when not the scheme's default) of a
     /// URL: the VAPID `aud` for a push resource. Nil unless it is an http(s) URL with a host.
-    public static func origin(of url: String) -> String? {
+    package static func origin(of url: String) -> String? {
         URLComponents(string: url).flatMap(origin(of:))
     }
 

@@ -2,15 +2,15 @@
 ///
 /// The events are kept as JSON values and checked one by one, so that a bad one is named by its
 /// place in the batch (`events[3].eventTime`).
-public struct AnalyticsBatchInput: Sendable, Equatable, Decodable {
-    public var events: [JSONValue]
+package struct AnalyticsBatchInput: Sendable, Equatable, Decodable {
+    package var events: [JSONValue]
 
-    public init(events: [JSONValue]) {
+    package init(events: [JSONValue]) {
         self.events = events
     }
 
     /// The events, validated; the first bad one refuses the whole batch.
-    public func validated() throws(ValidationError) -> [AnalyticsEvent] {
+    package func validated() throws(ValidationError) -> [AnalyticsEvent] {
         guard events.count <= Limits.analyticsEventsPerBatch else {
             throw ValidationError(
                 code: "limit_exceeded", message: "at most \(Limits.analyticsEventsPerBatch) events per request, got \(events.count)",

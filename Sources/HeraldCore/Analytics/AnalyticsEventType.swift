@@ -1,11 +1,11 @@
 /// The event types the PCF SDKs post to `/v1/analytics`. Others are stored as they come.
-public enum AnalyticsEventType {
+package enum AnalyticsEventType {
     /// A device received a push (`receiptId` names it).
-    public static let received = "pcf_push_event_type_push_notification_received"
+    package static let received = "pcf_push_event_type_push_notification_received"
     /// The user opened a push.
-    public static let opened = "pcf_push_event_type_push_notification_opened"
+    package static let opened = "pcf_push_event_type_push_notification_opened"
     /// A device entered or left one of a geofence's locations (`geofenceId`, `locationId`).
-    public static let geofenceTriggered = "pcf_push_event_type_geofence_location_triggered"
+    package static let geofenceTriggered = "pcf_push_event_type_geofence_location_triggered"
     /// A device received a heartbeat push.
-    public static let heartbeat = "pcf_push_event_type_heartbeat"
+    package static let heartbeat = "pcf_push_event_type_heartbeat"
 }

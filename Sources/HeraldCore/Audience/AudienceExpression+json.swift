@@ -11,7 +11,7 @@ extension AudienceExpression {
     /// to reach), more than `Limits.audienceLeaves` leaves or `Limits.audienceDepth` levels, and a
     /// leaf whose value fails the rule its field follows elsewhere (topics as tags, platform types
     /// or uuids, custom user ids, device uuids, IANA time zones).
-    public static func parse(_ json: JSONValue, path: String) throws(ValidationError) -> AudienceExpression {
+    package static func parse(_ json: JSONValue, path: String) throws(ValidationError) -> AudienceExpression {
         var leaves = 0
         let expression = try parse(json, path: path, level: 1, leaves: &leaves)
         if case .not = expression {
@@ -61,7 +61,7 @@ extension AudienceExpression {
     }
 
     /// The JSON form `parse` reads.
-    public var json: JSONValue {
+    package var json: JSONValue {
         switch self {
         case .and(let operands): .object(["and": .array(operands.map(\.json))])
         case .or(let operands): .object(["or": .array(operands.map(\.json))])
@@ -72,7 +72,7 @@ extension AudienceExpression {
 }
 
 extension AudienceExpression: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let json = try JSONValue(from: decoder)
         let path = decoder.codingPath.map(\.stringValue).joined(separator: ".")
         do {
@@ -82,7 +82,7 @@ extension AudienceExpression: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try json.encode(to: encoder)
     }
 }

@@ -9,7 +9,7 @@ extension AudienceExpression {
     /// parenthesis. `and` and `or` are parenthesized inside each other and under `not`; an
     /// operator with one operand is written as that operand. Longer than `limit` characters, the
     /// text is cut at the last whole word that fits and ends in `… (N leaves)`.
-    public func compactText(limit: Int = .max) -> String {
+    package func compactText(limit: Int = .max) -> String {
         let whole = written(nested: false)
         guard whole.count > limit else { return whole }
         let tail = " … (\(leaves.count) leaves)"

@@ -5,7 +5,7 @@ import struct Foundation.UUID
 ///
 /// JSON shape: `{"and": [e, …]}`, `{"or": [e, …]}`, `{"not": e}`, or a leaf (`AudienceLeaf`),
 /// each an object with exactly one member.
-public indirect enum AudienceExpression: Sendable, Hashable {
+package indirect enum AudienceExpression: Sendable, Hashable {
     /// Every operand holds.
     case and([AudienceExpression])
     /// At least one operand holds.
@@ -16,7 +16,7 @@ public indirect enum AudienceExpression: Sendable, Hashable {
     case leaf(AudienceLeaf)
 
     /// The leaves, in document order.
-    public var leaves: [AudienceLeaf] {
+    package var leaves: [AudienceLeaf] {
         var out: [AudienceLeaf] = []
         collectLeaves(into: &out)
         return out
@@ -34,7 +34,7 @@ public indirect enum AudienceExpression: Sendable, Hashable {
     }
 
     /// Levels of operators and leaves from the root down to the deepest leaf (a lone leaf is 1).
-    public var depth: Int {
+    package var depth: Int {
         switch self {
         case .and(let operands), .or(let operands): 1 + (operands.map(\.depth).max() ?? 0)
         case .not(let operand): 1 + operand.depth
@@ -44,7 +44,7 @@ public indirect enum AudienceExpression: Sendable, Hashable {
 }
 
 /// One test of a device's attribute in an audience expression.
-public enum AudienceLeaf: Sendable, Hashable {
+package enum AudienceLeaf: Sendable, Hashable {
     /// Subscribed to the topic (lower-cased, as tags are stored).
     case topic(String)
     /// Registered with a platform of this type.
@@ -61,7 +61,7 @@ public enum AudienceLeaf: Sendable, Hashable {
     case os(String)
 
     /// The JSON member name of the leaf.
-    public var key: String {
+    package var key: String {
         switch self {
         case .topic: "topic"
         case .platformType, .platform: "platform"
@@ -73,7 +73,7 @@ public enum AudienceLeaf: Sendable, Hashable {
     }
 
     /// The leaf's JSON value.
-    public var value: String {
+    package var value: String {
         switch self {
         case .topic(let value), .customUserID(let value), .timeZone(let value), .os(let value): value
         case .platformType(let type): type.rawValue

@@ -3,16 +3,16 @@
 ///
 /// The token is a bearer credential for the key's whole team: it describes itself without the
 /// JWT, and a store keeps it encrypted.
-public struct APNsSharedProviderToken: Sendable, Equatable {
+package struct APNsSharedProviderToken: Sendable, Equatable {
     /// The signed JWT, sent as `authorization: bearer <token>`.
-    public var token: String
+    package var token: String
     /// Its `iat` claim, epoch seconds.
-    public var issuedAt: Int64
+    package var issuedAt: Int64
     /// The signing key's `APNsTokenGenerator.fingerprint` (HeraldAPNs): a token signed with other
     /// credentials (replaced since) is not reused.
-    public var keyFingerprint: String
+    package var keyFingerprint: String
 
-    public init(token: String, issuedAt: Int64, keyFingerprint: String) {
+    package init(token: String, issuedAt: Int64, keyFingerprint: String) {
         self.token = token
         self.issuedAt = issuedAt
         self.keyFingerprint = keyFingerprint
@@ -20,5 +20,5 @@ public struct APNsSharedProviderToken: Sendable, Equatable {
 }
 
 extension APNsSharedProviderToken: RedactingDescription {
-    public var description: String { "APNsSharedProviderToken(token: <redacted>, issuedAt: \(issuedAt), key: \(keyFingerprint))" }
+    package var description: String { "APNsSharedProviderToken(token: <redacted>, issuedAt: \(issuedAt), key: \(keyFingerprint))" }
 }

@@ -7,30 +7,30 @@ import struct Foundation.URL
 
 /// Credentials as the admin API receives them; `validate(for:)` checks them
 /// the way the provider would and yields `PlatformCredentials`.
-public struct CredentialsInput: Sendable, Codable, Equatable {
+package struct CredentialsInput: Sendable, Codable, Equatable {
     // APNs
-    public var p8: String?
-    public var keyID: String?
-    public var teamID: String?
+    package var p8: String?
+    package var keyID: String?
+    package var teamID: String?
     /// base64 of the .p12 file.
-    public var p12: String?
-    public var password: String?
-    public var topic: String?
-    public var environment: String?
+    package var p12: String?
+    package var password: String?
+    package var topic: String?
+    package var environment: String?
     // FCM: the service-account JSON, as an object or as a string.
-    public var serviceAccount: JSONText?
+    package var serviceAccount: JSONText?
     /// A legacy FCM (GCM) server key: read only to explain that Google retired it.
-    public var serverKey: String?
+    package var serverKey: String?
     // Web Push
-    public var subject: String?
-    public var vapidPrivateKey: String?
+    package var subject: String?
+    package var vapidPrivateKey: String?
     // WNS
-    public var clientID: String?
-    public var clientSecret: String?
+    package var clientID: String?
+    package var clientSecret: String?
     /// iOS: an APNs endpoint for this platform instead of Apple's (a proxy, a test server).
-    public var endpoint: String?
+    package var endpoint: String?
     /// iOS: a CA (PEM) to trust for this platform's endpoint besides the system's.
-    public var extraCAPEM: String?
+    package var extraCAPEM: String?
 
     enum CodingKeys: String, CodingKey {
         case p8
@@ -50,7 +50,7 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
         case extraCAPEM = "extra_ca_pem"
     }
 
-    public init(
+    package init(
         p8: String? = nil, keyID: String? = nil, teamID: String? = nil, p12: String? = nil, password: String? = nil,
         topic: String? = nil, environment: String? = nil, serviceAccount: JSONText? = nil, subject: String? = nil,
         vapidPrivateKey: String? = nil, clientID: String? = nil, clientSecret: String? = nil
@@ -70,7 +70,7 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
     }
 
     /// Checks the credentials for a platform of `type`; errors name the field under `prefix`.
-    public func validate(for type: PlatformType, prefix: String = "credentials") throws(ValidationError) -> PlatformCredentials {
+    package func validate(for type: PlatformType, prefix: String = "credentials") throws(ValidationError) -> PlatformCredentials {
         func field(_ name: String) -> String { "\(prefix).\(name)" }
         func required(_ value: String?, _ name: String) throws(ValidationError) -> String {
             guard let value, !value.trimmingASCIIWhitespace().isEmpty else {
@@ -258,7 +258,7 @@ public struct CredentialsInput: Sendable, Codable, Equatable {
 
 extension CredentialsInput: RedactingDescription {
     /// The identifiers as given; keys, passwords, secrets and the service account only as set or not.
-    public var description: String {
+    package var description: String {
         let shown: [(String, String?)] = [
             ("key_id", keyID), ("team_id", teamID), ("topic", topic), ("environment", environment), ("subject", subject),
             ("client_id", clientID), ("endpoint", endpoint),

@@ -1,5 +1,5 @@
 /// A platform's provider credentials, validated. Stored sealed (see `SecretBox`).
-public enum PlatformCredentials: Sendable, Equatable, Codable {
+package enum PlatformCredentials: Sendable, Equatable, Codable {
     /// APNs token-based auth: a .p8 signing key.
     case apnsToken(APNsTokenCredentials)
     /// APNs certificate-based auth: a .p12 bundle with its password.
@@ -12,7 +12,7 @@ public enum PlatformCredentials: Sendable, Equatable, Codable {
     case wns(WNSCredentials)
 
     /// The platform type these credentials are for.
-    public var platformType: PlatformType {
+    package var platformType: PlatformType {
         switch self {
         case .apnsToken, .apnsCertificate: .ios
         case .fcm: .android
@@ -22,7 +22,7 @@ public enum PlatformCredentials: Sendable, Equatable, Codable {
     }
 
     /// What may be shown of them: identifiers, never key material.
-    public var summary: CredentialsSummary {
+    package var summary: CredentialsSummary {
         switch self {
         case .apnsToken(let c):
             CredentialsSummary(kind: "apns_token", fields: [
@@ -47,36 +47,36 @@ public enum PlatformCredentials: Sendable, Equatable, Codable {
 }
 
 /// The displayable part of a platform's credentials.
-public struct CredentialsSummary: Sendable, Equatable, Codable {
-    public var kind: String
-    public var fields: [String: String]
+package struct CredentialsSummary: Sendable, Equatable, Codable {
+    package var kind: String
+    package var fields: [String: String]
 
-    public init(kind: String, fields: [String: String]) {
+    package init(kind: String, fields: [String: String]) {
         self.kind = kind
         self.fields = fields
     }
 }
 
 /// Which APNs servers a platform sends to.
-public enum APNsEnvironment: String, Sendable, Codable {
+package enum APNsEnvironment: String, Sendable, Codable {
     case production
     case sandbox
 }
 
-public struct APNsTokenCredentials: Sendable, Equatable, Codable {
+package struct APNsTokenCredentials: Sendable, Equatable, Codable {
     /// The .p8 key in PEM form.
-    public var privateKeyPEM: String
-    public var keyID: String
-    public var teamID: String
+    package var privateKeyPEM: String
+    package var keyID: String
+    package var teamID: String
     /// The app's bundle id, sent as `apns-topic`.
-    public var topic: String
-    public var environment: APNsEnvironment
+    package var topic: String
+    package var environment: APNsEnvironment
     /// This platform's APNs endpoint instead of Apple's for `environment` (a proxy, a test server).
-    public var endpoint: String?
+    package var endpoint: String?
     /// A CA (PEM) to trust for `endpoint` besides the system's.
-    public var extraTrustedCAPEM: String?
+    package var extraTrustedCAPEM: String?
 
-    public init(
+    package init(
         privateKeyPEM: String, keyID: String, teamID: String, topic: String, environment: APNsEnvironment, endpoint: String? = nil,
         extraTrustedCAPEM: String? = nil
     ) {
@@ -90,18 +90,18 @@ public struct APNsTokenCredentials: Sendable, Equatable, Codable {
     }
 }
 
-public struct APNsCertificateCredentials: Sendable, Equatable, Codable {
+package struct APNsCertificateCredentials: Sendable, Equatable, Codable {
     /// The .p12 bundle.
-    public var pkcs12: [UInt8]
-    public var password: String
-    public var topic: String
-    public var environment: APNsEnvironment
+    package var pkcs12: [UInt8]
+    package var password: String
+    package var topic: String
+    package var environment: APNsEnvironment
     /// This platform's APNs endpoint instead of Apple's for `environment` (a proxy, a test server).
-    public var endpoint: String?
+    package var endpoint: String?
     /// A CA (PEM) to trust for `endpoint` besides the system's.
-    public var extraTrustedCAPEM: String?
+    package var extraTrustedCAPEM: String?
 
-    public init(
+    package init(
         pkcs12: [UInt8], password: String, topic: String, environment: APNsEnvironment, endpoint: String? = nil,
         extraTrustedCAPEM: String? = nil
     ) {
@@ -114,16 +114,16 @@ public struct APNsCertificateCredentials: Sendable, Equatable, Codable {
     }
 }
 
-public struct FCMCredentials: Sendable, Equatable, Codable {
+package struct FCMCredentials: Sendable, Equatable, Codable {
     /// The service-account JSON as uploaded.
-    public var serviceAccountJSON: String
-    public var projectID: String
-    public var clientEmail: String
-    public var privateKeyPEM: String
+    package var serviceAccountJSON: String
+    package var projectID: String
+    package var clientEmail: String
+    package var privateKeyPEM: String
     /// Where the OAuth2 assertion is exchanged for an access token.
-    public var tokenURI: String
+    package var tokenURI: String
 
-    public init(serviceAccountJSON: String, projectID: String, clientEmail: String, privateKeyPEM: String, tokenURI: String) {
+    package init(serviceAccountJSON: String, projectID: String, clientEmail: String, privateKeyPEM: String, tokenURI: String) {
         self.serviceAccountJSON = serviceAccountJSON
         self.projectID = projectID
         self.clientEmail = clientEmail
@@ -132,27 +132,27 @@ public struct FCMCredentials: Sendable, Equatable, Codable {
     }
 }
 
-public struct VAPIDCredentials: Sendable, Equatable, Codable {
+package struct VAPIDCredentials: Sendable, Equatable, Codable {
     /// The P-256 private key, raw 32 bytes, base64url.
-    public var privateKey: String
+    package var privateKey: String
     /// The uncompressed P-256 public key, base64url: the web app's `applicationServerKey`.
-    public var publicKey: String
+    package var publicKey: String
     /// `mailto:` or `https:` contact, sent as the JWT's `sub`.
-    public var subject: String
+    package var subject: String
 
-    public init(privateKey: String, publicKey: String, subject: String) {
+    package init(privateKey: String, publicKey: String, subject: String) {
         self.privateKey = privateKey
         self.publicKey = publicKey
         self.subject = subject
     }
 }
 
-public struct WNSCredentials: Sendable, Equatable, Codable {
+package struct WNSCredentials: Sendable, Equatable, Codable {
     /// The package SID (`ms-app://…`).
-    public var clientID: String
-    public var clientSecret: String
+    package var clientID: String
+    package var clientSecret: String
 
-    public init(clientID: String, clientSecret: String) {
+    package init(clientID: String, clientSecret: String) {
         self.clientID = clientID
         self.clientSecret = clientSecret
     }
@@ -162,7 +162,7 @@ public struct WNSCredentials: Sendable, Equatable, Codable {
 
 extension PlatformCredentials: RedactingDescription {
     /// The kind and the ``summary``'s fields; never a key, password or secret.
-    public var description: String {
+    package var description: String {
         let summary = self.summary
         let fields = summary.fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         return "\(summary.kind)(\(fields.joined(separator: ", ")))"
@@ -170,21 +170,21 @@ extension PlatformCredentials: RedactingDescription {
 }
 
 extension APNsTokenCredentials: RedactingDescription {
-    public var description: String { PlatformCredentials.apnsToken(self).description }
+    package var description: String { PlatformCredentials.apnsToken(self).description }
 }
 
 extension APNsCertificateCredentials: RedactingDescription {
-    public var description: String { PlatformCredentials.apnsCertificate(self).description }
+    package var description: String { PlatformCredentials.apnsCertificate(self).description }
 }
 
 extension FCMCredentials: RedactingDescription {
-    public var description: String { PlatformCredentials.fcm(self).description }
+    package var description: String { PlatformCredentials.fcm(self).description }
 }
 
 extension VAPIDCredentials: RedactingDescription {
-    public var description: String { PlatformCredentials.webPush(self).description }
+    package var description: String { PlatformCredentials.webPush(self).description }
 }
 
 extension WNSCredentials: RedactingDescription {
-    public var description: String { PlatformCredentials.wns(self).description }
+    package var description: String { PlatformCredentials.wns(self).description }
 }

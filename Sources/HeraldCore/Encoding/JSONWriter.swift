@@ -3,32 +3,32 @@ import NIOCore
 /// Writes a JSON object straight into a buffer: for the hottest paths (a registration's answer,
 /// a batch of registrations handed to PostgreSQL), where Foundation's `JSONEncoder` cost more
 /// than the rest of the work.
-public struct JSONWriter {
+package struct JSONWriter {
     public private(set) var buffer: ByteBuffer
     private var first = true
 
-    public init(capacity: Int = 512) {
+    package init(capacity: Int = 512) {
         buffer = ByteBufferAllocator().buffer(capacity: capacity)
         buffer.writeInteger(UInt8(ascii: "{"))
     }
 
-    public mutating func field(_ key: StaticString, _ value: String?) {
+    package mutating func field(_ key: StaticString, _ value: String?) {
         self.key(key)
         if let value { Self.string(value, into: &buffer) } else { buffer.writeStaticString("null") }
     }
 
-    public mutating func field(_ key: StaticString, _ value: Bool) {
+    package mutating func field(_ key: StaticString, _ value: Bool) {
         self.key(key)
         buffer.writeStaticString(value ? "true" : "false")
     }
 
-    public mutating func field(_ key: StaticString, _ value: Int64) {
+    package mutating func field(_ key: StaticString, _ value: Int64) {
         self.key(key)
         buffer.writeString(String(value))
     }
 
     /// A list of `{"text": …}` objects, the Pivotal shape of tags.
-    public mutating func textObjects(_ key: StaticString, _ values: [String]) {
+    package mutating func textObjects(_ key: StaticString, _ values: [String]) {
         self.key(key)
         buffer.writeInteger(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
@@ -41,7 +41,7 @@ public struct JSONWriter {
     }
 
     /// The finished object.
-    public mutating func finish() -> ByteBuffer {
+    package mutating func finish() -> ByteBuffer {
         buffer.writeInteger(UInt8(ascii: "}"))
         return buffer
     }
@@ -56,7 +56,7 @@ public struct JSONWriter {
 
     /// A JSON string, escaped per RFC 8259. Runs of bytes that need no escape (all of them, in
     /// tokens, ids and most tags) are copied at once.
-    public static func string(_ value: String, into buffer: inout ByteBuffer) {
+    package static func string(_ value: String, into buffer: inout ByteBuffer) {
         buffer.writeInteger(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { bytes in

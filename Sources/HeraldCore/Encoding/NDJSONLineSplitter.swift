@@ -4,27 +4,27 @@ import struct Foundation.Data
 /// Cuts a stream of bytes (a streamed request body) into NDJSON lines, numbered from 1,
 /// holding at most one line: a line longer than `maximumLineBytes` is reported as too long and
 /// skipped to its end, so that no line can make the reader grow without bound.
-public struct NDJSONLineSplitter: Sendable {
+package struct NDJSONLineSplitter: Sendable {
     /// One line of the stream.
-    public enum Line: Sendable, Equatable {
+    package enum Line: Sendable, Equatable {
         /// The line's bytes without its `\n` (nor a `\r` before it); blank lines are left out.
         case text(number: Int, Data)
         /// A line over the limit; its bytes were dropped.
         case tooLong(number: Int)
     }
 
-    public let maximumLineBytes: Int
+    package let maximumLineBytes: Int
     /// The number of the line being read.
     public private(set) var lineNumber = 1
     private var partial = Data()
     private var overLimit = false
 
-    public init(maximumLineBytes: Int) {
+    package init(maximumLineBytes: Int) {
         self.maximumLineBytes = maximumLineBytes
     }
 
     /// Feeds the next bytes; `emit` receives every line they complete.
-    public mutating func feed(_ buffer: ByteBuffer, _ emit: (Line) throws -> Void) rethrows {
+    package mutating func feed(_ buffer: ByteBuffer, _ emit: (Line) throws -> Void) rethrows {
         let view = buffer.readableBytesView
         var start = view.startIndex
         while start < view.endIndex {
@@ -39,7 +39,7 @@ public struct NDJSONLineSplitter: Sendable {
     }
 
     /// Ends the stream: a last line without `\n` is emitted.
-    public mutating func finish(_ emit: (Line) throws -> Void) rethrows {
+    package mutating func finish(_ emit: (Line) throws -> Void) rethrows {
         if overLimit || !partial.isEmpty { try endLine(emit) }
     }
 

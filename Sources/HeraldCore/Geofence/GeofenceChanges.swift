@@ -1,14 +1,14 @@
 /// A geofence's fields after validation: those the request gave.
-public struct GeofenceChanges: Sendable, Equatable {
-    public var platform: GeofencePlatform?
-    public var triggerType: GeofenceTrigger?
-    public var startTime: Int64?
-    public var expiryTime: Int64?
-    public var data: [String: JSONValue]?
-    public var tags: [String]?
-    public var locationIDs: [Int64]?
+package struct GeofenceChanges: Sendable, Equatable {
+    package var platform: GeofencePlatform?
+    package var triggerType: GeofenceTrigger?
+    package var startTime: Int64?
+    package var expiryTime: Int64?
+    package var data: [String: JSONValue]?
+    package var tags: [String]?
+    package var locationIDs: [Int64]?
 
-    public init(
+    package init(
         platform: GeofencePlatform? = nil, triggerType: GeofenceTrigger? = nil, startTime: Int64? = nil, expiryTime: Int64? = nil,
         data: [String: JSONValue]? = nil, tags: [String]? = nil, locationIDs: [Int64]? = nil
     ) {
@@ -23,7 +23,7 @@ public struct GeofenceChanges: Sendable, Equatable {
 
     /// The definition of a new geofence: `locations`, `trigger_type`, `expiry_time`, `platform`
     /// and `data` are required; `start_time` defaults to 0 (active at once), `tags` to none.
-    public func definition(now: Int64) throws(ValidationError) -> GeofenceDefinition {
+    package func definition(now: Int64) throws(ValidationError) -> GeofenceDefinition {
         func missing(_ field: String) -> ValidationError {
             ValidationError(code: "missing_field", message: "\(field) is required", field: field)
         }
@@ -40,7 +40,7 @@ public struct GeofenceChanges: Sendable, Equatable {
     }
 
     /// `definition` with these changes applied, checked again.
-    public func applied(to definition: GeofenceDefinition, now: Int64) throws(ValidationError) -> GeofenceDefinition {
+    package func applied(to definition: GeofenceDefinition, now: Int64) throws(ValidationError) -> GeofenceDefinition {
         var changed = definition
         changed.platform = platform ?? definition.platform
         changed.triggerType = triggerType ?? definition.triggerType

@@ -1,20 +1,20 @@
 /// What a geofence says and whom it is for, without its identity: a validated create, or a stored
 /// geofence with an update applied.
-public struct GeofenceDefinition: Sendable, Equatable {
-    public var platform: GeofencePlatform
-    public var triggerType: GeofenceTrigger
+package struct GeofenceDefinition: Sendable, Equatable {
+    package var platform: GeofencePlatform
+    package var triggerType: GeofenceTrigger
     /// Milliseconds since 1970; 0 for "from now".
-    public var startTime: Int64
+    package var startTime: Int64
     /// Milliseconds since 1970, after `startTime`.
-    public var expiryTime: Int64
+    package var expiryTime: Int64
     /// The local notification per platform (`ios`, `android`), as given.
-    public var data: [String: JSONValue]
+    package var data: [String: JSONValue]
     /// Lower-case, without duplicates; empty for every device of the platform.
-    public var tags: [String]
+    package var tags: [String]
     /// Without duplicates, in the order given.
-    public var locationIDs: [Int64]
+    package var locationIDs: [Int64]
 
-    public init(
+    package init(
         platform: GeofencePlatform, triggerType: GeofenceTrigger, startTime: Int64, expiryTime: Int64,
         data: [String: JSONValue], tags: [String], locationIDs: [Int64]
     ) {
@@ -34,7 +34,7 @@ public struct GeofenceDefinition: Sendable, Equatable {
     ///   - now: epoch milliseconds.
     ///   - expiryChanged: whether this create or update sets `expiry_time` (an update of another
     ///     field of an expired geofence is not refused for being expired).
-    public func validate(now: Int64, expiryChanged: Bool) throws(ValidationError) {
+    package func validate(now: Int64, expiryChanged: Bool) throws(ValidationError) {
         guard !locationIDs.isEmpty else {
             throw ValidationError(code: "missing_field", message: "a geofence needs at least one location", field: "locations")
         }
@@ -73,13 +73,13 @@ public struct GeofenceDefinition: Sendable, Equatable {
     }
 
     /// Whether devices of `type` with `deviceTags` monitor the geofence (its time window aside).
-    public func reaches(_ type: PlatformType, deviceTags: Set<String>) -> Bool {
+    package func reaches(_ type: PlatformType, deviceTags: Set<String>) -> Bool {
         platform.includes(type) && (tags.isEmpty || tags.contains(where: deviceTags.contains))
     }
 
     /// `data` as the SDK of `type` reads it: `ios` for iOS; for Android `android` (the GCM-era
     /// SDK) and `androidFcm` (the FCM SDK), each a map of strings, as both parse it.
-    public func deviceData(for type: PlatformType) -> [String: JSONValue] {
+    package func deviceData(for type: PlatformType) -> [String: JSONValue] {
         switch type {
         case .ios:
             guard var ios = data["ios"]?.objectValue else { return [:] }

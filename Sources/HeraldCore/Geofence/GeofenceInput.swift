@@ -2,14 +2,14 @@
 ///
 /// Location ids may be numbers or strings (the API's example sends `"locations":["1","2"]`);
 /// times are epoch milliseconds, as numbers or strings of digits.
-public struct GeofenceInput: Sendable, Equatable, Decodable {
-    public var tags: [String]?
-    public var locations: [JSONValue]?
-    public var triggerType: String?
-    public var startTime: JSONValue?
-    public var expiryTime: JSONValue?
-    public var platform: String?
-    public var data: JSONValue?
+package struct GeofenceInput: Sendable, Equatable, Decodable {
+    package var tags: [String]?
+    package var locations: [JSONValue]?
+    package var triggerType: String?
+    package var startTime: JSONValue?
+    package var expiryTime: JSONValue?
+    package var platform: String?
+    package var data: JSONValue?
 
     enum CodingKeys: String, CodingKey {
         case tags, locations, platform, data
@@ -18,7 +18,7 @@ public struct GeofenceInput: Sendable, Equatable, Decodable {
         case expiryTime = "expiry_time"
     }
 
-    public init(
+    package init(
         tags: [String]? = nil, locations: [JSONValue]? = nil, triggerType: String? = nil, startTime: JSONValue? = nil,
         expiryTime: JSONValue? = nil, platform: String? = nil, data: JSONValue? = nil
     ) {
@@ -33,7 +33,7 @@ public struct GeofenceInput: Sendable, Equatable, Decodable {
 
     /// Checks each field given; what depends on several fields (or on the stored geofence) is
     /// checked by `GeofenceChanges.definition(now:)` and `applied(to:now:)`.
-    public func validated() throws(ValidationError) -> GeofenceChanges {
+    package func validated() throws(ValidationError) -> GeofenceChanges {
         var changes = GeofenceChanges()
         if let tags {
             let normalized = try RegistrationInput.normalizedTags(tags, field: "tags")

@@ -1,11 +1,11 @@
 /// The devices a geofence is for: the Pivotal API's `platform` of a geofence.
-public enum GeofencePlatform: String, Sendable, Equatable, CaseIterable {
+package enum GeofencePlatform: String, Sendable, Equatable, CaseIterable {
     case ios
     case android
     case all
 
     /// Parses `android`, `ios` or `all` (any case).
-    public static func parse(_ raw: String, field: String) throws(ValidationError) -> GeofencePlatform {
+    package static func parse(_ raw: String, field: String) throws(ValidationError) -> GeofencePlatform {
         guard let platform = GeofencePlatform(rawValue: raw.lowercased()) else {
             throw ValidationError(message: "platform must be android, ios or all, not '\(raw)'", field: field)
         }
@@ -13,7 +13,7 @@ public enum GeofencePlatform: String, Sendable, Equatable, CaseIterable {
     }
 
     /// The device platforms the geofence reaches (web and Windows devices have no geofences).
-    public var platformTypes: [PlatformType] {
+    package var platformTypes: [PlatformType] {
         switch self {
         case .ios: [.ios]
         case .android: [.android]
@@ -22,7 +22,7 @@ public enum GeofencePlatform: String, Sendable, Equatable, CaseIterable {
     }
 
     /// Whether devices of `type` monitor the geofence.
-    public func includes(_ type: PlatformType) -> Bool {
+    package func includes(_ type: PlatformType) -> Bool {
         platformTypes.contains(type)
     }
 }

@@ -1,7 +1,7 @@
 extension JSONValue {
     /// A number given as a JSON number or as a string holding one (`"49.28"`), as the Pivotal API
     /// sends coordinates; nil for anything else, and for NaN and infinities.
-    public var lenientDouble: Double? {
+    package var lenientDouble: Double? {
         let value: Double?
         switch self {
         case .int(let int): value = Double(int)
@@ -15,7 +15,7 @@ extension JSONValue {
 
     /// A whole number given as a JSON number or as a string of digits (`"12"`), as the Pivotal API
     /// sends ids; nil for anything else, fractions included.
-    public var lenientInt: Int64? {
+    package var lenientInt: Int64? {
         switch self {
         case .int(let int):
             return int

@@ -1,22 +1,22 @@
 import struct Foundation.UUID
 
 /// A place on the map that geofences watch: a circle around a point, owned by one application.
-public struct Location: Sendable, Equatable {
+package struct Location: Sendable, Equatable {
     /// Increasing per installation; the id the Pivotal API shows and geofences refer to.
-    public var id: Int64
-    public var applicationID: UUID
-    public var name: String
+    package var id: Int64
+    package var applicationID: UUID
+    package var name: String
     /// Degrees, -90…90.
-    public var latitude: Double
+    package var latitude: Double
     /// Degrees, -180…180.
-    public var longitude: Double
+    package var longitude: Double
     /// Metres, more than 0.
-    public var radius: Double
+    package var radius: Double
     /// Milliseconds since 1970.
-    public var createdAt: Int64
-    public var updatedAt: Int64
+    package var createdAt: Int64
+    package var updatedAt: Int64
 
-    public init(
+    package init(
         id: Int64, applicationID: UUID, name: String, latitude: Double, longitude: Double, radius: Double,
         createdAt: Int64, updatedAt: Int64
     ) {
@@ -33,11 +33,11 @@ public struct Location: Sendable, Equatable {
 
 extension Limits {
     /// Largest `size` of a locations, location groups or geofences page.
-    public static let geofencePageSize = 1000
+    package static let geofencePageSize = 1000
     /// Locations one geofence or location group may name.
-    public static let locationsPerGeofence = 100
+    package static let locationsPerGeofence = 100
     /// Tags one geofence may carry.
-    public static let tagsPerGeofence = 1024
+    package static let tagsPerGeofence = 1024
     /// Bytes of a geofence's `data` as JSON.
-    public static let geofenceDataBytes = 16 * 1024
+    package static let geofenceDataBytes = 16 * 1024
 }

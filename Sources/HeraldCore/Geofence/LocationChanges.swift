@@ -1,11 +1,11 @@
 /// A location's fields after validation: all of them for a create, those given for an update.
-public struct LocationChanges: Sendable, Equatable {
-    public var name: String?
-    public var latitude: Double?
-    public var longitude: Double?
-    public var radius: Double?
+package struct LocationChanges: Sendable, Equatable {
+    package var name: String?
+    package var latitude: Double?
+    package var longitude: Double?
+    package var radius: Double?
 
-    public init(name: String? = nil, latitude: Double? = nil, longitude: Double? = nil, radius: Double? = nil) {
+    package init(name: String? = nil, latitude: Double? = nil, longitude: Double? = nil, radius: Double? = nil) {
         self.name = name
         self.latitude = latitude
         self.longitude = longitude
@@ -13,7 +13,7 @@ public struct LocationChanges: Sendable, Equatable {
     }
 
     /// `location` with these changes applied.
-    public func applied(to location: Location) -> Location {
+    package func applied(to location: Location) -> Location {
         var changed = location
         changed.name = name ?? location.name
         changed.latitude = latitude ?? location.latitude
@@ -23,7 +23,7 @@ public struct LocationChanges: Sendable, Equatable {
     }
 
     /// Whether the change moves the circle (and so changes the geofences that use it).
-    public func movesCircle(of location: Location) -> Bool {
+    package func movesCircle(of location: Location) -> Bool {
         (latitude.map { $0 != location.latitude } ?? false) || (longitude.map { $0 != location.longitude } ?? false)
             || (radius.map { $0 != location.radius } ?? false) || (name.map { $0 != location.name } ?? false)
     }

@@ -1,16 +1,16 @@
 /// `POST /v1/location_groups` and `PUT /v1/location_groups/:id` as received.
-public struct LocationGroupInput: Sendable, Equatable, Decodable {
-    public var name: String?
-    public var description: String?
+package struct LocationGroupInput: Sendable, Equatable, Decodable {
+    package var name: String?
+    package var description: String?
     /// Location ids, as numbers or strings of digits.
-    public var locationIDs: [JSONValue]?
+    package var locationIDs: [JSONValue]?
 
     enum CodingKeys: String, CodingKey {
         case name, description
         case locationIDs = "location_ids"
     }
 
-    public init(name: String? = nil, description: String? = nil, locationIDs: [JSONValue]? = nil) {
+    package init(name: String? = nil, description: String? = nil, locationIDs: [JSONValue]? = nil) {
         self.name = name
         self.description = description
         self.locationIDs = locationIDs
@@ -18,7 +18,7 @@ public struct LocationGroupInput: Sendable, Equatable, Decodable {
 
     /// Checks the fields given; with `requireAll` (a create) the name is required, and an absent
     /// description or location list is empty.
-    public func validated(requireAll: Bool) throws(ValidationError) -> LocationGroupChanges {
+    package func validated(requireAll: Bool) throws(ValidationError) -> LocationGroupChanges {
         var changes = LocationGroupChanges()
         if let name {
             changes.name = try name.checkedName(field: "name")

@@ -2,13 +2,13 @@
 ///
 /// `lat`, `long` and `rad` may be JSON numbers or strings holding numbers: the Pivotal API
 /// documents the coordinates as strings (`"lat":"49.28"`) and the radius as a number.
-public struct LocationInput: Sendable, Equatable, Decodable {
-    public var name: String?
-    public var lat: JSONValue?
-    public var long: JSONValue?
-    public var rad: JSONValue?
+package struct LocationInput: Sendable, Equatable, Decodable {
+    package var name: String?
+    package var lat: JSONValue?
+    package var long: JSONValue?
+    package var rad: JSONValue?
 
-    public init(name: String? = nil, lat: JSONValue? = nil, long: JSONValue? = nil, rad: JSONValue? = nil) {
+    package init(name: String? = nil, lat: JSONValue? = nil, long: JSONValue? = nil, rad: JSONValue? = nil) {
         self.name = name
         self.lat = lat
         self.long = long
@@ -16,7 +16,7 @@ public struct LocationInput: Sendable, Equatable, Decodable {
     }
 
     /// Checks the fields given; with `requireAll` (a create) every field must be given.
-    public func validated(requireAll: Bool) throws(ValidationError) -> LocationChanges {
+    package func validated(requireAll: Bool) throws(ValidationError) -> LocationChanges {
         var changes = LocationChanges()
         if let name {
             changes.name = try name.checkedName(field: "name")

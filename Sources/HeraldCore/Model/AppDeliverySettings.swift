@@ -1,13 +1,13 @@
 /// An app's delivery defaults for scheduled, throttled and quiet-time pushes.
-public struct AppDeliverySettings: Sendable, Equatable {
+package struct AppDeliverySettings: Sendable, Equatable {
     /// The IANA zone of devices registered without `time_zone` (`scheduleLocal`).
-    public var defaultTimeZone: String
+    package var defaultTimeZone: String
     /// Devices a second for pushes without their own `rate`; nil for no limit.
-    public var ratePerSecond: Int?
+    package var ratePerSecond: Int?
     /// The quiet time of devices registered without their own `quiet_time`; nil for none.
-    public var quietTime: QuietTime?
+    package var quietTime: QuietTime?
 
-    public init(defaultTimeZone: String = "UTC", ratePerSecond: Int? = nil, quietTime: QuietTime? = nil) {
+    package init(defaultTimeZone: String = "UTC", ratePerSecond: Int? = nil, quietTime: QuietTime? = nil) {
         self.defaultTimeZone = defaultTimeZone
         self.ratePerSecond = ratePerSecond
         self.quietTime = quietTime

@@ -1,30 +1,30 @@
 import struct Foundation.UUID
 
 /// A registered device: one registration token on one platform.
-public struct Device: Sendable, Equatable {
+package struct Device: Sendable, Equatable {
     /// Internal, increasing: the key that pages walk.
-    public var id: Int64
-    public var uuid: UUID
-    public var applicationID: UUID
-    public var platformID: UUID
-    public var platformType: PlatformType
+    package var id: Int64
+    package var uuid: UUID
+    package var applicationID: UUID
+    package var platformID: UUID
+    package var platformType: PlatformType
     /// The os the device registered with (`ios`, `android`, `windows8`, `web`…).
-    public var os: String
-    public var osVersion: String?
-    public var deviceAlias: String?
-    public var deviceModel: String?
-    public var deviceManufacturer: String?
-    public var registrationToken: String
-    public var customUserID: String?
+    package var os: String
+    package var osVersion: String?
+    package var deviceAlias: String?
+    package var deviceModel: String?
+    package var deviceManufacturer: String?
+    package var registrationToken: String
+    package var customUserID: String?
     /// Lower-case, sorted.
-    public var tags: [String]
+    package var tags: [String]
     /// Whether pushes may target it; the provider's "unregistered" turns it off.
-    public var active: Bool
+    package var active: Bool
     /// Milliseconds since 1970.
-    public var createdAt: Int64
-    public var updatedAt: Int64
+    package var createdAt: Int64
+    package var updatedAt: Int64
 
-    public init(
+    package init(
         id: Int64, uuid: UUID, applicationID: UUID, platformID: UUID, platformType: PlatformType,
         os: String, osVersion: String?, deviceAlias: String?, deviceModel: String?, deviceManufacturer: String?,
         registrationToken: String, customUserID: String?, tags: [String], active: Bool,

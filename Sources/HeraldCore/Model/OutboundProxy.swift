@@ -2,9 +2,9 @@ import struct Foundation.URLComponents
 
 /// A proxy that provider connections go through: HTTP `CONNECT` or SOCKS5. TLS to the
 /// provider is end to end, inside the tunnel.
-public struct OutboundProxy: Sendable, Equatable {
+package struct OutboundProxy: Sendable, Equatable {
     /// How the tunnel is asked for.
-    public enum Kind: String, Sendable, Equatable {
+    package enum Kind: String, Sendable, Equatable {
         /// An HTTP proxy, asked with `CONNECT host:port`.
         case httpConnect = "http"
         /// A SOCKS5 proxy (RFC 1928), without authentication.
@@ -12,15 +12,15 @@ public struct OutboundProxy: Sendable, Equatable {
     }
 
     /// CONNECT or SOCKS5.
-    public var kind: Kind
+    package var kind: Kind
     /// The proxy's address.
-    public var host: String
-    public var port: Int
+    package var host: String
+    package var port: Int
     /// Basic credentials for an HTTP proxy (`Proxy-Authorization`).
-    public var username: String?
-    public var password: String?
+    package var username: String?
+    package var password: String?
 
-    public init(kind: Kind, host: String, port: Int, username: String? = nil, password: String? = nil) {
+    package init(kind: Kind, host: String, port: Int, username: String? = nil, password: String? = nil) {
         self.kind = kind
         self.host = host
         self.port = port
@@ -30,7 +30,7 @@ public struct OutboundProxy: Sendable, Equatable {
 
     /// Parses a proxy URL, as `HERALD_PROXY` gives it: `http://[user:password@]host[:port]`
     /// (port 8080 by default) or `socks5://host[:port]` (1080).
-    public init(url: String, field: String = "HERALD_PROXY") throws(ValidationError) {
+    package init(url: String, field: String = "HERALD_PROXY") throws(ValidationError) {
         guard let components = URLComponents(string: url.trimmingASCIIWhitespace()), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty
         else {
@@ -57,7 +57,7 @@ public struct OutboundProxy: Sendable, Equatable {
 
 extension OutboundProxy: RedactingDescription {
     /// The proxy's URL with its password redacted.
-    public var description: String {
+    package var description: String {
         let user = username.map { "\($0):\(secretPlaceholder(password))@" } ?? ""
         return "\(kind.rawValue)://\(user)\(host):\(port)"
     }

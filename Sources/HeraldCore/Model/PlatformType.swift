@@ -1,5 +1,5 @@
 /// The delivery network a platform sends through.
-public enum PlatformType: String, Sendable, Codable, CaseIterable {
+package enum PlatformType: String, Sendable, Codable, CaseIterable {
     /// Apple Push Notification service (HTTP/2).
     case ios
     /// Firebase Cloud Messaging HTTP v1.
@@ -13,7 +13,7 @@ public enum PlatformType: String, Sendable, Codable, CaseIterable {
     ///
     /// `windows8` is the PCF name of a WNS device. Retired networks
     /// (`windowsPhone`, `bb10`, `gcm`) are refused with an explanation.
-    public static func parse(_ raw: String, field: String) throws(ValidationError) -> PlatformType {
+    package static func parse(_ raw: String, field: String) throws(ValidationError) -> PlatformType {
         switch raw.lowercased() {
         case "ios": return .ios
         case "android", "fcm": return .android

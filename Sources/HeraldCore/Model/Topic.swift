@@ -5,17 +5,17 @@ import struct Foundation.UUID
 /// Topics appear when a device first subscribes or when the application creates them; one that
 /// has expired is treated as gone: it is not listed, cannot be targeted, and its subscriptions
 /// are removed in the background.
-public struct Topic: Sendable, Equatable {
-    public var id: Int64
-    public var applicationID: UUID
+package struct Topic: Sendable, Equatable {
+    package var id: Int64
+    package var applicationID: UUID
     /// Lower case, as tags are.
-    public var name: String
+    package var name: String
     /// Milliseconds since 1970.
-    public var createdAt: Int64
+    package var createdAt: Int64
     /// When the topic expires (epoch ms); nil for never.
-    public var expiresAt: Int64?
+    package var expiresAt: Int64?
 
-    public init(id: Int64, applicationID: UUID, name: String, createdAt: Int64, expiresAt: Int64?) {
+    package init(id: Int64, applicationID: UUID, name: String, createdAt: Int64, expiresAt: Int64?) {
         self.id = id
         self.applicationID = applicationID
         self.name = name
@@ -24,7 +24,7 @@ public struct Topic: Sendable, Equatable {
     }
 
     /// Whether the topic is still alive at `now` (epoch ms).
-    public func isLive(at now: Int64) -> Bool {
+    package func isLive(at now: Int64) -> Bool {
         expiresAt.map { $0 > now } ?? true
     }
 }

@@ -7,14 +7,14 @@ extension UUID {
     ///
     /// Written here rather than as `uuidString.lowercased()`: Foundation formats through
     /// `sprintf` and then lower-cases a copy, which showed up in the registration profile.
-    public var lowercasedString: String {
+    package var lowercasedString: String {
         String(unsafeUninitializedCapacity: 36) { text in writeLowercased(into: UnsafeMutableRawBufferPointer(text)) }
     }
 
     /// Writes `lowercasedString`'s 36 bytes at the start of `text` (which has room for them)
     /// and returns 36: for writers that put the text straight into a buffer (the APNs requests'
     /// `apns-id`).
-    public func writeLowercased(into text: UnsafeMutableRawBufferPointer) -> Int {
+    package func writeLowercased(into text: UnsafeMutableRawBufferPointer) -> Int {
         withUnsafeBytes(of: uuid) { bytes in
             var position = 0
             for index in 0..<16 {
@@ -32,7 +32,7 @@ extension UUID {
 
     /// Parses the canonical text form, digits in either case; nil for anything else (the same
     /// forms `UUID(uuidString:)` accepts, without its `sscanf`).
-    public init?(text: String) {
+    package init?(text: String) {
         var text = text
         let parsed = text.withUTF8 { utf8 -> uuid_t? in
             guard utf8.count == 36 else { return nil }

@@ -6,7 +6,7 @@ extension UUID {
     ///
     /// Device uuids are v7 so that new rows land at the end of the uuid index instead of on a
     /// random page of it, which keeps a registration's write small on both backends.
-    public static func timeOrdered(milliseconds: Int64) -> UUID {
+    package static func timeOrdered(milliseconds: Int64) -> UUID {
         var bytes = [UInt8](repeating: 0, count: 16)
         let time = UInt64(max(0, milliseconds))
         for index in 0..<6 {

@@ -1,34 +1,34 @@
 import HTTPTypes
 
 /// One push rendered for APNs: the payload and the header values Apple's HTTP/2 API takes.
-public struct APNsNotification: Sendable, Equatable {
+package struct APNsNotification: Sendable, Equatable {
     /// The JSON payload.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// `apns-push-type`.
-    public var pushType: APNsPushType
+    package var pushType: APNsPushType
     /// `apns-priority`: 10 sends at once, 5 lets the device batch (required for background pushes).
-    public var priority: Int
+    package var priority: Int
     /// `apns-expiration`, epoch seconds; nil leaves it out.
-    public var expiration: Int64?
+    package var expiration: Int64?
     /// `apns-collapse-id`, at most 64 bytes.
-    public var collapseID: String?
+    package var collapseID: String?
 
     /// The payload as text, for logs at `--log-sensitive` and for tests.
-    public var payloadText: String { String(decoding: payload, as: UTF8.self) }
+    package var payloadText: String { String(decoding: payload, as: UTF8.self) }
 }
 
 /// The `apns-push-type` header values Herald sends.
-public enum APNsPushType: String, Sendable, Equatable {
+package enum APNsPushType: String, Sendable, Equatable {
     case alert
     case background
 }
 
 /// Renders the APNs payload of a push (Apple's "Generating a remote notification").
-public enum APNsRenderer {
+package enum APNsRenderer {
     /// Apple's limit on a notification payload.
-    public static let maximumPayloadBytes = 4096
+    package static let maximumPayloadBytes = 4096
     /// The length of a receipt id, used to check a payload before its receipt exists.
-    public static let receiptPlaceholder = String(repeating: "0", count: 36)
+    package static let receiptPlaceholder = String(repeating: "0", count: 36)
 
     /// The notification for iOS devices, or nil when the push has nothing for them
     /// (no `message.body` and no `custom.ios`).
@@ -36,7 +36,7 @@ public enum APNsRenderer {
     /// - Parameters:
     ///   - receiptID: put at the payload's root as `receiptId`, as the PCF SDKs read it; nil to leave out.
     ///   - badge: for a push with a relative badge (`"+1"`), the number this device shows.
-    public static func render(_ push: Push, receiptID: String?, badge: Int64? = nil) throws(ValidationError) -> APNsNotification? {
+    package static func render(_ push: Push, receiptID: String?, badge: Int64? = nil) throws(ValidationError) -> APNsNotification? {
         let ios = push.ios ?? [:]
         if push.body == nil && push.custom["ios"] == nil { return nil }
         func field(_ key: String) -> String { "message.custom.ios.\(key)" }

@@ -11,20 +11,20 @@ import class Foundation.JSONEncoder
 /// given, and are read by checking that body exactly as it was checked when accepted (see
 /// `init(stored:acceptedAt:)`), so old rows keep being delivered and shown with no migration.
 /// A row of a version above `currentVersion` was written by a newer Herald and is refused.
-public struct AcceptedPush: Sendable, Equatable, Codable {
+package struct AcceptedPush: Sendable, Equatable, Codable {
     /// The version Herald writes.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 
     /// The shape of the stored form (`currentVersion` for what this Herald writes).
-    public var version: Int
+    package var version: Int
     /// The validated push.
-    public var push: Push
+    package var push: Push
     /// For a schedule: the request as `/v1/schedules` shows it (`scheduleIn` turned into
     /// `scheduleAt`), the base a change (`PUT`) is merged into. Nil for a push sent at once.
-    public var request: [String: JSONValue]?
+    package var request: [String: JSONValue]?
 
     /// A push accepted now, in the current version.
-    public init(_ push: Push, request: [String: JSONValue]? = nil) {
+    package init(_ push: Push, request: [String: JSONValue]? = nil) {
         self.version = Self.currentVersion
         self.push = push
         self.request = request
@@ -34,7 +34,7 @@ public struct AcceptedPush: Sendable, Equatable, Codable {
     /// refuse (payload size, bad keys; `Push.checkRenderable`). The one acceptance check.
     ///
     /// - Parameter now: epoch milliseconds, for `scheduleIn` and the time to live.
-    public static func check(_ input: PushInput, now: Int64) throws(ValidationError) -> Push {
+    package static func check(_ input: PushInput, now: Int64) throws(ValidationError) -> Push {
         let push = try input.validated(now: now)
         try push.checkRenderable(now: now)
         return push
@@ -43,7 +43,7 @@ public struct AcceptedPush: Sendable, Equatable, Codable {
     // MARK: Stored form
 
     /// The text the store keeps.
-    public var storedText: String {
+    package var storedText: String {
         // Encoding plain values (strings, numbers, arrays, objects) cannot fail.
         let data = (try? Self.encoder.encode(self)) ?? Data()
         return String(decoding: data, as: UTF8.self)
@@ -51,7 +51,7 @@ public struct AcceptedPush: Sendable, Equatable, Codable {
 
     /// Reads a stored push: the current version as it is; version 0 (the request text alone) is
     /// checked as it was when accepted, at `acceptedAt` (epoch ms), and carries the request.
-    public init(stored text: String, acceptedAt: Int64) throws(StoredPushError) {
+    package init(stored text: String, acceptedAt: Int64) throws(StoredPushError) {
         switch try Self.form(text) {
         case .current(let accepted):
             self = accepted
@@ -66,7 +66,7 @@ public struct AcceptedPush: Sendable, Equatable, Codable {
 
     /// The request members of a stored push, without checking it: what a schedule shows and a
     /// change starts from. Nil for a push sent at once (it keeps no request).
-    public static func request(stored text: String) throws(StoredPushError) -> [String: JSONValue]? {
+    package static func request(stored text: String) throws(StoredPushError) -> [String: JSONValue]? {
         switch try form(text) {
         case .current(let accepted): return accepted.request
         case .version0(_, let request): return request
@@ -116,7 +116,7 @@ public struct AcceptedPush: Sendable, Equatable, Codable {
 
 /// A stored push that cannot be delivered: unreadable, written by a newer Herald, or an older
 /// Herald's push that the rules it was accepted under no longer let through.
-public struct StoredPushError: Error, Sendable, CustomStringConvertible {
+package struct StoredPushError: Error, Sendable, CustomStringConvertible {
     // `fileprivate`, not `private`: `AcceptedPush`, beside it, says which reason it was.
     fileprivate enum Reason: Sendable {
         case unreadable(String)
@@ -131,12 +131,12 @@ public struct StoredPushError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The validation error of a version-0 push refused by today's checks, if that is the reason.
-    public var validationError: ValidationError? {
+    package var validationError: ValidationError? {
         if case .refused(let error) = reason { return error }
         return nil
     }
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .unreadable(let detail): "the stored push cannot be read: \(detail)"
         case .newerVersion(let version):

@@ -1,16 +1,16 @@
 /// What a push does to an iOS badge (`custom.ios.badge`): set it to a number (as before), or
 /// change each device's count (`"+N"`, `"-N"`, `"auto"` = `"+1"`), which Herald keeps per device.
-public enum BadgeChange: Sendable, Hashable {
+package enum BadgeChange: Sendable, Hashable {
     /// Show exactly this number.
     case set(Int64)
     /// Add this (negative: subtract) to the device's count.
     case add(Int64)
 
     /// The largest badge change or value accepted.
-    public static let limit: Int64 = 1_000_000
+    package static let limit: Int64 = 1_000_000
 
     /// Reads `custom.ios.badge`; errors name `field`.
-    public init(_ json: JSONValue, field: String) throws(ValidationError) {
+    package init(_ json: JSONValue, field: String) throws(ValidationError) {
         switch json {
         case .int(let number) where (0...Self.limit).contains(number):
             self = .set(number)
@@ -32,7 +32,7 @@ public enum BadgeChange: Sendable, Hashable {
     }
 
     /// The badge a device whose count is `current` shows: never below 0.
-    public func applied(to current: Int64) -> Int64 {
+    package func applied(to current: Int64) -> Int64 {
         switch self {
         case .set(let value): value
         case .add(let delta): max(0, min(Self.limit, current + delta))

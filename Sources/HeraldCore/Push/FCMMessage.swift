@@ -1,13 +1,13 @@
 /// One push rendered for FCM's HTTP v1 API: the `message` object of `messages:send`, without
 /// its target (the client adds each device's `token`). Built by `FCMRenderer`; encoded once.
-public struct FCMMessage: Sendable, Equatable {
+package struct FCMMessage: Sendable, Equatable {
     /// `message.notification`: what the system shows while the app is in the background.
-    public struct Notification: Sendable, Equatable {
-        public var title: String?
-        public var body: String?
-        public var image: String?
+    package struct Notification: Sendable, Equatable {
+        package var title: String?
+        package var body: String?
+        package var image: String?
 
-        public init(title: String? = nil, body: String? = nil, image: String? = nil) {
+        package init(title: String? = nil, body: String? = nil, image: String? = nil) {
             self.title = title
             self.body = body
             self.image = image
@@ -15,22 +15,22 @@ public struct FCMMessage: Sendable, Equatable {
     }
 
     /// `message.android.priority`.
-    public enum Priority: String, Sendable, Equatable {
+    package enum Priority: String, Sendable, Equatable {
         case normal
         case high
     }
 
     /// `message.android`: the Android-only options.
-    public struct AndroidConfig: Sendable, Equatable {
+    package struct AndroidConfig: Sendable, Equatable {
         /// `collapse_key`: a newer message with the same key replaces an undelivered one.
-        public var collapseKey: String?
-        public var priority: Priority?
+        package var collapseKey: String?
+        package var priority: Priority?
         /// How long FCM keeps the message for an offline device, in whole seconds (`ttl`, sent as "3600s").
-        public var ttlSeconds: Int64?
+        package var ttlSeconds: Int64?
         /// `android.notification` fields (`icon`, `color`, `sound`, `tag`, `click_action`, `channel_id`).
-        public var notification: [String: String]
+        package var notification: [String: String]
 
-        public init(collapseKey: String? = nil, priority: Priority? = nil, ttlSeconds: Int64? = nil, notification: [String: String] = [:]) {
+        package init(collapseKey: String? = nil, priority: Priority? = nil, ttlSeconds: Int64? = nil, notification: [String: String] = [:]) {
             self.collapseKey = collapseKey
             self.priority = priority
             self.ttlSeconds = ttlSeconds
@@ -38,20 +38,20 @@ public struct FCMMessage: Sendable, Equatable {
         }
 
         /// `ttl` as the protobuf duration string FCM expects ("3600s").
-        public var ttl: String? { ttlSeconds.map { "\($0)s" } }
+        package var ttl: String? { ttlSeconds.map { "\($0)s" } }
 
         var isEmpty: Bool { collapseKey == nil && priority == nil && ttlSeconds == nil && notification.isEmpty }
     }
 
     /// `message.data`: every value a string, as the app's messaging service receives them.
-    public let data: [String: String]
+    package let data: [String: String]
     /// Nil for a data-only message (the app handles it even in the background).
-    public let notification: Notification?
-    public let android: AndroidConfig
+    package let notification: Notification?
+    package let android: AndroidConfig
     /// The `message` object without a target, as JSON text (keys sorted).
-    public let jsonText: String
+    package let jsonText: String
 
-    public init(data: [String: String], notification: Notification? = nil, android: AndroidConfig = AndroidConfig()) {
+    package init(data: [String: String], notification: Notification? = nil, android: AndroidConfig = AndroidConfig()) {
         self.data = data
         self.notification = notification
         self.android = android
@@ -59,7 +59,7 @@ public struct FCMMessage: Sendable, Equatable {
     }
 
     /// What FCM counts against its 4096-byte limit: the data keys and values, in UTF-8 bytes.
-    public var dataPayloadBytes: Int {
+    package var dataPayloadBytes: Int {
         data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
     }
 

@@ -15,13 +15,13 @@
 ///   (`icon`, `color`, `sound`, `tag`, `click_action`, `channel_id`).
 /// - `expiryTime` becomes `android.ttl`, the seconds left (at most FCM's four weeks).
 /// - `receiptId` goes into `data`.
-public enum FCMRenderer {
+package enum FCMRenderer {
     /// Google's limit on the data payload: keys and values, in bytes.
-    public static let maximumDataBytes = 4096
+    package static let maximumDataBytes = 4096
     /// The longest `ttl` FCM accepts: four weeks, in seconds.
-    public static let maximumTTLSeconds: Int64 = 28 * 24 * 3600
+    package static let maximumTTLSeconds: Int64 = 28 * 24 * 3600
     /// The length of a receipt id, used to check a payload before its receipt exists.
-    public static let receiptPlaceholder = APNsRenderer.receiptPlaceholder
+    package static let receiptPlaceholder = APNsRenderer.receiptPlaceholder
 
     /// Android display keys that go into `android.notification`.
     static let androidNotificationKeys: Set<String> = ["icon", "color", "sound", "tag", "click_action", "channel_id"]
@@ -34,7 +34,7 @@ public enum FCMRenderer {
     ///   - now: epoch milliseconds, to turn `expiryTime` into a time to live.
     ///   - notificationByDefault: the platform's `fcm_notification`: whether a push that does not say
     ///     (`custom.android.notification`) gets a notification block with its body.
-    public static func render(
+    package static func render(
         _ push: Push, receiptID: String?, now: Int64, notificationByDefault: Bool = false
     ) throws(ValidationError) -> FCMMessage? {
         if push.body == nil && push.custom["android"] == nil { return nil }

@@ -4,17 +4,17 @@ import struct Foundation.TimeZone
 
 /// A wall-clock time without a zone (`scheduleLocal`: `2026-12-24T09:00` or `…T09:00:30`),
 /// which becomes an instant only in a device's time zone.
-public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConvertible {
-    public var year: Int
-    public var month: Int
-    public var day: Int
-    public var hour: Int
-    public var minute: Int
-    public var second: Int
+package struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConvertible {
+    package var year: Int
+    package var month: Int
+    package var day: Int
+    package var hour: Int
+    package var minute: Int
+    package var second: Int
 
     /// Parses `YYYY-MM-DDTHH:MM` or `YYYY-MM-DDTHH:MM:SS`; nil for anything else, an offset or a
     /// `Z` included (the point is that there is none).
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "T", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         let date = parts[0].split(separator: "-", omittingEmptySubsequences: false)
@@ -30,14 +30,14 @@ public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConverti
             second: values.count == 6 ? values[5] : 0)
     }
 
-    public var description: String {
+    package var description: String {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(minute)):\(two(second))"
     }
 
     /// The instant (epoch ms) this wall-clock time is in `zone`. A time skipped by a daylight-saving
     /// change is the first instant after the gap.
-    public func instant(in zone: TimeZone) -> Int64 {
+    package func instant(in zone: TimeZone) -> Int64 {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
@@ -51,13 +51,13 @@ public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConverti
     /// The wall-clock time read as if it were UTC, in epoch milliseconds: a floating time as a
     /// number, to compare, step and hand to `CronExpression` in UTC (which has no daylight-saving
     /// changes, so every wall-clock time occurs there exactly once).
-    public var floatingMilliseconds: Int64 {
+    package var floatingMilliseconds: Int64 {
         Int64(Self.daysFromEpoch(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second) * 1000
     }
 
     /// The wall-clock time whose `floatingMilliseconds` is `floating` (to the second); nil
     /// outside the years 1970 to 9999.
-    public init?(floatingMilliseconds floating: Int64) {
+    package init?(floatingMilliseconds floating: Int64) {
         guard floating >= 0 else { return nil }
         let seconds = floating / 1000
         let (year, month, day) = Self.civil(fromDaysSinceEpoch: Int(seconds / 86_400))
@@ -74,7 +74,7 @@ public struct LocalDateTime: Sendable, Equatable, Hashable, CustomStringConverti
     }
 
     /// A valid wall-clock time from its parts; nil for a date or time that does not exist.
-    public init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int = 0) {
+    package init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int = 0) {
         guard (1970...9999).contains(year), (1...12).contains(month), (1...Self.days(inMonth: month, year: year)).contains(day),
             (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
         else { return nil }

@@ -7,7 +7,7 @@ extension Push {
 
     /// The change to each device's count this push makes, if it is relative (`"+N"`, `"-N"`,
     /// `"auto"`): such a push is rendered per badge number (`RenderedPush`).
-    public var badgeDelta: Int64? {
+    package var badgeDelta: Int64? {
         if case .add(let delta)? = badge { return delta }
         return nil
     }
@@ -15,7 +15,7 @@ extension Push {
 
 /// Stored as it is written in a request: a number, or `"+N"` / `"-N"`.
 extension BadgeChange: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         do {
             self = try BadgeChange(try container.decode(JSONValue.self), field: "badge")
@@ -24,7 +24,7 @@ extension BadgeChange: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .set(let value): try container.encode(value)

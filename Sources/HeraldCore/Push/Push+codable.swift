@@ -12,7 +12,7 @@ extension Push: Codable {
         case quietTime = "quiet_time"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             body: try container.decodeIfPresent(String.self, forKey: .body),
@@ -29,7 +29,7 @@ extension Push: Codable {
         quietTime = try container.decodeIfPresent(QuietTimePolicy.self, forKey: .quietTime) ?? .ignore
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(body, forKey: .body)
         if !custom.isEmpty { try container.encode(custom, forKey: .custom) }
@@ -53,7 +53,7 @@ extension Audience: Codable {
         case customUserIDs = "custom_user_ids", interactiveOnly = "interactive_only"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if let devices = try container.decodeIfPresent([UUID].self, forKey: .devices) {
             self = .devices(devices)
@@ -66,7 +66,7 @@ extension Audience: Codable {
             interactiveOnly: try container.decodeIfPresent(Bool.self, forKey: .interactiveOnly) ?? false)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case .devices(let ids):
@@ -83,7 +83,7 @@ extension Audience: Codable {
 
 /// As its text, `2026-12-24T09:00:00`.
 extension LocalDateTime: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let value = LocalDateTime(text) else {
@@ -92,7 +92,7 @@ extension LocalDateTime: Codable {
         self = value
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }

@@ -18,7 +18,7 @@ extension Push {
     /// no banner, no sound), on Android as a data message only (`notification: false`). Web Push
     /// (`Urgency: very-low`) and WNS (`X-WNS-SuppressPopup`) change headers of their rendering
     /// instead (`WebPushNotification.silenced`, `WNSNotification.silenced`).
-    public var silenced: Push {
+    package var silenced: Push {
         var push = self
         // A platform block is added only where the push already renders for that platform, so
         // that silencing never makes a push reach a kind of device it did not.
@@ -41,7 +41,7 @@ extension WebPushNotification {
     /// For a device in its quiet time (`"quiet_time": "silent"`): `Urgency: very-low`, which a
     /// user agent delivers only when the device is on power and Wi-Fi (RFC 8030 §5.3), the
     /// nearest Web Push has to "not now, quietly".
-    public var silenced: WebPushNotification {
+    package var silenced: WebPushNotification {
         var notification = self
         notification.urgency = .veryLow
         return notification
@@ -54,7 +54,7 @@ extension WNSNotification {
     /// center" without its popup: the nearest WNS has to iOS's passive interruption level (into
     /// the notification list, no banner, no sound). Tiles, badges and raw notifications neither
     /// pop up nor sound, and are sent as they are.
-    public var silenced: WNSNotification {
+    package var silenced: WNSNotification {
         var notification = self
         if kind == .toast { notification.suppressPopup = true }
         return notification

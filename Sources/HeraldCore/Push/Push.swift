@@ -1,38 +1,38 @@
 import struct Foundation.UUID
 
 /// A push that passed validation: what to say, to whom, and until when.
-public struct Push: Sendable, Equatable {
+package struct Push: Sendable, Equatable {
     /// `message.body`: the text every platform shows unless its custom block overrides it.
-    public var body: String?
+    package var body: String?
     /// `message.custom`, by platform key (`ios`, `android`, `web`, `windows8`, `windowsPhone`).
-    public var custom: [String: JSONValue]
-    public var audience: Audience
+    package var custom: [String: JSONValue]
+    package var audience: Audience
     /// `target.audience`: the devices `audience` selects are limited to those it holds for.
-    public var audienceExpression: AudienceExpression? = nil
+    package var audienceExpression: AudienceExpression? = nil
     /// Epoch milliseconds after which nothing is delivered.
-    public var expiresAt: Int64?
+    package var expiresAt: Int64?
     /// Epoch milliseconds to send at; nil to send now.
-    public var scheduledAt: Int64?
-    public var validateOnly: Bool
+    package var scheduledAt: Int64?
+    package var validateOnly: Bool
     /// `scheduleLocal`: send when this wall-clock time comes in each device's time zone.
-    public var localTime: LocalDateTime? = nil
+    package var localTime: LocalDateTime? = nil
     /// `rate.per_second`: at most this many devices a second.
-    public var ratePerSecond: Int? = nil
+    package var ratePerSecond: Int? = nil
     /// `custom.ios.badge`, typed: a number to show, or a change to each device's count
     /// (autobadge, applied per device at send time; see `PushRepository.badges`).
-    public var badge: BadgeChange? = nil
+    package var badge: BadgeChange? = nil
     /// `quiet_time`: what a device's quiet time means for this push (`ignore` unless it says).
-    public var quietTime: QuietTimePolicy = .ignore
+    package var quietTime: QuietTimePolicy = .ignore
     /// `schedule`: a recurring schedule's rule. Not part of the stored push: the schedule's row
     /// keeps it, and each occurrence's push is an ordinary one.
-    public var recurrence: Recurrence? = nil
+    package var recurrence: Recurrence? = nil
 
     /// The iOS block of `message.custom`.
-    public var ios: [String: JSONValue]? { custom["ios"]?.objectValue }
+    package var ios: [String: JSONValue]? { custom["ios"]?.objectValue }
 }
 
 /// Which devices a push reaches.
-public enum Audience: Sendable, Equatable {
+package enum Audience: Sendable, Equatable {
     /// Exactly these devices (`target.devices` overrides every other key).
     case devices([UUID])
     /// Devices subscribed to any of `topics` or registered under any of `customUserIDs` (the
@@ -42,18 +42,18 @@ public enum Audience: Sendable, Equatable {
 
 extension Limits {
     /// Devices one push may name.
-    public static let pushDevices = 4096
+    package static let pushDevices = 4096
     /// Topics one push may name.
-    public static let pushTopics = 1024
+    package static let pushTopics = 1024
     /// Custom user ids one push may name.
-    public static let pushCustomUserIDs = 4096
+    package static let pushCustomUserIDs = 4096
 }
 
 extension PushInput {
     /// Checks the push as the Pivotal API defines it.
     ///
     /// - Parameter now: epoch milliseconds, for `scheduleIn`.
-    public func validated(now: Int64) throws(ValidationError) -> Push {
+    package func validated(now: Int64) throws(ValidationError) -> Push {
         let body = message?.body
         // Pivotal lists every platform key under `custom`, the unused ones null: null is absent.
         let custom = (message?.custom ?? [:]).filter { $0.value != .null }

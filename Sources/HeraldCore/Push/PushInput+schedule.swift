@@ -1,13 +1,13 @@
 extension PushInput {
     /// `rate` on a push: at most this many devices a second.
-    public struct Rate: Sendable, Equatable, Decodable {
-        public var perSecond: Int64?
+    package struct Rate: Sendable, Equatable, Decodable {
+        package var perSecond: Int64?
 
         enum CodingKeys: String, CodingKey {
             case perSecond = "per_second"
         }
 
-        public init(perSecond: Int64?) {
+        package init(perSecond: Int64?) {
             self.perSecond = perSecond
         }
     }
@@ -15,9 +15,9 @@ extension PushInput {
 
 extension Limits {
     /// The furthest `scheduleIn` may reach: ten years, in seconds.
-    public static let scheduleInSeconds: Int64 = 10 * 366 * 86_400
+    package static let scheduleInSeconds: Int64 = 10 * 366 * 86_400
     /// The highest `rate.per_second`.
-    public static let ratePerSecond: Int64 = 1_000_000
+    package static let ratePerSecond: Int64 = 1_000_000
 }
 
 extension PushInput {

@@ -2,7 +2,7 @@ import struct Foundation.TimeZone
 
 /// When a validated push goes out: now, at one instant, or at a wall-clock time in each device's
 /// own time zone.
-public enum PushSchedule: Sendable, Equatable {
+package enum PushSchedule: Sendable, Equatable {
     case now
     /// Epoch milliseconds.
     case at(Int64)
@@ -12,11 +12,11 @@ public enum PushSchedule: Sendable, Equatable {
 
     /// One firing of a local-time schedule: the instant, and the zones whose devices it reaches
     /// (`""` stands for devices without a zone when the app's default zone is in the group).
-    public struct Slot: Sendable, Equatable {
-        public var dueAt: Int64
-        public var timeZones: [String]
+    package struct Slot: Sendable, Equatable {
+        package var dueAt: Int64
+        package var timeZones: [String]
 
-        public init(dueAt: Int64, timeZones: [String]) {
+        package init(dueAt: Int64, timeZones: [String]) {
             self.dueAt = dueAt
             self.timeZones = timeZones
         }
@@ -25,7 +25,7 @@ public enum PushSchedule: Sendable, Equatable {
     /// Decides when `push` is sent, received at `now` (epoch ms, as the push keeps its times): a
     /// time that is past or less than `sendImmediatelyWithin` away is sent now, as the Pivotal
     /// server does. A recurring push is always a schedule.
-    public static func of(_ push: Push, now: Int64, sendImmediatelyWithin: Duration) -> PushSchedule {
+    package static func of(_ push: Push, now: Int64, sendImmediatelyWithin: Duration) -> PushSchedule {
         if let recurrence = push.recurrence { return .recurring(recurrence) }
         if let local = push.localTime { return .local(local) }
         guard let at = push.scheduledAt, Duration.milliseconds(at - now) > sendImmediatelyWithin else { return .now }
@@ -35,7 +35,7 @@ public enum PushSchedule: Sendable, Equatable {
     /// The slots of a local-time schedule: every known time zone (and so every device, whatever
     /// zone it registers with later) grouped by the instant `local` falls on there. Devices
     /// without a zone go with the group of `defaultZone`.
-    public static func slots(for local: LocalDateTime, defaultZone: String, zones: [String] = TimeZone.knownTimeZoneIdentifiers) -> [Slot] {
+    package static func slots(for local: LocalDateTime, defaultZone: String, zones: [String] = TimeZone.knownTimeZoneIdentifiers) -> [Slot] {
         var byInstant: [Int64: [String]] = [:]
         var all = Set(zones)
         all.insert("UTC")
@@ -53,7 +53,7 @@ public enum PushSchedule: Sendable, Equatable {
     }
 
     /// Whether `identifier` names a time zone Foundation knows (IANA, e.g. `Europe/Paris`).
-    public static func isTimeZone(_ identifier: String) -> Bool {
+    package static func isTimeZone(_ identifier: String) -> Bool {
         !identifier.isEmpty && identifier.count <= 64 && !identifier.contains(",") && TimeZone(identifier: identifier) != nil
     }
 }

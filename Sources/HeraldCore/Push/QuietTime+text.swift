@@ -1,16 +1,16 @@
 extension QuietTime {
     /// A quiet time from its minutes after midnight; nil unless both are 0–1439 and differ.
-    public init?(startMinute: Int, endMinute: Int) {
+    package init?(startMinute: Int, endMinute: Int) {
         guard (0..<1440).contains(startMinute), (0..<1440).contains(endMinute), startMinute != endMinute else { return nil }
         self.start = startMinute
         self.end = endMinute
     }
 
     /// As the store keeps it: `22:00-07:00`.
-    public var stored: String { "\(startText)-\(endText)" }
+    package var stored: String { "\(startText)-\(endText)" }
 
     /// Reads the stored form (`stored`); nil for anything else.
-    public init?(stored: String) {
+    package init?(stored: String) {
         let parts = stored.split(separator: "-")
         guard parts.count == 2, let quiet = try? QuietTime(start: String(parts[0]), end: String(parts[1]), field: "quiet_time")
         else { return nil }
@@ -18,15 +18,15 @@ extension QuietTime {
     }
 
     /// `HH:MM` of the start and of the end.
-    public var startText: String { Self.text(start) }
-    public var endText: String { Self.text(end) }
+    package var startText: String { Self.text(start) }
+    package var endText: String { Self.text(end) }
 
     /// As the API shows it: `{"start": "22:00", "end": "07:00"}`.
-    public var json: JSONValue { .object(["start": .string(startText), "end": .string(endText)]) }
+    package var json: JSONValue { .object(["start": .string(startText), "end": .string(endText)]) }
 
     /// A quiet time as an API body gives it (`{"start": "22:00", "end": "07:00"}`): absent leaves
     /// it as it is, null removes it. Errors name `field` and its members.
-    public static func change(_ value: JSONValue?, field: String) throws(ValidationError) -> FieldChange<QuietTime> {
+    package static func change(_ value: JSONValue?, field: String) throws(ValidationError) -> FieldChange<QuietTime> {
         switch value {
         case nil: return .unchanged
         case .null?: return .clear

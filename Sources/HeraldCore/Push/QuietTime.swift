@@ -4,13 +4,13 @@ import struct Foundation.Calendar
 
 /// A device's daily quiet time (`quiet_time: {"start": "22:00", "end": "07:00"}`), in its own
 /// time zone; it may run over midnight.
-public struct QuietTime: Sendable, Hashable {
+package struct QuietTime: Sendable, Hashable {
     /// Minutes after local midnight it starts (inclusive) and ends (exclusive).
-    public let start: Int
-    public let end: Int
+    package let start: Int
+    package let end: Int
 
     /// Reads `HH:MM` times; errors name `field.start` / `field.end`.
-    public init(start: String, end: String, field: String) throws(ValidationError) {
+    package init(start: String, end: String, field: String) throws(ValidationError) {
         self.start = try Self.minutes(start, field: field + ".start")
         self.end = try Self.minutes(end, field: field + ".end")
         guard self.start != self.end else {
@@ -19,14 +19,14 @@ public struct QuietTime: Sendable, Hashable {
     }
 
     /// Whether the local time `minuteOfDay` (0–1439) is quiet.
-    public func contains(minuteOfDay: Int) -> Bool {
+    package func contains(minuteOfDay: Int) -> Bool {
         start < end ? (start..<end).contains(minuteOfDay) : minuteOfDay >= start || minuteOfDay < end
     }
 
     /// When the quiet time around `instant` (epoch ms) ends in `zone`, in epoch ms; nil when
     /// `instant` is not in quiet time. The end is a wall-clock time, so a daylight-saving change
     /// moves it as `LocalDateTime` does.
-    public func end(around instant: Int64, in zone: TimeZone) -> Int64? {
+    package func end(around instant: Int64, in zone: TimeZone) -> Int64? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let parts = calendar.dateComponents(
@@ -57,7 +57,7 @@ public struct QuietTime: Sendable, Hashable {
 }
 
 /// What quiet time means for one push (`"quiet_time"`).
-public enum QuietTimePolicy: String, Sendable, Hashable, Codable, CaseIterable {
+package enum QuietTimePolicy: String, Sendable, Hashable, Codable, CaseIterable {
     /// Delivered when the device's quiet time ends.
     case hold
     /// Delivered now, without sound or banner where the platform allows.

@@ -1,8 +1,8 @@
 /// One push rendered for Windows Push Notification Services: the body POSTed to a channel URI
 /// and the `X-WNS-*` header values that go with it.
-public struct WNSNotification: Sendable, Equatable {
+package struct WNSNotification: Sendable, Equatable {
     /// `X-WNS-Type`: what the notification is, which decides its `Content-Type`.
-    public enum Kind: String, Sendable, Equatable, CaseIterable {
+    package enum Kind: String, Sendable, Equatable, CaseIterable {
         /// A toast: a popup and an entry in the action center (XML with a `<toast>` root).
         case toast = "wns/toast"
         /// A tile update (XML with a `<tile>` root).
@@ -13,7 +13,7 @@ public struct WNSNotification: Sendable, Equatable {
         case raw = "wns/raw"
 
         /// `text/xml` for toasts, tiles and badges; `application/octet-stream` for raw.
-        public var contentType: String {
+        package var contentType: String {
             switch self {
             case .toast, .tile, .badge: "text/xml"
             case .raw: "application/octet-stream"
@@ -21,7 +21,7 @@ public struct WNSNotification: Sendable, Equatable {
         }
 
         /// The XML root element a payload of this kind has; nil for raw.
-        public var rootElement: String? {
+        package var rootElement: String? {
             switch self {
             case .toast: "toast"
             case .tile: "tile"
@@ -32,7 +32,7 @@ public struct WNSNotification: Sendable, Equatable {
     }
 
     /// `X-WNS-Cache-Policy`: whether WNS keeps the notification for a device that is offline.
-    public enum CachePolicy: String, Sendable, Equatable, CaseIterable {
+    package enum CachePolicy: String, Sendable, Equatable, CaseIterable {
         /// Keep it for the device while it is offline.
         case cache
         /// Drop it if the device is offline.
@@ -40,21 +40,21 @@ public struct WNSNotification: Sendable, Equatable {
     }
 
     /// `X-WNS-Type`.
-    public var kind: Kind
+    package var kind: Kind
     /// The body: XML for toasts, tiles and badges, anything for raw.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// `X-WNS-TTL`: seconds WNS keeps the notification; nil leaves it to WNS.
-    public var ttl: Int64?
+    package var ttl: Int64?
     /// `X-WNS-Tag`: a newer notification with the same tag (and group) replaces this one.
-    public var tag: String?
+    package var tag: String?
     /// `X-WNS-Group`: the group of a toast, for replacing or removing it with others.
-    public var group: String?
+    package var group: String?
     /// `X-WNS-Cache-Policy`; nil leaves it to WNS.
-    public var cachePolicy: CachePolicy?
+    package var cachePolicy: CachePolicy?
     /// `X-WNS-SuppressPopup: true`: the toast goes to the action center without a popup.
-    public var suppressPopup: Bool
+    package var suppressPopup: Bool
 
-    public init(
+    package init(
         kind: Kind, payload: [UInt8], ttl: Int64? = nil, tag: String? = nil, group: String? = nil, cachePolicy: CachePolicy? = nil,
         suppressPopup: Bool = false
     ) {
@@ -68,8 +68,8 @@ public struct WNSNotification: Sendable, Equatable {
     }
 
     /// The `Content-Type` of the body.
-    public var contentType: String { kind.contentType }
+    package var contentType: String { kind.contentType }
 
     /// The payload as text, for logs and tests.
-    public var payloadText: String { String(decoding: payload, as: UTF8.self) }
+    package var payloadText: String { String(decoding: payload, as: UTF8.self) }
 }

@@ -27,7 +27,7 @@ extension WNSRenderer {
     /// `text` safe in XML content and in attribute values (quoted with `"` or `'`): the five
     /// markup characters as entities, and characters XML 1.0 cannot carry at all (control
     /// characters other than tab, line feed and carriage return; U+FFFE, U+FFFF) as U+FFFD.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {
@@ -48,7 +48,7 @@ extension WNSRenderer {
 
     /// The name of a document's root element: after a byte order mark, white space, the XML
     /// declaration, processing instructions and comments; nil when there is none.
-    public static func rootElement(of xml: String) -> String? {
+    package static func rootElement(of xml: String) -> String? {
         var rest = Substring(xml)
         if rest.hasPrefix("\u{FEFF}") { rest = rest.dropFirst() }
         while true {

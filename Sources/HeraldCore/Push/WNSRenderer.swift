@@ -22,15 +22,15 @@
 ///
 /// `expiryTime` becomes `X-WNS-TTL`, the seconds left rounded up (at least 1: a push already
 /// expired is the delivery engine's to drop). A payload over WNS's 5000 bytes is refused.
-public enum WNSRenderer {
+package enum WNSRenderer {
     /// WNS refuses a notification body over 5000 bytes (413).
-    public static let maximumPayloadBytes = 5000
+    package static let maximumPayloadBytes = 5000
     /// `X-WNS-Tag` and `X-WNS-Group` are at most 16 characters.
-    public static let maximumTagLength = 16
+    package static let maximumTagLength = 16
     /// The length of a receipt id, used to check a payload before its receipt exists.
-    public static let receiptPlaceholder = APNsRenderer.receiptPlaceholder
+    package static let receiptPlaceholder = APNsRenderer.receiptPlaceholder
     /// The glyphs a badge may show instead of a number.
-    public static let badgeGlyphs: Set<String> = [
+    package static let badgeGlyphs: Set<String> = [
         "none", "activity", "alarm", "alert", "attention", "available", "away", "busy", "error", "newMessage", "paused", "playing",
         "unavailable",
     ]
@@ -49,7 +49,7 @@ public enum WNSRenderer {
     ///   - receiptID: the launch argument of a toast (`receiptId=…`) and a member of a raw
     ///     notification's JSON; nil to leave out.
     ///   - now: epoch milliseconds, to turn `expiryTime` into `X-WNS-TTL`.
-    public static func render(_ push: Push, receiptID: String?, now: Int64) throws(ValidationError) -> WNSNotification? {
+    package static func render(_ push: Push, receiptID: String?, now: Int64) throws(ValidationError) -> WNSNotification? {
         var notification: WNSNotification
         var windows = try windowsBlock(push, key: "windows8")
         if windows == nil { windows = try windowsBlock(push, key: "windows") }
@@ -77,7 +77,7 @@ public enum WNSRenderer {
     }
 
     /// The launch argument a toast hands the app when it is tapped.
-    public static func launchArgument(receiptID: String) -> String { "receiptId=\(receiptID)" }
+    package static func launchArgument(receiptID: String) -> String { "receiptId=\(receiptID)" }
 
     private static func windowsBlock(_ push: Push, key: String) throws(ValidationError) -> (String, [String: JSONValue])? {
         switch push.custom[key] {

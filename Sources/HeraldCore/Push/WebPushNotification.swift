@@ -1,17 +1,17 @@
 /// One push rendered for Web Push: the plaintext a service worker reads, and the RFC 8030
 /// header values that go with it. Encryption happens per subscription, when it is sent.
-public struct WebPushNotification: Sendable, Equatable {
+package struct WebPushNotification: Sendable, Equatable {
     /// The notification JSON, before encryption.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// `TTL`: seconds the push service keeps the message for a user agent that is offline.
-    public var ttl: Int64
+    package var ttl: Int64
     /// `Urgency`.
-    public var urgency: WebPushUrgency
+    package var urgency: WebPushUrgency
     /// `Topic`: a newer message with the same topic replaces one still waiting (at most 32
     /// base64url characters); nil leaves it out.
-    public var topic: String?
+    package var topic: String?
 
-    public init(payload: [UInt8], ttl: Int64, urgency: WebPushUrgency = .normal, topic: String? = nil) {
+    package init(payload: [UInt8], ttl: Int64, urgency: WebPushUrgency = .normal, topic: String? = nil) {
         self.payload = payload
         self.ttl = ttl
         self.urgency = urgency
@@ -19,11 +19,11 @@ public struct WebPushNotification: Sendable, Equatable {
     }
 
     /// The payload as text, for logs at `--log-sensitive` and for tests.
-    public var payloadText: String { String(decoding: payload, as: UTF8.self) }
+    package var payloadText: String { String(decoding: payload, as: UTF8.self) }
 }
 
 /// The `Urgency` header values of RFC 8030 §5.3.
-public enum WebPushUrgency: String, Sendable, Equatable, CaseIterable {
+package enum WebPushUrgency: String, Sendable, Equatable, CaseIterable {
     case veryLow = "very-low"
     case low
     case normal

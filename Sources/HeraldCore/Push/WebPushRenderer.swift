@@ -9,19 +9,19 @@ import Crypto
 /// - `urgency`: `very-low`, `low`, `normal` (the default) or `high`;
 /// - `collapse_key`: becomes the `Topic`, so a newer message replaces one still waiting.
 /// `receiptId` is added at the root, as for the other platforms.
-public enum WebPushRenderer {
+package enum WebPushRenderer {
     /// Push services need not accept a body over 4096 bytes (RFC 8030 §7.2); most refuse one.
-    public static let maximumEncryptedBytes = 4096
+    package static let maximumEncryptedBytes = 4096
     /// What encryption adds (RFC 8291 §4): the aes128gcm header (86 bytes), the padding
     /// delimiter (1) and the AES-GCM tag (16).
-    public static let encryptionOverhead = 103
+    package static let encryptionOverhead = 103
     /// The largest notification JSON that fits: 3993 bytes.
-    public static let maximumPayloadBytes = maximumEncryptedBytes - encryptionOverhead
+    package static let maximumPayloadBytes = maximumEncryptedBytes - encryptionOverhead
     /// `TTL` when the push has no `expiryTime`, and the most Herald asks for: four weeks, as
     /// the push services keep messages no longer.
-    public static let maximumTTL: Int64 = 28 * 86_400
+    package static let maximumTTL: Int64 = 28 * 86_400
     /// `Topic` is at most this many base64url characters (RFC 8030 §5.4).
-    public static let maximumTopicLength = 32
+    package static let maximumTopicLength = 32
 
     /// The message for web devices, or nil when the push has nothing for them (no
     /// `message.body` and no `custom.web`).
@@ -29,7 +29,7 @@ public enum WebPushRenderer {
     /// - Parameters:
     ///   - receiptID: put at the root as `receiptId`; nil to leave out.
     ///   - now: epoch milliseconds, to turn `expiryTime` into a `TTL`.
-    public static func render(_ push: Push, receiptID: String?, now: Int64) throws(ValidationError) -> WebPushNotification? {
+    package static func render(_ push: Push, receiptID: String?, now: Int64) throws(ValidationError) -> WebPushNotification? {
         let custom: [String: JSONValue]
         switch push.custom["web"] {
         case nil:
@@ -97,7 +97,7 @@ public enum WebPushRenderer {
     /// The `Topic` for a collapse key: the key itself when it is already at most 32 base64url
     /// characters, otherwise the first 32 characters of its SHA-256 in base64url, so that the
     /// same key always gives the same topic.
-    public static func topic(forCollapseKey key: String) -> String {
+    package static func topic(forCollapseKey key: String) -> String {
         let base64URL = key.utf8.allSatisfy { byte in
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")

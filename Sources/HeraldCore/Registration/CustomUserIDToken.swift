@@ -9,18 +9,18 @@ import class Foundation.JSONSerialization
 /// user's id without the platform secret. Which bytes make the HMAC key differs between Pivotal's
 /// documentation (the secret's text) and its reference generator (the secret read as hex);
 /// `verify` accepts either.
-public enum CustomUserIDToken {
+package enum CustomUserIDToken {
     /// The longest token accepted, in characters.
-    public static let maximumLength = 4096
+    package static let maximumLength = 4096
 
     /// Signs `customUserID` with `key` (what a device does; tests and tools use it).
-    public static func sign(customUserID: String, key: [UInt8]) -> String {
+    package static func sign(customUserID: String, key: [UInt8]) -> String {
         // HMAC cannot fail: `try?` only because the signer's other keys can.
         (try? JWTSigner(.hs256(SymmetricKey(data: key))).sign(claims: .object(["custom_user_id": .string(customUserID)]))) ?? ""
     }
 
     /// The HMAC keys a platform secret stands for: its text, and its bytes when it is hex.
-    public static func keys(forSecret secret: String) -> [[UInt8]] {
+    package static func keys(forSecret secret: String) -> [[UInt8]] {
         var keys = [Array(secret.utf8)]
         if secret.utf8.count >= 2, secret.utf8.count % 2 == 0, let bytes = Hex.decode(secret) {
             keys.append(bytes)
@@ -30,7 +30,7 @@ public enum CustomUserIDToken {
 
     /// Checks the token's signature against the platform `secret` and returns the custom user id
     /// it carries. Every failure names the field `custom_user_id`.
-    public static func verify(_ token: String, secret: String) throws(ValidationError) -> String {
+    package static func verify(_ token: String, secret: String) throws(ValidationError) -> String {
         let malformed = ValidationError(
             message: "custom_user_id must be a compact HS256 JWS (header.payload.signature, base64url) whose payload is "
                 + #"{"custom_user_id":"…"}, signed with the platform secret"#,

@@ -13,7 +13,7 @@ extension DeviceImportLine {
     /// backslash (any escape), a control character, invalid UTF-8, an unknown or repeated key, a
     /// number that is not a plain integer, or a value of another type than the key's; the
     /// decoder then answers exactly as before, with the field-named error where there is one.
-    public static func scan(_ line: UnsafeRawBufferPointer) -> DeviceImportLine? {
+    package static func scan(_ line: UnsafeRawBufferPointer) -> DeviceImportLine? {
         var scanner = LineScanner(bytes: line)
         return scanner.object()
     }

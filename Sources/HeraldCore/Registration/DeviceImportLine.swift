@@ -3,21 +3,21 @@ import struct Foundation.UUID
 /// One line of a device import (NDJSON), in the shape the export writes: the registration
 /// fields a device sends (`os`, `registration_token`, `tags`, …, read by `RegistrationInput`)
 /// and what only an export knows: `device_uuid`, `platform_uuid`, `active` and the times.
-public struct DeviceImportLine: Sendable, Decodable {
-    public var deviceUUID: String?
-    public var platformUUID: String?
+package struct DeviceImportLine: Sendable, Decodable {
+    package var deviceUUID: String?
+    package var platformUUID: String?
     /// The registration fields, checked by the registration's own rules.
-    public var registration: RegistrationInput
-    public var active: Bool?
-    public var createdAt: Int64?
-    public var updatedAt: Int64?
+    package var registration: RegistrationInput
+    package var active: Bool?
+    package var createdAt: Int64?
+    package var updatedAt: Int64?
 
     enum CodingKeys: String, CodingKey {
         case deviceUUID = "device_uuid", platformUUID = "platform_uuid", active
         case createdAt = "created_at", updatedAt = "updated_at"
     }
 
-    public init(
+    package init(
         deviceUUID: String? = nil, platformUUID: String? = nil, registration: RegistrationInput = RegistrationInput(), active: Bool? = nil,
         createdAt: Int64? = nil, updatedAt: Int64? = nil
     ) {
@@ -29,7 +29,7 @@ public struct DeviceImportLine: Sendable, Decodable {
         self.updatedAt = updatedAt
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         deviceUUID = try container.decodeIfPresent(String.self, forKey: .deviceUUID)
         platformUUID = try container.decodeIfPresent(String.self, forKey: .platformUUID)
@@ -47,7 +47,7 @@ public struct DeviceImportLine: Sendable, Decodable {
     /// - Parameters:
     ///   - now: epoch ms, the times of a line that gives none.
     ///   - wnsTestHost: a WNS channel host accepted besides Microsoft's (a test WNS).
-    public func validated(platforms: [UUID: Platform], now: Int64, wnsTestHost: String? = nil) throws(ValidationError) -> DeviceImport {
+    package func validated(platforms: [UUID: Platform], now: Int64, wnsTestHost: String? = nil) throws(ValidationError) -> DeviceImport {
         guard let rawUUID = deviceUUID else {
             throw ValidationError(code: "missing_field", message: "device_uuid is required: an import keeps each device's uuid", field: "device_uuid")
         }
@@ -85,22 +85,22 @@ public struct DeviceImportLine: Sendable, Decodable {
 }
 
 /// A device to import, checked: stored with its uuid, as it was exported.
-public struct DeviceImport: Sendable, Equatable {
-    public var uuid: UUID
-    public var platform: Platform
+package struct DeviceImport: Sendable, Equatable {
+    package var uuid: UUID
+    package var platform: Platform
     /// The registration, normalised (token, tags, time zone) for the platform; a token is present.
-    public var registration: Registration
-    public var active: Bool
+    package var registration: Registration
+    package var active: Bool
     /// Epoch milliseconds.
-    public var createdAt: Int64
-    public var updatedAt: Int64
+    package var createdAt: Int64
+    package var updatedAt: Int64
     /// The device's quiet time (`quiet_time`); nil for none.
-    public var quietTime: QuietTime?
+    package var quietTime: QuietTime?
     /// The number the app's icon shows (autobadge); a line without one stores 0, as a line
     /// without any other field stores none.
-    public var badge: Int64
+    package var badge: Int64
 
-    public init(
+    package init(
         uuid: UUID, platform: Platform, registration: Registration, active: Bool, createdAt: Int64, updatedAt: Int64,
         quietTime: QuietTime? = nil, badge: Int64 = 0
     ) {
@@ -115,7 +115,7 @@ public struct DeviceImport: Sendable, Equatable {
     }
 
     /// The device's tags (lower-cased, without duplicates).
-    public var tags: [String] {
+    package var tags: [String] {
         if case .replace(let tags) = registration.tags { return tags }
         return []
     }

@@ -1,20 +1,20 @@
 /// A registration that passed validation for one platform, ready for the store.
-public struct Registration: Sendable, Equatable {
+package struct Registration: Sendable, Equatable {
     /// The os as the device named it, lower case (`ios`, `android`, `android-fcm`, `windows8`, `web`).
-    public var os: String?
+    package var os: String?
     /// The normalised token; nil when a `PUT` does not change it.
-    public var registrationToken: String?
-    public var osVersion: FieldChange<String>
-    public var deviceAlias: FieldChange<String>
-    public var deviceModel: FieldChange<String>
-    public var deviceManufacturer: FieldChange<String>
-    public var customUserID: FieldChange<String>
+    package var registrationToken: String?
+    package var osVersion: FieldChange<String>
+    package var deviceAlias: FieldChange<String>
+    package var deviceModel: FieldChange<String>
+    package var deviceManufacturer: FieldChange<String>
+    package var customUserID: FieldChange<String>
     /// Tags lower-cased, without duplicates.
-    public var tags: TagsChange
+    package var tags: TagsChange
     /// The device's IANA time zone (for local-time pushes), checked.
-    public var timeZone: FieldChange<String>
+    package var timeZone: FieldChange<String>
 
-    public init(
+    package init(
         os: String?, registrationToken: String?, osVersion: FieldChange<String>, deviceAlias: FieldChange<String>,
         deviceModel: FieldChange<String>, deviceManufacturer: FieldChange<String>, customUserID: FieldChange<String>,
         tags: TagsChange, timeZone: FieldChange<String> = .unchanged
@@ -35,7 +35,7 @@ extension RegistrationInput {
     /// Checks the input for a device of a platform of `type`.
     ///
     /// - Parameter requireToken: true for a new registration (`POST`).
-    public func validated(for type: PlatformType, requireToken: Bool) throws(ValidationError) -> Registration {
+    package func validated(for type: PlatformType, requireToken: Bool) throws(ValidationError) -> Registration {
         var os: String?
         if let raw = self.os, !raw.isEmpty {
             let lowered = raw.lowercased()
@@ -101,7 +101,7 @@ extension RegistrationInput {
     }
 
     /// Lower-cases, removes duplicates and checks count and length.
-    public static func normalizedTags(_ tags: [String], field: String) throws(ValidationError) -> [String] {
+    package static func normalizedTags(_ tags: [String], field: String) throws(ValidationError) -> [String] {
         guard tags.count <= Limits.tagsPerDevice else {
             throw ValidationError(
                 code: "limit_exceeded", message: "at most \(Limits.tagsPerDevice) tags, got \(tags.count)", field: field)
@@ -116,7 +116,7 @@ extension RegistrationInput {
     }
 
     /// One tag (a topic), lower-cased and checked: not empty, storable, not too long.
-    public static func normalizedTag(_ tag: String, field: String) throws(ValidationError) -> String {
+    package static func normalizedTag(_ tag: String, field: String) throws(ValidationError) -> String {
         let lowered = tag.lowercased()
         guard !lowered.isEmpty else {
             throw ValidationError(message: "a tag must not be empty", field: field)

@@ -1,13 +1,13 @@
 extension RegistrationInput {
     /// `badge`, checked: the number the app's icon shows now; nil (absent or null) leaves the
     /// device's count as it is.
-    public func validatedBadge() throws(ValidationError) -> Int64? {
+    package func validatedBadge() throws(ValidationError) -> Int64? {
         try Self.badgeCount(badge, field: "badge")
     }
 
     /// A badge count as the app (registration) or an operator (admin API) gives it: 0 to
     /// `BadgeChange.limit`; nil for absent or null. Errors name `field`.
-    public static func badgeCount(_ value: JSONValue?, field: String) throws(ValidationError) -> Int64? {
+    package static func badgeCount(_ value: JSONValue?, field: String) throws(ValidationError) -> Int64? {
         switch value {
         case nil, .null?: return nil
         case .int(let number)? where (0...BadgeChange.limit).contains(number): return number

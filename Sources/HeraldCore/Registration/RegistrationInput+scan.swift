@@ -12,7 +12,7 @@ extension RegistrationInput {
     /// holds no NUL character (it gives up on any control character and on any escape), so it
     /// needs no `requireStorable` check. Why: Foundation's `JSONDecoder` was the largest part
     /// of a registration's own CPU in a profile (docs/benchmarks-history.md).
-    public static func scan(_ body: UnsafeRawBufferPointer) -> RegistrationInput? {
+    package static func scan(_ body: UnsafeRawBufferPointer) -> RegistrationInput? {
         DeviceImportLine.scan(body)?.registration
     }
 }

@@ -2,25 +2,25 @@
 ///
 /// Each field records whether it was present: on a `PUT`, an absent key leaves the stored
 /// value as it is, while an empty string clears it (as the PCF SDKs mean it).
-public struct RegistrationInput: Sendable, Equatable, Decodable {
-    public var os: String?
-    public var osVersion: FieldChange<String>
-    public var deviceAlias: FieldChange<String>
-    public var deviceModel: FieldChange<String>
-    public var deviceManufacturer: FieldChange<String>
-    public var registrationToken: String?
-    public var customUserID: FieldChange<String>
-    public var tags: TagsChange
+package struct RegistrationInput: Sendable, Equatable, Decodable {
+    package var os: String?
+    package var osVersion: FieldChange<String>
+    package var deviceAlias: FieldChange<String>
+    package var deviceModel: FieldChange<String>
+    package var deviceManufacturer: FieldChange<String>
+    package var registrationToken: String?
+    package var customUserID: FieldChange<String>
+    package var tags: TagsChange
     /// `time_zone`: the device's IANA zone, for `scheduleLocal` pushes (Herald's addition).
-    public var timeZone: FieldChange<String> = .unchanged
+    package var timeZone: FieldChange<String> = .unchanged
     /// `badge`: the iOS badge count the app shows now (`0` after it cleared it), as given; the PCF
     /// SDKs never send it, so absent leaves the count as it is (Herald's addition; see
     /// `validatedBadge`).
-    public var badge: JSONValue? = nil
+    package var badge: JSONValue? = nil
     /// `quiet_time`: `{"start": "22:00", "end": "07:00"}` in the device's `time_zone`, `null` to
     /// remove it, absent to keep it (Herald's addition, which the PCF SDKs never send; see
     /// `validatedQuietTime`).
-    public var quietTime: JSONValue? = nil
+    package var quietTime: JSONValue? = nil
 
     enum CodingKeys: String, CodingKey {
         case os
@@ -36,7 +36,7 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
         case quietTime = "quiet_time"
     }
 
-    public init(
+    package init(
         os: String? = nil, osVersion: FieldChange<String> = .unchanged, deviceAlias: FieldChange<String> = .unchanged,
         deviceModel: FieldChange<String> = .unchanged, deviceManufacturer: FieldChange<String> = .unchanged,
         registrationToken: String? = nil, customUserID: FieldChange<String> = .unchanged, tags: TagsChange = .unchanged
@@ -51,7 +51,7 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
         self.tags = tags
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func change(_ key: CodingKeys) throws -> FieldChange<String> {
             guard container.contains(key) else { return .unchanged }
@@ -74,7 +74,7 @@ public struct RegistrationInput: Sendable, Equatable, Decodable {
 }
 
 /// How a registration changes one optional text field.
-public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
+package enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
     /// The key was absent: keep what is stored.
     case unchanged
     /// `""` or `null`: remove the value.
@@ -82,7 +82,7 @@ public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
     case set(Value)
 
     /// The value after applying the change to `current`.
-    public func applied(to current: Value?) -> Value? {
+    package func applied(to current: Value?) -> Value? {
         switch self {
         case .unchanged: current
         case .clear: nil
@@ -92,7 +92,7 @@ public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
 }
 
 /// How a registration changes a device's tags: the full list, or a delta.
-public enum TagsChange: Sendable, Equatable, Decodable {
+package enum TagsChange: Sendable, Equatable, Decodable {
     case unchanged
     /// `"tags": ["a","b"]`: the device's tags become exactly these.
     case replace([String])
@@ -104,7 +104,7 @@ public enum TagsChange: Sendable, Equatable, Decodable {
         case unsubscribe
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let single = try decoder.singleValueContainer()
         if single.decodeNil() {
             self = .unchanged

@@ -4,14 +4,14 @@ import struct Foundation.URL
 import class Foundation.JSONSerialization
 
 /// Checks and normalises the registration token a device sends, per platform.
-public enum RegistrationToken {
+package enum RegistrationToken {
     /// The token as Herald stores and compares it.
     ///
     /// - ios: the APNs device token in hex (the iOS SDK sends upper case); stored lower case.
     /// - android: the FCM token, as is.
     /// - web: the browser's PushSubscription JSON; stored as canonical JSON.
     /// - windows: the WNS channel URI.
-    public static func normalize(_ raw: String, for type: PlatformType, field: String = "registration_token") throws(ValidationError) -> String {
+    package static func normalize(_ raw: String, for type: PlatformType, field: String = "registration_token") throws(ValidationError) -> String {
         let token = raw.trimmingASCIIWhitespace()
         guard !token.isEmpty else {
             throw ValidationError(code: "invalid_token", message: "registration_token must not be empty", field: field)

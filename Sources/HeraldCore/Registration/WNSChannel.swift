@@ -5,16 +5,16 @@ import struct Foundation.URLComponents
 ///
 /// Sending to any URL a device registered would hand the access token to whoever runs it, so
 /// only WNS's own hosts are accepted, and one test host when a deployment names it.
-public enum WNSChannel {
+package enum WNSChannel {
     /// Channel URIs are on hosts under this domain (`wns2-by3p.notify.windows.com`, …).
-    public static let hostSuffix = ".notify.windows.com"
+    package static let hostSuffix = ".notify.windows.com"
 
     /// Checks that `uri` is an https URL, without user information, whose host ends in
     /// `.notify.windows.com` or is `allowedTestHost` (compared without case; any port).
     ///
     /// - Returns: the URI's host, lower-cased.
     @discardableResult
-    public static func check(_ uri: String, allowedTestHost: String? = nil, field: String = "registration_token") throws(ValidationError)
+    package static func check(_ uri: String, allowedTestHost: String? = nil, field: String = "registration_token") throws(ValidationError)
         -> String
     {
         guard let components = URLComponents(string: uri), components.scheme?.lowercased() == "https",

@@ -9,7 +9,7 @@ import struct Foundation.TimeZone
 /// `@monthly`, `@weekly`, `@daily`, `@midnight` and `@hourly` stand for their usual expressions.
 /// As in every cron since Vixie's, when both day fields are restricted a day matching either
 /// one matches.
-public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
+package struct CronExpression: Sendable, Hashable, CustomStringConvertible {
     /// Bit n set: the value n is allowed.
     private(set) var minutes: UInt64 = 0
     private(set) var hours: UInt32 = 0
@@ -20,13 +20,13 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
     private var dayOfMonthRestricted = false
     private var dayOfWeekRestricted = false
     /// The text it was read from, trimmed.
-    public let description: String
+    package let description: String
 
     /// How many minutes of an hour it allows: 1 for a rule that fires at most once an hour.
-    public var minutesPerHour: Int { minutes.nonzeroBitCount }
+    package var minutesPerHour: Int { minutes.nonzeroBitCount }
 
     /// Reads `text`; errors name `field` (`schedule.cron`).
-    public init(_ text: String, field: String) throws(ValidationError) {
+    package init(_ text: String, field: String) throws(ValidationError) {
         let trimmed = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
         description = trimmed
         let expanded = Self.macros[trimmed.lowercased()] ?? trimmed
@@ -75,7 +75,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
     /// Daylight-saving changes: a wall-clock time skipped by a change falls at the first instant
     /// after the gap (as `LocalDateTime` does for `scheduleLocal`); a wall-clock time that comes
     /// twice when clocks go back fires once, at its first coming.
-    public func nextOccurrence(after: Int64, in zone: TimeZone) -> Int64? {
+    package func nextOccurrence(after: Int64, in zone: TimeZone) -> Int64? {
         var conversions = 0
         return nextOccurrence(after: after, in: zone, conversions: &conversions)
     }

@@ -7,13 +7,13 @@ import struct Foundation.TimeZone
 /// begins (is due) when the earliest zone on Earth reaches it.
 extension Recurrence {
     /// One occurrence of a local-time rule.
-    public struct LocalOccurrence: Sendable, Equatable {
+    package struct LocalOccurrence: Sendable, Equatable {
         /// The wall-clock time every device receives it at.
-        public var localTime: LocalDateTime
+        package var localTime: LocalDateTime
         /// When the first zone reaches it (epoch ms): the earliest of its slots.
-        public var beginsAt: Int64
+        package var beginsAt: Int64
 
-        public init(localTime: LocalDateTime, beginsAt: Int64) {
+        package init(localTime: LocalDateTime, beginsAt: Int64) {
             self.localTime = localTime
             self.beginsAt = beginsAt
         }
@@ -24,13 +24,13 @@ extension Recurrence {
 
     /// The first instant (epoch ms) any zone reaches `local`: the earliest of the slots a
     /// `scheduleLocal` push for it would have.
-    public static func beginning(of local: LocalDateTime) -> Int64 {
+    package static func beginning(of local: LocalDateTime) -> Int64 {
         PushSchedule.slots(for: local, defaultZone: "UTC").first?.dueAt ?? local.instant(in: floatingZone)
     }
 
     /// The first occurrence that begins after `after` (epoch ms); nil when none begins on or
     /// before `until`, or within eight years.
-    public func nextLocal(after: Int64) -> LocalOccurrence? {
+    package func nextLocal(after: Int64) -> LocalOccurrence? {
         // When a wall-clock time begins only grows with the time (each zone's instant does, the
         // daylight-saving rules included, and so does their earliest). It begins no later than in
         // UTC (the time itself, read as UTC) and no earlier than 14 h before (no zone is further
@@ -56,13 +56,13 @@ extension Recurrence {
 
     /// The occurrence after the one at `local` (its next wall-clock time); nil when none begins on
     /// or before `until`.
-    public func nextLocal(after local: LocalDateTime) -> LocalOccurrence? {
+    package func nextLocal(after local: LocalDateTime) -> LocalOccurrence? {
         localOccurrence(afterFloating: local.floatingMilliseconds)
     }
 
     /// Up to `limit` occurrences from `first` on, soonest first; `fired` occurrences already sent
     /// count towards `count`.
-    public func localOccurrences(from first: LocalOccurrence?, fired: Int, limit: Int) -> [LocalOccurrence] {
+    package func localOccurrences(from first: LocalOccurrence?, fired: Int, limit: Int) -> [LocalOccurrence] {
         var result: [LocalOccurrence] = []
         let left = count.map { max(0, $0 - fired) } ?? limit
         var current = first

@@ -2,21 +2,21 @@ import struct Foundation.TimeZone
 
 /// A recurring schedule's rule (`"schedule": {"cron", "time_zone" or "local", "until", "count"}`
 /// on a push): when its occurrences come and when it ends.
-public struct Recurrence: Sendable, Equatable {
+package struct Recurrence: Sendable, Equatable {
     /// The five-field expression.
-    public var cron: CronExpression
+    package var cron: CronExpression
     /// The IANA zone its wall-clock times are read in; nil: the app's default zone, resolved
     /// when the schedule is stored, or, with `local`, each device's own zone.
-    public var timeZone: String?
+    package var timeZone: String?
     /// `schedule.local`: the wall-clock times are floating, each reached in each device's own
     /// zone (see `Recurrence+local`).
-    public var local: Bool = false
+    package var local: Bool = false
     /// Epoch milliseconds after which no occurrence fires (inclusive bound).
-    public var until: Int64?
+    package var until: Int64?
     /// At most this many occurrences fire (pushes sent; skipped occurrences are not counted).
-    public var count: Int?
+    package var count: Int?
 
-    public init(cron: CronExpression, timeZone: String?, until: Int64?, count: Int?, local: Bool = false) {
+    package init(cron: CronExpression, timeZone: String?, until: Int64?, count: Int?, local: Bool = false) {
         self.cron = cron
         self.timeZone = timeZone
         self.local = local
@@ -26,7 +26,7 @@ public struct Recurrence: Sendable, Equatable {
 
     /// The first occurrence after `after` (epoch ms) in `zone`, nil when none comes on or
     /// before `until`.
-    public func next(after: Int64, in zone: TimeZone) -> Int64? {
+    package func next(after: Int64, in zone: TimeZone) -> Int64? {
         guard let next = cron.nextOccurrence(after: after, in: zone) else { return nil }
         if let until, next > until { return nil }
         return next
@@ -34,7 +34,7 @@ public struct Recurrence: Sendable, Equatable {
 
     /// Up to `limit` occurrences after `after`, soonest first; `fired` occurrences already sent
     /// count towards `count`.
-    public func occurrences(after: Int64, in zone: TimeZone, fired: Int, limit: Int) -> [Int64] {
+    package func occurrences(after: Int64, in zone: TimeZone, fired: Int, limit: Int) -> [Int64] {
         var result: [Int64] = []
         var cursor = after
         let left = count.map { max(0, $0 - fired) } ?? limit
@@ -48,18 +48,18 @@ public struct Recurrence: Sendable, Equatable {
 
 extension Limits {
     /// The highest `schedule.count`.
-    public static let scheduleCount: Int64 = 1_000_000
+    package static let scheduleCount: Int64 = 1_000_000
 }
 
 extension PushInput {
     /// `schedule` on a push: a recurring schedule (Herald's addition).
-    public struct Schedule: Sendable, Equatable, Decodable {
-        public var cron: String?
-        public var timeZone: String?
-        public var until: Int64?
-        public var count: Int64?
+    package struct Schedule: Sendable, Equatable, Decodable {
+        package var cron: String?
+        package var timeZone: String?
+        package var until: Int64?
+        package var count: Int64?
         /// Each device's own local time instead of `time_zone`.
-        public var local: Bool?
+        package var local: Bool?
 
         enum CodingKeys: String, CodingKey {
             case cron
@@ -67,7 +67,7 @@ extension PushInput {
             case until, count, local
         }
 
-        public init(cron: String?, timeZone: String? = nil, until: Int64? = nil, count: Int64? = nil, local: Bool? = nil) {
+        package init(cron: String?, timeZone: String? = nil, until: Int64? = nil, count: Int64? = nil, local: Bool? = nil) {
             self.cron = cron
             self.timeZone = timeZone
             self.until = until

@@ -1,8 +1,8 @@
 import struct Foundation.Data
 
 /// Lower-case hexadecimal encoding.
-public enum Hex {
-    public static func encode(_ bytes: [UInt8]) -> String {
+package enum Hex {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
         for byte in bytes {
@@ -13,7 +13,7 @@ public enum Hex {
     }
 
     /// Decodes hex of either case; nil for odd length or a non-hex character.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 2 == 0 else { return nil }
         var out = [UInt8]()
@@ -28,7 +28,7 @@ public enum Hex {
     }
 
     /// The lower-case digit (ASCII) of a nibble, 0 to 15.
-    public static func digit(_ nibble: UInt8) -> UInt8 {
+    package static func digit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
@@ -44,8 +44,8 @@ public enum Hex {
 }
 
 /// base64url without padding (RFC 4648 §5), as JWTs and Web Push use it.
-public enum Base64URL {
-    public static func encode(_ bytes: [UInt8]) -> String {
+package enum Base64URL {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var text = Data(bytes).base64EncodedString()
         text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
         while text.hasSuffix("=") { text.removeLast() }
@@ -53,7 +53,7 @@ public enum Base64URL {
     }
 
     /// Decodes base64url or standard base64, padded or not.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
         while standard.utf8.count % 4 != 0 { standard.append("=") }
         return Data(base64Encoded: standard).map { Array($0) }

@@ -12,9 +12,9 @@ import _CryptoExtras
 /// user id check in Core) and must send exactly the headers APNs and RFC 8292 name. What is
 /// hand-written is the compact serialisation only (base64url of two JSON texts and of the
 /// signature); the cryptography is swift-crypto's.
-public struct JWTSigner: Sendable {
+package struct JWTSigner: Sendable {
     /// The key, which decides the algorithm.
-    public enum Key: Sendable {
+    package enum Key: Sendable {
         /// ECDSA P-256 with SHA-256; the signature is the raw r‖s (RFC 7518 §3.4).
         case es256(P256.Signing.PrivateKey)
         /// RSASSA-PKCS1-v1_5 with SHA-256.
@@ -25,12 +25,12 @@ public struct JWTSigner: Sendable {
 
     private let key: Key
 
-    public init(_ key: Key) {
+    package init(_ key: Key) {
         self.key = key
     }
 
     /// The `alg` header member.
-    public var algorithm: String {
+    package var algorithm: String {
         switch key {
         case .es256: "ES256"
         case .rs256: "RS256"
@@ -39,7 +39,7 @@ public struct JWTSigner: Sendable {
     }
 
     /// `header.claims.signature`: the header is `alg` and `members` (`kid`, `typ`), the claims as given.
-    public func sign(claims: JSONValue, header members: [String: JSONValue] = ["typ": .string("JWT")]) throws -> String {
+    package func sign(claims: JSONValue, header members: [String: JSONValue] = ["typ": .string("JWT")]) throws -> String {
         var header = members
         header["alg"] = .string(algorithm)
         let signingInput = Base64URL.encode(Array(JSONValue.object(header).jsonText.utf8)) + "." + Base64URL.encode(Array(claims.jsonText.utf8))
@@ -47,7 +47,7 @@ public struct JWTSigner: Sendable {
     }
 
     /// The signature of `signingInput` (`header.claims`, base64url), as the JWS carries it.
-    public func signature(for signingInput: [UInt8]) throws -> [UInt8] {
+    package func signature(for signingInput: [UInt8]) throws -> [UInt8] {
         switch key {
         case .es256(let key):
             Array(try key.signature(for: signingInput).rawRepresentation)

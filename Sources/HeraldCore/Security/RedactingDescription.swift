@@ -5,16 +5,16 @@
 /// describes a struct by reflecting over every stored property, secrets included, so every type
 /// that holds one conforms here: `print`, string interpolation, `String(reflecting:)` and `dump`
 /// all show only ``description``, which the type writes from its non-secret parts.
-public protocol RedactingDescription: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {}
+package protocol RedactingDescription: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {}
 
 extension RedactingDescription {
-    public var debugDescription: String { description }
+    package var debugDescription: String { description }
     /// No children: `dump` and other reflection see the description only.
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+    package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 /// How a secret appears in a ``RedactingDescription``: whether it is set, never what it is.
 @inlinable
-public func secretPlaceholder(_ secret: String?) -> String {
+package func secretPlaceholder(_ secret: String?) -> String {
     secret == nil ? "nil" : "<redacted>"
 }

@@ -6,13 +6,13 @@ extension Secret {
     /// How long a given secret may be. Herald generates 43 characters (base64url of 32 bytes);
     /// Pivotal's Push service handed out uuids (36 characters). Sixteen characters is the least
     /// that still leaves a secret worth guessing against; 128 bounds what is hashed per request.
-    public static let givenLength = 16...128
+    package static let givenLength = 16...128
 
     /// Checks a secret given on creation: 16 to 128 characters of the URL-safe alphabet
     /// (letters, digits, `-`, `_`, `.`, `~`), which covers Herald's base64url secrets and
     /// Pivotal's uuid-shaped ones, and travels in HTTP Basic credentials and shell arguments
     /// without quoting.
-    public static func checkGiven(_ secret: String, field: String) throws(ValidationError) -> String {
+    package static func checkGiven(_ secret: String, field: String) throws(ValidationError) -> String {
         let bytes = Array(secret.utf8)
         guard givenLength.contains(bytes.count) else {
             throw ValidationError(
@@ -28,7 +28,7 @@ extension Secret {
 
     /// Checks a uuid given on creation: the canonical `8-4-4-4-12` form in either case, not the
     /// nil uuid. Stored in lower case, as generated ones are.
-    public static func checkGivenUUID(_ text: String, field: String) throws(ValidationError) -> UUID {
+    package static func checkGivenUUID(_ text: String, field: String) throws(ValidationError) -> UUID {
         guard let id = UUID(text: text) else {
             throw ValidationError(message: "must be a UUID (8-4-4-4-12 hexadecimal digits)", field: field)
         }

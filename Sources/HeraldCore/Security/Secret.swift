@@ -5,11 +5,11 @@ import Crypto
 ///
 /// Secrets are 256 random bits; the store keeps only their SHA-256, which is
 /// enough for values of that entropy (no password stretching is needed).
-public enum Secret {
+package enum Secret {
     /// A new random secret: 32 bytes from the system CSPRNG, base64url without padding (43
     /// characters), never starting with `-` (a command line would take it for an option; drawing
     /// again costs a 64th of the time and log2(64/63), about 0.02, of the 256 bits).
-    public static func generate() -> String {
+    package static func generate() -> String {
         while true {
             let key = SymmetricKey(size: .bits256)
             let secret = key.withUnsafeBytes { Base64URL.encode(Array($0)) }
@@ -18,7 +18,7 @@ public enum Secret {
     }
 
     /// The value stored in place of `secret`: lower-case hex SHA-256.
-    public static func hash(_ secret: String) -> String {
+    package static func hash(_ secret: String) -> String {
         Hex.encode(Array(digest(secret)))
     }
 
@@ -34,7 +34,7 @@ public enum Secret {
     ///
     /// Every authenticated request comes here: the digest's hex digits are compared with the
     /// stored ones in place, without building the hex string or copying either side.
-    public static func matches(_ secret: String, storedHash: String) -> Bool {
+    package static func matches(_ secret: String, storedHash: String) -> Bool {
         let digest = digest(secret)
         var stored = storedHash
         return stored.withUTF8 { hex in
@@ -51,7 +51,7 @@ public enum Secret {
     }
 
     /// Compares two byte strings in time that depends only on their lengths.
-    public static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    package static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0
         for index in lhs.indices {

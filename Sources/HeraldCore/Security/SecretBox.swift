@@ -6,11 +6,11 @@ import struct Foundation.Data
 /// The sealed form is `nonce ‖ ciphertext ‖ tag` (CryptoKit's combined representation),
 /// with the record's identity as additional data so that a sealed value cannot be moved
 /// to another row.
-public struct SecretBox: Sendable {
+package struct SecretBox: Sendable {
     private let key: SymmetricKey
 
     /// A box around a 32-byte key.
-    public init(keyBytes: [UInt8]) throws(ValidationError) {
+    package init(keyBytes: [UInt8]) throws(ValidationError) {
         guard keyBytes.count == 32 else {
             throw ValidationError(
                 code: "invalid_encryption_key",
@@ -20,7 +20,7 @@ public struct SecretBox: Sendable {
     }
 
     /// Parses a key given as base64 (44 characters) or hex (64 characters).
-    public init(encodedKey: String) throws(ValidationError) {
+    package init(encodedKey: String) throws(ValidationError) {
         let trimmed = encodedKey.trimmingASCIIWhitespace()
         if trimmed.utf8.count == 64, let bytes = Hex.decode(trimmed) {
             try self.init(keyBytes: bytes)
@@ -34,12 +34,12 @@ public struct SecretBox: Sendable {
     }
 
     /// A new random key, base64 encoded, for a fresh installation.
-    public static func generateEncodedKey() -> String {
+    package static func generateEncodedKey() -> String {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() }
     }
 
     /// Encrypts `plaintext`, binding it to `context` (for example the platform's id).
-    public func seal(_ plaintext: [UInt8], context: String) throws -> [UInt8] {
+    package func seal(_ plaintext: [UInt8], context: String) throws -> [UInt8] {
         let box = try AES.GCM.seal(plaintext, using: key, authenticating: Array(context.utf8))
         guard let combined = box.combined else {
             throw ValidationError(code: "encryption_failed", message: "AES-GCM produced no combined form")
@@ -48,7 +48,7 @@ public struct SecretBox: Sendable {
     }
 
     /// Decrypts what `seal` produced for the same `context`.
-    public func open(_ sealed: [UInt8], context: String) throws -> [UInt8] {
+    package func open(_ sealed: [UInt8], context: String) throws -> [UInt8] {
         let box = try AES.GCM.SealedBox(combined: sealed)
         return Array(try AES.GCM.open(box, using: key, authenticating: Array(context.utf8)))
     }
@@ -57,7 +57,7 @@ public struct SecretBox: Sendable {
 extension String {
     /// The string without leading and trailing spaces, tabs and line breaks (compared as scalars,
     /// so that `\r\n`, one `Character`, is trimmed too).
-    public func trimmingASCIIWhitespace() -> String {
+    package func trimmingASCIIWhitespace() -> String {
         let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else {

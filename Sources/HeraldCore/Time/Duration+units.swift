@@ -1,13 +1,13 @@
 /// A `Duration` in the units it leaves memory in: the one place each conversion is written.
 extension Duration {
     /// Whole milliseconds (rounded toward zero): the unit the store writes times and delays in.
-    public var milliseconds: Int64 {
+    package var milliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 
     /// Whole nanoseconds (saturating): the unit swift-metrics timers record.
-    public var nanoseconds: Int64 {
+    package var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }
@@ -15,7 +15,7 @@ extension Duration {
     }
 
     /// Seconds as a floating-point number: the unit swift-metrics gauges take.
-    public var seconds: Double {
+    package var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
@@ -23,10 +23,10 @@ extension Duration {
 
 extension EpochClock.Instant {
     /// The instant `milliseconds` after the Unix epoch, as the store writes times.
-    public init(epochMilliseconds milliseconds: Int64) {
+    package init(epochMilliseconds milliseconds: Int64) {
         self.init(sinceEpoch: .milliseconds(milliseconds))
     }
 
     /// Whole milliseconds since the epoch: the instant as the store writes it.
-    public var epochMilliseconds: Int64 { sinceEpoch.milliseconds }
+    package var epochMilliseconds: Int64 { sinceEpoch.milliseconds }
 }

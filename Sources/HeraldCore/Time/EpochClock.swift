@@ -10,34 +10,34 @@ import Darwin
 ///
 /// Production code takes `EpochClock.system`; tests inject one that reads a time they move by
 /// hand (`TestClock.epochClock` in HeraldTestSupport).
-public struct EpochClock: Clock, Sendable {
+package struct EpochClock: Clock, Sendable {
     /// A point in wall time: how long after 1970-01-01T00:00:00Z.
-    public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
+    package struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
         /// Since the Unix epoch.
-        public var sinceEpoch: Duration
+        package var sinceEpoch: Duration
 
-        public init(sinceEpoch: Duration) {
+        package init(sinceEpoch: Duration) {
             self.sinceEpoch = sinceEpoch
         }
 
         /// Whole seconds since the epoch (rounded down), as JWTs and HTTP dates count.
-        public var epochSeconds: Int64 { sinceEpoch.components.seconds }
+        package var epochSeconds: Int64 { sinceEpoch.components.seconds }
 
-        public func advanced(by duration: Duration) -> Instant { Instant(sinceEpoch: sinceEpoch + duration) }
-        public func duration(to other: Instant) -> Duration { other.sinceEpoch - sinceEpoch }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.sinceEpoch < rhs.sinceEpoch }
-        public var description: String { "\(sinceEpoch) since the epoch" }
+        package func advanced(by duration: Duration) -> Instant { Instant(sinceEpoch: sinceEpoch + duration) }
+        package func duration(to other: Instant) -> Duration { other.sinceEpoch - sinceEpoch }
+        package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.sinceEpoch < rhs.sinceEpoch }
+        package var description: String { "\(sinceEpoch) since the epoch" }
     }
 
     private let read: @Sendable () -> Duration
 
     /// A clock that reads the time since the epoch from `read` (a test's hand-moved time).
-    public init(_ read: @escaping @Sendable () -> Duration) {
+    package init(_ read: @escaping @Sendable () -> Duration) {
         self.read = read
     }
 
     /// The system's real-time clock.
-    public static var system: EpochClock {
+    package static var system: EpochClock {
         EpochClock {
             var spec = timespec()
             clock_gettime(CLOCK_REALTIME, &spec)
@@ -45,12 +45,12 @@ public struct EpochClock: Clock, Sendable {
         }
     }
 
-    public var now: Instant { Instant(sinceEpoch: read()) }
+    package var now: Instant { Instant(sinceEpoch: read()) }
 
-    public var minimumResolution: Duration { .nanoseconds(1) }
+    package var minimumResolution: Duration { .nanoseconds(1) }
 
     /// Sleeps for as long as this clock says is left until `deadline`.
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try await Task.sleep(for: max(.zero, now.duration(to: deadline)), tolerance: tolerance)
     }
 }

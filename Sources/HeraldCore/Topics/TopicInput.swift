@@ -1,12 +1,12 @@
 /// A topic to create, as `POST /v2/topics` and `POST /v2/topics/batch` receive it.
-public struct TopicInput: Sendable, Equatable, Decodable {
-    public var name: String?
+package struct TopicInput: Sendable, Equatable, Decodable {
+    package var name: String?
     /// Epoch milliseconds at which the topic expires.
-    public var expireAt: Int64?
+    package var expireAt: Int64?
     /// Seconds from now until the topic expires (at least 60).
-    public var timeToLive: Int64?
+    package var timeToLive: Int64?
 
-    public init(name: String? = nil, expireAt: Int64? = nil, timeToLive: Int64? = nil) {
+    package init(name: String? = nil, expireAt: Int64? = nil, timeToLive: Int64? = nil) {
         self.name = name
         self.expireAt = expireAt
         self.timeToLive = timeToLive
@@ -14,55 +14,55 @@ public struct TopicInput: Sendable, Equatable, Decodable {
 }
 
 /// A topic that passed validation: its normalised name and when it expires.
-public struct TopicRequest: Sendable, Equatable {
+package struct TopicRequest: Sendable, Equatable {
     /// Lower case, as registration tags are.
-    public var name: String
+    package var name: String
     /// Epoch milliseconds; nil for never.
-    public var expiresAt: Int64?
+    package var expiresAt: Int64?
 
-    public init(name: String, expiresAt: Int64?) {
+    package init(name: String, expiresAt: Int64?) {
         self.name = name
         self.expiresAt = expiresAt
     }
 }
 
 /// A batch of topics to create (`POST /v2/topics/batch`).
-public struct TopicBatchInput: Sendable, Equatable, Decodable {
-    public var topics: [TopicInput]?
+package struct TopicBatchInput: Sendable, Equatable, Decodable {
+    package var topics: [TopicInput]?
     /// Whether the answer lists the topics, or only counts them.
-    public var returnTopics: Bool?
+    package var returnTopics: Bool?
 
-    public init(topics: [TopicInput]? = nil, returnTopics: Bool? = nil) {
+    package init(topics: [TopicInput]? = nil, returnTopics: Bool? = nil) {
         self.topics = topics
         self.returnTopics = returnTopics
     }
 }
 
 /// Topic ids to delete (`DELETE /v2/topics/batch`).
-public struct TopicIDsInput: Sendable, Equatable, Decodable {
-    public var topicIds: [Int64]?
+package struct TopicIDsInput: Sendable, Equatable, Decodable {
+    package var topicIds: [Int64]?
 
-    public init(topicIds: [Int64]? = nil) {
+    package init(topicIds: [Int64]? = nil) {
         self.topicIds = topicIds
     }
 }
 
 extension Limits {
     /// Topics one batch may create or delete.
-    public static let topicsPerBatch = 1024
+    package static let topicsPerBatch = 1024
     /// Largest `size` of a topics page.
-    public static let topicsPageSize = 50
+    package static let topicsPageSize = 50
     /// The shortest `timeToLive` of a topic, in seconds.
-    public static let topicMinimumTimeToLive: Int64 = 60
+    package static let topicMinimumTimeToLive: Int64 = 60
     /// The longest `timeToLive` of a topic, in seconds: 100 years.
-    public static let topicMaximumTimeToLive: Int64 = 3_153_600_000
+    package static let topicMaximumTimeToLive: Int64 = 3_153_600_000
 }
 
 extension TopicInput {
     /// Checks the topic; `field` prefixes the names of the fields at fault (`topics[2]` in a batch).
     ///
     /// - Parameter now: epoch milliseconds, for `timeToLive`.
-    public func validated(now: Int64, field prefix: String? = nil) throws(ValidationError) -> TopicRequest {
+    package func validated(now: Int64, field prefix: String? = nil) throws(ValidationError) -> TopicRequest {
         func path(_ key: String) -> String { prefix.map { "\($0).\(key)" } ?? key }
         guard let name, !name.isEmpty else {
             throw ValidationError(code: "missing_field", message: "a topic needs a name", field: path("name"))
@@ -100,7 +100,7 @@ extension TopicInput {
 
 extension TopicBatchInput {
     /// Checks every topic of the batch, naming the one at fault.
-    public func validated(now: Int64) throws(ValidationError) -> [TopicRequest] {
+    package func validated(now: Int64) throws(ValidationError) -> [TopicRequest] {
         guard let topics else {
             throw ValidationError(code: "missing_field", message: "topics is required: a list of topic objects", field: "topics")
         }
@@ -119,7 +119,7 @@ extension TopicBatchInput {
 
 extension TopicIDsInput {
     /// The ids, without duplicates.
-    public func validated() throws(ValidationError) -> [Int64] {
+    package func validated() throws(ValidationError) -> [Int64] {
         guard let topicIds else {
             throw ValidationError(code: "missing_field", message: "topicIds is required: a list of topic ids", field: "topicIds")
         }

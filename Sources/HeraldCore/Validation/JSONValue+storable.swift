@@ -2,7 +2,7 @@ extension JSONValue {
     /// Refuses a JSON document holding a NUL character in any string or member name, naming the
     /// first such field by its JSON path (`tags[1]`, `credentials.topic`); members in key order,
     /// so the answer does not depend on hashing.
-    public func requireStorable(path: String = "") throws(ValidationError) {
+    package func requireStorable(path: String = "") throws(ValidationError) {
         switch self {
         case .string(let text):
             try text.requireStorable(field: path.isEmpty ? "body" : path)
@@ -24,7 +24,7 @@ extension JSONValue {
     /// Whether JSON text may hold a NUL character: it can only be written as the escape `\u0000`.
     /// A cheap scan that lets the usual body skip `requireStorable(path:)`; a hit may be a false
     /// alarm (an escaped backslash followed by `u0000`), which the walk then clears.
-    public static func mayContainNUL(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func mayContainNUL(_ bytes: some Collection<UInt8>) -> Bool {
         let escape = nulEscape
         var matched = 0
         for byte in bytes {

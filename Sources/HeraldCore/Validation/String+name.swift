@@ -1,6 +1,6 @@
 extension String {
     /// This text as a name: trimmed, not empty, storable, at most `Limits.nameLength` characters.
-    public func checkedName(field: String) throws(ValidationError) -> String {
+    package func checkedName(field: String) throws(ValidationError) -> String {
         let trimmed = trimmingASCIIWhitespace()
         guard !trimmed.isEmpty else { throw ValidationError(message: "\(field) must not be empty", field: field) }
         try trimmed.requireStorable(field: field)

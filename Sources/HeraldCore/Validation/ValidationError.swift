@@ -2,21 +2,21 @@
 ///
 /// Core code throws these; the server turns them into
 /// `{"error":{"code":…,"message":…,"field":…}}` answers.
-public struct ValidationError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ValidationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A short machine-readable reason, such as `invalid_token`.
-    public var code: String
+    package var code: String
     /// A sentence for the person who sent the request.
-    public var message: String
+    package var message: String
     /// The JSON path of the field at fault, when there is one (`tags[3]`, `credentials.p8`).
-    public var field: String?
+    package var field: String?
 
-    public init(code: String = "invalid_field", message: String, field: String? = nil) {
+    package init(code: String = "invalid_field", message: String, field: String? = nil) {
         self.code = code
         self.message = message
         self.field = field
     }
 
-    public var description: String {
+    package var description: String {
         if let field { return "\(field): \(message)" }
         return message
     }

@@ -9,18 +9,18 @@ import Darwin
 /// the private network around it (server-side request forgery). The check is for the address a
 /// connection is about to use, after DNS resolution, not only for the URL's host at
 /// registration (a name may resolve elsewhere later).
-public struct WebhookAddressPolicy: Sendable, Hashable {
+package struct WebhookAddressPolicy: Sendable, Hashable {
     /// Also allow private, loopback, link-local and other non-public addresses
     /// (`--webhook-allow-private`: tests, or receivers on the same private network).
-    public var allowsPrivate: Bool
+    package var allowsPrivate: Bool
 
-    public init(allowsPrivate: Bool = false) {
+    package init(allowsPrivate: Bool = false) {
         self.allowsPrivate = allowsPrivate
     }
 
     /// Whether a connection to `address` (textual IPv4 or IPv6) is allowed; anything that is not
     /// an IP address is refused.
-    public func allows(_ address: String) -> Bool {
+    package func allows(_ address: String) -> Bool {
         guard let isPublic = Self.isPublic(address) else { return false }
         return isPublic || allowsPrivate
     }
@@ -28,7 +28,7 @@ public struct WebhookAddressPolicy: Sendable, Hashable {
     /// Whether `address` is a public unicast address — not loopback, unspecified, private, shared
     /// (CGNAT), link-local, multicast, reserved, documentation or benchmarking; nil when it is no
     /// IP address.
-    public static func isPublic(_ address: String) -> Bool? {
+    package static func isPublic(_ address: String) -> Bool? {
         var v4 = in_addr()
         if inet_pton(AF_INET, address, &v4) == 1 {
             return isPublic(ipv4: UInt32(bigEndian: v4.s_addr))

@@ -2,17 +2,17 @@ import struct Foundation.UUID
 
 /// Where an app wants its events POSTed, and which ones. Its secret is not here: it is shown
 /// once when the endpoint is created and kept sealed by the store.
-public struct WebhookEndpoint: Sendable, Equatable {
-    public var id: UUID
-    public var applicationID: UUID
+package struct WebhookEndpoint: Sendable, Equatable {
+    package var id: UUID
+    package var applicationID: UUID
     /// `https://…` (or `http://…` where the operator allows private addresses).
-    public var url: String
+    package var url: String
     /// The events it receives, in `WebhookEventType.allCases` order.
-    public var events: [WebhookEventType]
+    package var events: [WebhookEventType]
     /// Epoch milliseconds.
-    public var createdAt: Int64
+    package var createdAt: Int64
 
-    public init(id: UUID, applicationID: UUID, url: String, events: [WebhookEventType], createdAt: Int64) {
+    package init(id: UUID, applicationID: UUID, url: String, events: [WebhookEventType], createdAt: Int64) {
         self.id = id
         self.applicationID = applicationID
         self.url = url

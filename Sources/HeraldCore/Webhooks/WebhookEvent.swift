@@ -2,17 +2,17 @@ import Foundation
 
 /// One event as its receivers get it: the body of every delivery of it, byte for byte the same
 /// on each retry (`id` is what a receiver de-duplicates on).
-public struct WebhookEvent: Sendable, Equatable {
+package struct WebhookEvent: Sendable, Equatable {
     /// Unique per event; the same in every delivery and retry of it, to every endpoint.
-    public var id: UUID
-    public var type: WebhookEventType
+    package var id: UUID
+    package var type: WebhookEventType
     /// When it happened, epoch milliseconds.
-    public var createdAt: Int64
-    public var applicationID: UUID
+    package var createdAt: Int64
+    package var applicationID: UUID
     /// The event's own fields (docs/WEBHOOKS.md lists them per type).
-    public var data: [String: JSONValue]
+    package var data: [String: JSONValue]
 
-    public init(id: UUID, type: WebhookEventType, createdAt: Int64, applicationID: UUID, data: [String: JSONValue]) {
+    package init(id: UUID, type: WebhookEventType, createdAt: Int64, applicationID: UUID, data: [String: JSONValue]) {
         self.id = id
         self.type = type
         self.createdAt = createdAt
@@ -21,7 +21,7 @@ public struct WebhookEvent: Sendable, Equatable {
     }
 
     /// The JSON body POSTed to receivers, keys sorted.
-    public func body() -> String {
+    package func body() -> String {
         let envelope: [String: JSONValue] = [
             "id": .string(id.lowercasedString), "type": .string(type.rawValue), "created_at": .int(createdAt),
             "app_id": .string(applicationID.lowercasedString), "data": .object(data),

@@ -1,5 +1,5 @@
 /// The events an app's webhook endpoint can ask for (docs/WEBHOOKS.md).
-public enum WebhookEventType: String, Sendable, Hashable, CaseIterable, Codable {
+package enum WebhookEventType: String, Sendable, Hashable, CaseIterable, Codable {
     /// A push has an outcome for every targeted device: its final counters and failures by reason.
     case pushDone = "push.done"
     /// Delivery deactivated a device because its provider said the token is dead.

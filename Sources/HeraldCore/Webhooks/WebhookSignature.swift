@@ -5,15 +5,15 @@ import Foundation
 /// the HMAC keyed with the endpoint's secret over `"<t>.<body>"`. A receiver recomputes it with
 /// its copy of the secret, compares in constant time, and refuses a `t` too far from its clock
 /// (a replayed delivery).
-public enum WebhookSignature {
+package enum WebhookSignature {
     /// The header value for `body` sent at `timestamp` (unix seconds).
-    public static func header(secret: String, timestamp: Int64, body: [UInt8]) -> String {
+    package static func header(secret: String, timestamp: Int64, body: [UInt8]) -> String {
         "t=\(timestamp),v1=\(Hex.encode(mac(secret: secret, timestamp: timestamp, body: body)))"
     }
 
     /// Whether `header` signs `body` with `secret` at a time within `tolerance` seconds of `now`.
     /// Several `v1` values (a secret being rotated) are accepted if any matches.
-    public static func verify(header: String, secret: String, body: [UInt8], now: Int64, tolerance: Int64 = 300) -> Bool {
+    package static func verify(header: String, secret: String, body: [UInt8], now: Int64, tolerance: Int64 = 300) -> Bool {
         var timestamp: Int64?
         var signatures: [[UInt8]] = []
         for part in header.split(separator: ",") {

@@ -1,21 +1,21 @@
 import struct Foundation.URLComponents
 
 /// A webhook URL taken apart and checked: where a delivery connects, before DNS.
-public struct WebhookTarget: Sendable, Equatable {
+package struct WebhookTarget: Sendable, Equatable {
     /// Whether the connection uses TLS (`https`).
-    public var secure: Bool
+    package var secure: Bool
     /// The URL's host: a name, or an IP address (without the brackets of an IPv6 literal).
-    public var host: String
-    public var port: Int
+    package var host: String
+    package var port: Int
 
     /// The longest URL accepted.
-    public static let maximumLength = 2048
+    package static let maximumLength = 2048
 
     /// Checks `url` as a webhook endpoint: absolute, `https` (or `http` when `policy` allows
     /// private addresses, for tests and receivers on a private network), with a host, without
     /// user information or a fragment, and not a literal IP address that `policy` refuses. A
     /// host name is checked again at every connection, once resolved.
-    public init(url: String, policy: WebhookAddressPolicy, field: String = "url") throws(ValidationError) {
+    package init(url: String, policy: WebhookAddressPolicy, field: String = "url") throws(ValidationError) {
         guard url.utf8.count <= Self.maximumLength, url.allSatisfy({ $0.isASCII && !$0.isWhitespace }),
             let components = URLComponents(string: url), let scheme = components.scheme?.lowercased()
         else {

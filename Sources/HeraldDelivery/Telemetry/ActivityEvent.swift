@@ -6,8 +6,8 @@ import class Foundation.ISO8601DateFormatter
 /// One line of an application's activity log: what an operator watching the app sees happen.
 ///
 /// Events carry counts and reasons, never device tokens or message bodies.
-public struct ActivityEvent: Sendable, Equatable, Codable {
-    public enum Kind: String, Sendable, Codable {
+package struct ActivityEvent: Sendable, Equatable, Codable {
+    package enum Kind: String, Sendable, Codable {
         /// The API accepted a push (it is queued).
         case pushAccepted = "push_accepted"
         /// A batch went to a provider; `counts` has what came of it.
@@ -22,18 +22,18 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
     }
 
     /// Epoch milliseconds.
-    public var time: Int64
-    public var kind: Kind
-    public var pushID: UUID?
-    public var platformID: UUID?
+    package var time: Int64
+    package var kind: Kind
+    package var pushID: UUID?
+    package var platformID: UUID?
     /// `apns`, `fcm`, `webpush` or `wns`, when one provider is concerned.
-    public var provider: String?
+    package var provider: String?
     /// Devices by outcome or failure reason.
-    public var counts: [String: Int]
+    package var counts: [String: Int]
     /// A short human sentence.
-    public var message: String
+    package var message: String
 
-    public init(
+    package init(
         time: Int64, kind: Kind, pushID: UUID? = nil, platformID: UUID? = nil, provider: String? = nil, counts: [String: Int] = [:],
         message: String
     ) {
@@ -50,7 +50,7 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
         case time, kind, pushID = "push_id", platformID = "platform_id", provider, counts, message
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(time, forKey: .time)
         try container.encode(kind, forKey: .kind)
@@ -62,7 +62,7 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
     }
 
     /// One line of the plain-text log: time, kind, message, then the ids and counts as `key=value`.
-    public var line: String {
+    package var line: String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var parts = [formatter.string(from: Date(timeIntervalSince1970: Double(time) / 1000)), kind.rawValue, message]

@@ -6,11 +6,11 @@ import struct Foundation.UUID
 /// Each application keeps its last `capacity` events (a ring: the oldest go first); the log is
 /// lost on restart, which is acceptable for a live view. Recording never waits: a subscriber
 /// that reads slower than events come loses its oldest unread events, not the sender its time.
-public final class ActivityLog: Sendable {
+package final class ActivityLog: Sendable {
     /// Events kept per application.
-    public let capacity: Int
+    package let capacity: Int
     /// Unread events held per subscriber before the oldest are dropped.
-    public let subscriberBuffer: Int
+    package let subscriberBuffer: Int
     private let state = Mutex(State())
 
     private struct State {
@@ -35,13 +35,13 @@ public final class ActivityLog: Sendable {
         var ordered: [ActivityEvent] { Array(events[next...] + events[..<next]) }
     }
 
-    public init(capacity: Int = 1000, subscriberBuffer: Int = 256) {
+    package init(capacity: Int = 1000, subscriberBuffer: Int = 256) {
         self.capacity = max(1, capacity)
         self.subscriberBuffer = max(1, subscriberBuffer)
     }
 
     /// Adds `event` to the application's log and hands it to its subscribers.
-    public func record(_ event: ActivityEvent, applicationID: UUID) {
+    package func record(_ event: ActivityEvent, applicationID: UUID) {
         let capacity = self.capacity
         let listeners = state.withLock { state -> [AsyncStream<ActivityEvent>.Continuation] in
             state.recent[applicationID, default: Ring()].append(event, capacity: capacity)
@@ -52,12 +52,12 @@ public final class ActivityLog: Sendable {
     }
 
     /// The application's kept events, oldest first.
-    public func recent(_ applicationID: UUID) -> [ActivityEvent] {
+    package func recent(_ applicationID: UUID) -> [ActivityEvent] {
         state.withLock { $0.recent[applicationID]?.ordered ?? [] }
     }
 
     /// The application's events from now on, until the stream is dropped or cancelled.
-    public func subscribe(_ applicationID: UUID) -> AsyncStream<ActivityEvent> {
+    package func subscribe(_ applicationID: UUID) -> AsyncStream<ActivityEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ActivityEvent.self, bufferingPolicy: .bufferingNewest(subscriberBuffer))
         let id = UUID()
         continuation.onTermination = { [weak self] _ in
@@ -71,7 +71,7 @@ public final class ActivityLog: Sendable {
     }
 
     /// Subscribers of the application right now (for tests and metrics).
-    public func subscriberCount(_ applicationID: UUID) -> Int {
+    package func subscriberCount(_ applicationID: UUID) -> Int {
         state.withLock { $0.subscribers[applicationID]?.count ?? 0 }
     }
 }

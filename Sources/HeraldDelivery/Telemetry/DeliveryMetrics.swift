@@ -6,31 +6,31 @@ import HeraldCore
 ///
 /// Names and labels are listed in docs/OBSERVABILITY.md; a metric name always comes with the
 /// same label names.
-public struct DeliveryMetrics: Sendable {
+package struct DeliveryMetrics: Sendable {
     /// Metric names, for readers of the registry (tests, dashboards).
-    public enum Name {
-        public static let pushesAccepted = "herald_pushes_accepted_total"
-        public static let notificationsSent = "herald_notifications_sent_total"
-        public static let notificationsDelivered = "herald_notifications_delivered_total"
-        public static let notificationsFailed = "herald_notifications_failed_total"
-        public static let providerLatency = "herald_provider_latency_seconds"
-        public static let providerInFlight = "herald_provider_requests_in_flight"
-        public static let providerConnections = "herald_provider_connections"
-        public static let queueDepth = "herald_queue_depth"
-        public static let queueOldestAge = "herald_queue_oldest_job_age_seconds"
-        public static let workersRunning = "herald_delivery_workers_running"
-        public static let schedulerLateness = "herald_scheduler_lateness_seconds"
+    package enum Name {
+        package static let pushesAccepted = "herald_pushes_accepted_total"
+        package static let notificationsSent = "herald_notifications_sent_total"
+        package static let notificationsDelivered = "herald_notifications_delivered_total"
+        package static let notificationsFailed = "herald_notifications_failed_total"
+        package static let providerLatency = "herald_provider_latency_seconds"
+        package static let providerInFlight = "herald_provider_requests_in_flight"
+        package static let providerConnections = "herald_provider_connections"
+        package static let queueDepth = "herald_queue_depth"
+        package static let queueOldestAge = "herald_queue_oldest_job_age_seconds"
+        package static let workersRunning = "herald_delivery_workers_running"
+        package static let schedulerLateness = "herald_scheduler_lateness_seconds"
     }
 
-    public let factory: any MetricsFactory
+    package let factory: any MetricsFactory
 
     /// - Parameter factory: where the metrics go; the default counts nothing.
-    public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
+    package init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
         self.factory = factory
     }
 
     /// The API accepted a push (or a scheduled one became due and was queued).
-    public func pushAccepted(count: Int = 1) {
+    package func pushAccepted(count: Int = 1) {
         Counter(label: Name.pushesAccepted, factory: factory).increment(by: count)
     }
 
@@ -67,29 +67,29 @@ public struct DeliveryMetrics: Sendable {
     }
 
     /// Open connections to `provider` right now.
-    public func providerConnections(provider: String, _ count: Int) {
+    package func providerConnections(provider: String, _ count: Int) {
         Gauge(label: Name.providerConnections, dimensions: [("provider", provider)], factory: factory).record(count)
     }
 
     /// The queue right now: jobs due or being worked, and how long the oldest due one has waited.
-    public func queue(depth: Int, oldestAge: Duration) {
+    package func queue(depth: Int, oldestAge: Duration) {
         Gauge(label: Name.queueDepth, factory: factory).record(depth)
         Gauge(label: Name.queueOldestAge, factory: factory).record(oldestAge.seconds)
     }
 
     /// Delivery workers running in this process right now.
-    public func workersRunning(_ count: Int) {
+    package func workersRunning(_ count: Int) {
         Gauge(label: Name.workersRunning, factory: factory).record(count)
     }
 
     /// How late a scheduled push was queued: the time it was queued minus the time it was due.
     /// For the scheduler; a negative lateness (early) is recorded as 0.
-    public func schedulerLateness(_ lateness: Duration) {
+    package func schedulerLateness(_ lateness: Duration) {
         Timer(label: Name.schedulerLateness, factory: factory).recordNanoseconds(max(0, lateness.nanoseconds))
     }
 
     /// The provider a platform type is delivered by, as the metrics and the activity log name it.
-    public static func provider(for type: PlatformType) -> String {
+    package static func provider(for type: PlatformType) -> String {
         switch type {
         case .ios: "apns"
         case .android: "fcm"
@@ -115,7 +115,7 @@ extension DeliveryMetrics {
 extension DeliveryMetrics {
     /// A failure reason as a label value: the provider's reason code as it is, anything that does
     /// not look like one (a long error text) as `Other`, so that the label set stays small.
-    public static func reasonLabel(_ reason: String) -> String {
+    package static func reasonLabel(_ reason: String) -> String {
         let allowed = reason.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == 0x5F || byte == 0x28 || byte == 0x29 || byte == 0x2E || byte == 0x2D

@@ -4,7 +4,7 @@ import struct Foundation.UUID
 
 extension DeliveryTelemetry {
     /// The API accepted a push: counted, and told to the app's activity log.
-    public func pushAccepted(_ pushID: UUID, applicationID: UUID, scheduledAt: Int64?, time: Int64) {
+    package func pushAccepted(_ pushID: UUID, applicationID: UUID, scheduledAt: Int64?, time: Int64) {
         metrics.pushAccepted()
         let message = scheduledAt.map { "push accepted, due at \($0)" } ?? "push accepted"
         activity.record(ActivityEvent(time: time, kind: .pushAccepted, pushID: pushID, message: message), applicationID: applicationID)

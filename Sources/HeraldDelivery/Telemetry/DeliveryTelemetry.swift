@@ -3,15 +3,15 @@ import HeraldCore
 /// What the delivery engine reports to besides its logger: metrics, each application's activity
 /// log, the open provider connections and the workers' status. Injected; the defaults record
 /// nothing anywhere shared.
-public struct DeliveryTelemetry: Sendable {
-    public var metrics: DeliveryMetrics
-    public var activity: ActivityLog
-    public var connections: ProviderConnections
-    public var workers: DeliveryWorkerStatus
+package struct DeliveryTelemetry: Sendable {
+    package var metrics: DeliveryMetrics
+    package var activity: ActivityLog
+    package var connections: ProviderConnections
+    package var workers: DeliveryWorkerStatus
     /// Whether the engine's logs may carry tokens and provider error texts as they are.
-    public var logSensitivity: LogSensitivity
+    package var logSensitivity: LogSensitivity
 
-    public init(
+    package init(
         metrics: DeliveryMetrics = DeliveryMetrics(), activity: ActivityLog = ActivityLog(),
         connections: ProviderConnections = ProviderConnections(), workers: DeliveryWorkerStatus = DeliveryWorkerStatus(expected: 0),
         logSensitivity: LogSensitivity = .redacted

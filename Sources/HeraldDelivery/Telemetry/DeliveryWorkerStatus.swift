@@ -1,20 +1,20 @@
 import Synchronization
 
 /// How many delivery workers this process should run and how many run now, for `/readyz`.
-public final class DeliveryWorkerStatus: Sendable {
+package final class DeliveryWorkerStatus: Sendable {
     /// Workers the configuration asks for (0: an API-only process).
-    public let expected: Int
+    package let expected: Int
     private let running = Atomic<Int>(0)
 
-    public init(expected: Int) {
+    package init(expected: Int) {
         self.expected = max(0, expected)
     }
 
     /// Workers running right now.
-    public var runningWorkers: Int { running.load(ordering: .relaxed) }
+    package var runningWorkers: Int { running.load(ordering: .relaxed) }
 
     /// Ready when no worker is expected, or at least one runs.
-    public var isReady: Bool { expected == 0 || runningWorkers > 0 }
+    package var isReady: Bool { expected == 0 || runningWorkers > 0 }
 
     func started() { running.add(1, ordering: .relaxed) }
 

@@ -9,9 +9,9 @@ import Synchronization
 ///
 /// WNS goes through async-http-client's HTTP/1.1 pool, which does not expose a count; for it the
 /// requests in flight are counted instead (`herald_provider_requests_in_flight`).
-public final class ProviderConnections: Sendable {
+package final class ProviderConnections: Sendable {
     /// The providers counted, as labelled in metrics.
-    public static let providers = ["apns", "fcm", "webpush"]
+    package static let providers = ["apns", "fcm", "webpush"]
 
     private struct Tracked: Sendable {
         let provider: String
@@ -21,7 +21,7 @@ public final class ProviderConnections: Sendable {
 
     private let clients = Mutex<[ObjectIdentifier: Tracked]>([:])
 
-    public init() {}
+    package init() {}
 
     func track(_ client: APNsClient) {
         track(client, provider: "apns", count: { client.openConnections }, unreachable: { client.unreachable })
@@ -47,17 +47,17 @@ public final class ProviderConnections: Sendable {
     }
 
     /// Open connections of `provider` ("apns", "fcm", "webpush"), summed over its clients.
-    public func open(_ provider: String) -> Int {
+    package func open(_ provider: String) -> Int {
         clients.withLock { Array($0.values) }.filter { $0.provider == provider }.reduce(0) { $0 + $1.count() }
     }
 
     /// The providers whose last connection attempt failed, each with why (`/readyz`), sorted.
-    public var unreachable: [(provider: String, error: ProviderConnectionError)] {
+    package var unreachable: [(provider: String, error: ProviderConnectionError)] {
         clients.withLock { Array($0.values) }
             .compactMap { tracked in tracked.unreachable().map { (tracked.provider, $0) } }
             .sorted { ($0.provider, $0.error.description) < ($1.provider, $1.error.description) }
     }
 
     /// Open APNs connections, summed over every platform's client.
-    public var openAPNsConnections: Int { open("apns") }
+    package var openAPNsConnections: Int { open("apns") }
 }

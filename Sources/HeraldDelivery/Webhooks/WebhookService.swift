@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// answer: delivered, due again after a backoff, or failed once the retry window is over.
 /// At least once: a worker that crashes after the POST but before recording it leaves the
 /// delivery to be sent again when its lease runs out (receivers de-duplicate on the event id).
-public struct WebhookService: Service {
+package struct WebhookService: Service {
     private let store: Store
     private let configuration: WebhookConfiguration
     private let clock: EpochClock
@@ -20,7 +20,7 @@ public struct WebhookService: Service {
 
     /// - Parameter clock: the wall clock for signatures and retry times (tests move one by hand;
     ///   it should be the store's).
-    public init(store: Store, configuration: WebhookConfiguration, clock: EpochClock = .system, logger: Logger) {
+    package init(store: Store, configuration: WebhookConfiguration, clock: EpochClock = .system, logger: Logger) {
         self.store = store
         self.configuration = configuration
         self.clock = clock
@@ -33,7 +33,7 @@ public struct WebhookService: Service {
             safetyPoll: configuration.idlePoll ?? IdleWait.defaultSafetyPoll(for: store.database.dialect))
     }
 
-    public func run() async throws {
+    package func run() async throws {
         guard configuration.workers > 0 else {
             try? await gracefulShutdown()
             return
@@ -97,5 +97,5 @@ public struct WebhookService: Service {
 }
 
 extension WebhookService: RedactingDescription {
-    public var description: String { "WebhookService" }
+    package var description: String { "WebhookService" }
 }

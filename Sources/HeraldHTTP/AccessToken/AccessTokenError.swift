@@ -1,5 +1,5 @@
 /// Names what an access token is fetched for, in `AccessTokenError`'s messages.
-public protocol AccessTokenSource: Sendable {
+package protocol AccessTokenSource: Sendable {
     /// The provider (`FCM`).
     static var provider: String { get }
     /// What the token endpoint is given (`the service account`).
@@ -7,9 +7,9 @@ public protocol AccessTokenSource: Sendable {
 }
 
 /// An access token could not be had from a provider's OAuth2 token endpoint (FCM, WNS).
-public struct AccessTokenError<Source: AccessTokenSource>: Error, Sendable, Equatable, CustomStringConvertible {
+package struct AccessTokenError<Source: AccessTokenSource>: Error, Sendable, Equatable, CustomStringConvertible {
     /// Whether the credentials are at fault, and how.
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// The token endpoint refused the credentials with this OAuth2 error (`invalid_grant`,
         /// `invalid_client`, …): the credentials are failing.
         case refused(String)
@@ -21,15 +21,15 @@ public struct AccessTokenError<Source: AccessTokenSource>: Error, Sendable, Equa
     }
 
     /// Refused, failing or unavailable.
-    public var reason: Reason
+    package var reason: Reason
     /// The token endpoint's (or the provider's) HTTP status, when there was one.
-    public var status: Int?
+    package var status: Int?
     /// The endpoint's `error_description`, or what went wrong.
-    public var message: String
+    package var message: String
     /// The token endpoint's `Retry-After`, in seconds.
-    public var retryAfter: Duration?
+    package var retryAfter: Duration?
 
-    public init(reason: Reason, status: Int?, message: String, retryAfter: Duration? = nil) {
+    package init(reason: Reason, status: Int?, message: String, retryAfter: Duration? = nil) {
         self.reason = reason
         self.status = status
         self.message = message
@@ -37,14 +37,14 @@ public struct AccessTokenError<Source: AccessTokenSource>: Error, Sendable, Equa
     }
 
     /// Pause the platform: these credentials will not work until they are replaced.
-    public var meansCredentialsRejected: Bool {
+    package var meansCredentialsRejected: Bool {
         switch reason {
         case .refused, .failing: true
         case .unavailable: false
         }
     }
 
-    public var description: String {
+    package var description: String {
         let status = status.map { "HTTP \($0): " } ?? ""
         switch reason {
         case .refused(let error): return "the token endpoint refused \(Source.credentials): \(status)\(error): \(message)"

@@ -1,5 +1,5 @@
 /// One request's answer, as far as the access token is concerned.
-public enum AuthorizedAnswer<Outcome> {
+package enum AuthorizedAnswer<Outcome> {
     /// The provider answered, not with 401: the token works.
     case answered(Outcome)
     /// The provider answered 401 (`status`, its `message`); `ifFailing` is the request's outcome
@@ -23,7 +23,7 @@ extension AccessTokenProvider {
     ///   - gaveUp: the outcome of requests still refused after the loop's guard ran out (a fresh
     ///     token is fetched at most once per refusal; the guard only stops a loop).
     /// - Returns: one outcome per request, in order.
-    public nonisolated func send<Outcome>(
+    package nonisolated func send<Outcome>(
         count: Int, noToken: (any Error) -> Outcome, gaveUp: Outcome,
         _ send: (_ indices: [Int], _ bearer: String) async -> [AuthorizedAnswer<Outcome>]
     ) async -> [Outcome] {

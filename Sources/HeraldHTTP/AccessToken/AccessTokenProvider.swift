@@ -7,14 +7,14 @@ import HeraldCore
 ///
 /// `FCMAccessTokenProvider` and `WNSAccessTokenProvider` are this actor with their provider's
 /// exchange; `send(count:noToken:gaveUp:_:)` is the one "refresh once on 401, then fail" path.
-public actor AccessTokenProvider<Source: AccessTokenSource> {
+package actor AccessTokenProvider<Source: AccessTokenSource> {
     /// What the token endpoint granted.
-    public struct Grant: Sendable {
-        public var accessToken: String
+    package struct Grant: Sendable {
+        package var accessToken: String
         /// From when it was asked for.
-        public var lifetime: Duration
+        package var lifetime: Duration
 
-        public init(accessToken: String, lifetime: Duration) {
+        package init(accessToken: String, lifetime: Duration) {
             self.accessToken = accessToken
             self.lifetime = lifetime
         }
@@ -22,7 +22,7 @@ public actor AccessTokenProvider<Source: AccessTokenSource> {
 
     /// Asks the token endpoint for a grant, with an assertion issued at `issuedAt` if the
     /// provider signs one; throws `AccessTokenError` for an answer that is not a grant.
-    public typealias Exchange = @Sendable (_ issuedAt: EpochClock.Instant) async throws -> Grant
+    package typealias Exchange = @Sendable (_ issuedAt: EpochClock.Instant) async throws -> Grant
 
     private let exchange: Exchange
     private let clock: EpochClock
@@ -38,7 +38,7 @@ public actor AccessTokenProvider<Source: AccessTokenSource> {
     ///   - renewal: when a token is renewed.
     ///   - clock: the wall clock (token lifetimes, an assertion's issue time).
     ///   - exchange: the request to the provider's token endpoint.
-    public init(renewal: AccessTokenRenewal = .standard, clock: EpochClock = .system, exchange: @escaping Exchange) {
+    package init(renewal: AccessTokenRenewal = .standard, clock: EpochClock = .system, exchange: @escaping Exchange) {
         self.machine = AccessTokenStateMachine(renewal: renewal)
         self.clock = clock
         self.exchange = exchange
@@ -48,7 +48,7 @@ public actor AccessTokenProvider<Source: AccessTokenSource> {
     ///
     /// Throws `AccessTokenError` when the endpoint refuses or fails, or the credentials are
     /// failing; network errors as they come.
-    public func token() async throws -> String {
+    package func token() async throws -> String {
         switch machine.nextToken(now: clock.now) {
         case .use(let token):
             return token
@@ -69,7 +69,7 @@ public actor AccessTokenProvider<Source: AccessTokenSource> {
 
     /// The provider answered 401 to a request sent with `token`: drop it and fetch one more, or,
     /// if that was the fresh one, give up (`markFailing`; `token()` throws from then on).
-    public func rejected(_ token: String, status: Int, message: String) -> AccessTokenStateMachine<EpochClock.Instant>.RejectionAction {
+    package func rejected(_ token: String, status: Int, message: String) -> AccessTokenStateMachine<EpochClock.Instant>.RejectionAction {
         let action = machine.rejected(token)
         switch action {
         case .retryWithNewToken:
@@ -84,7 +84,7 @@ public actor AccessTokenProvider<Source: AccessTokenSource> {
     }
 
     /// The provider accepted a request sent with `token`.
-    public func accepted(_ token: String) {
+    package func accepted(_ token: String) {
         machine.accepted(token)
     }
 

@@ -5,19 +5,19 @@
 /// One rule for FCM and WNS: Google's tokens live about an hour and Microsoft's a day, so both
 /// renew five minutes before expiry; only a token endpoint that grants less than ten minutes
 /// (a test server's) reaches the halfway rule.
-public struct AccessTokenRenewal: Sendable, Equatable {
+package struct AccessTokenRenewal: Sendable, Equatable {
     /// Renew this long before the token expires.
-    public var renewBefore: Duration
+    package var renewBefore: Duration
 
-    public init(renewBefore: Duration) {
+    package init(renewBefore: Duration) {
         self.renewBefore = renewBefore
     }
 
     /// Five minutes before expiry (or halfway).
-    public static let standard = AccessTokenRenewal(renewBefore: .seconds(5 * 60))
+    package static let standard = AccessTokenRenewal(renewBefore: .seconds(5 * 60))
 
     /// How long after it was asked for a token that lives `lifetime` is renewed.
-    public func renewAfter(lifetime: Duration) -> Duration {
+    package func renewAfter(lifetime: Duration) -> Duration {
         max(lifetime / 2, lifetime - renewBefore)
     }
 }

@@ -7,16 +7,16 @@
 /// nothing more is fetched.
 ///
 /// Times are the caller's clock's instants; the machine has no clock of its own.
-public struct AccessTokenStateMachine<Instant: InstantProtocol>: Sendable
+package struct AccessTokenStateMachine<Instant: InstantProtocol>: Sendable
 where Instant: Sendable, Instant.Duration == Duration {
     /// An access token, when to renew it and when it expires.
-    public struct Token: Sendable, Equatable {
+    package struct Token: Sendable, Equatable {
         /// The bearer token.
-        public var value: String
+        package var value: String
         /// From this instant on, the next caller renews it.
-        public var renewAt: Instant
+        package var renewAt: Instant
         /// From this instant on, it is not sent.
-        public var expiresAt: Instant
+        package var expiresAt: Instant
     }
 
     private enum State: Sendable {
@@ -32,7 +32,7 @@ where Instant: Sendable, Instant.Duration == Duration {
     }
 
     /// What a caller that needs a token should do.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Send with this token.
         case use(String)
         /// Ask the token endpoint (an assertion, if one is signed, issued `at` this instant), then
@@ -45,7 +45,7 @@ where Instant: Sendable, Instant.Duration == Duration {
     }
 
     /// What to do after the provider answered 401 to a request.
-    public enum RejectionAction: Sendable, Equatable {
+    package enum RejectionAction: Sendable, Equatable {
         /// Send again with a newer token (from `nextToken(now:)`).
         case retryWithNewToken
         /// A fresh token was refused too: the credentials are failing.
@@ -53,15 +53,15 @@ where Instant: Sendable, Instant.Duration == Duration {
     }
 
     /// When tokens are renewed.
-    public let renewal: AccessTokenRenewal
+    package let renewal: AccessTokenRenewal
     private var state = State.idle(afterRejection: false)
 
-    public init(renewal: AccessTokenRenewal = .standard) {
+    package init(renewal: AccessTokenRenewal = .standard) {
         self.renewal = renewal
     }
 
     /// The token for a request sent at `now`.
-    public mutating func nextToken(now: Instant) -> Action {
+    package mutating func nextToken(now: Instant) -> Action {
         switch state {
         case .idle(let afterRejection):
             state = .fetching(current: nil, since: now, afterRejection: afterRejection)
@@ -80,7 +80,7 @@ where Instant: Sendable, Instant.Duration == Duration {
     }
 
     /// The fetch brought a token that lives `lifetime` from when it was asked for.
-    public mutating func fetched(_ value: String, lifetime: Duration) {
+    package mutating func fetched(_ value: String, lifetime: Duration) {
         switch state {
         case .fetching(_, let since, let afterRejection):
             let lifetime = max(.seconds(1), lifetime)
@@ -93,7 +93,7 @@ where Instant: Sendable, Instant.Duration == Duration {
     }
 
     /// The fetch failed for a reason that may pass (no answer, a 5xx): the next caller asks again.
-    public mutating func fetchFailed() {
+    package mutating func fetchFailed() {
         switch state {
         case .fetching(let current?, _, let afterRejection):
             // Renewed early, so asked again at once; the old token serves meanwhile.
@@ -106,7 +106,7 @@ where Instant: Sendable, Instant.Duration == Duration {
     }
 
     /// The token endpoint refused the credentials (`invalid_grant`, `invalid_client`, …).
-    public mutating func fetchRefused() {
+    package mutating func fetchRefused() {
         switch state {
         case .idle, .fetching, .valid, .failing:
             state = .failing
@@ -114,7 +114,7 @@ where Instant: Sendable, Instant.Duration == Duration {
     }
 
     /// The provider answered 401 to a request sent with `token`.
-    public mutating func rejected(_ token: String) -> RejectionAction {
+    package mutating func rejected(_ token: String) -> RejectionAction {
         switch state {
         case .valid(let current, let onProbation):
             // An older token was refused: the current one is newer, try that.
@@ -141,7 +141,7 @@ where Instant: Sendable, Instant.Duration == Duration {
     }
 
     /// The provider accepted a request sent with `token`: a token fetched after a 401 is trusted.
-    public mutating func accepted(_ token: String) {
+    package mutating func accepted(_ token: String) {
         switch state {
         case .valid(let current, true) where current.value == token:
             state = .valid(current, onProbation: false)

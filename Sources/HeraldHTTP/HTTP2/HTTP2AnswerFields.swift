@@ -5,16 +5,16 @@
 /// `apns-id`). The status comes back either way; every field still goes through HPACK's dynamic
 /// table. A connection that validates header blocks (`validatesHeaderBlocks`) keeps all, since
 /// it checks them all.
-public struct HTTP2AnswerFields: Sendable {
+package struct HTTP2AnswerFields: Sendable {
     /// The names kept, lowercased octets; nil for all.
     let names: [[UInt8]]?
 
     /// Every field, `:status` included, in the order the server sent them.
-    public static let all = HTTP2AnswerFields(names: nil)
+    package static let all = HTTP2AnswerFields(names: nil)
 
     /// Only the fields named (compared without regard to ASCII case), in the order the server
     /// sent them.
-    public static func only(_ names: [String]) -> HTTP2AnswerFields {
+    package static func only(_ names: [String]) -> HTTP2AnswerFields {
         HTTP2AnswerFields(names: names.map { Array($0.lowercased().utf8) })
     }
 

@@ -1,5 +1,5 @@
 /// Why an HTTP/2 connection could not be opened.
-public struct HTTP2ConnectionError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct HTTP2ConnectionError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Reason: Sendable, Equatable {
         case http2NotOffered(String?)
         case timedOut
@@ -14,11 +14,11 @@ public struct HTTP2ConnectionError: Error, Sendable, Equatable, CustomStringConv
     }
 
     /// The server's TLS handshake did not choose h2 (ALPN): it speaks HTTP/1.1 only.
-    public var isHTTP2NotOffered: Bool {
+    package var isHTTP2NotOffered: Bool {
         if case .http2NotOffered = reason { true } else { false }
     }
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .http2NotOffered(let chosen?): "the server chose \(chosen), not h2"
         case .http2NotOffered(nil): "the server does not offer h2 (ALPN)"

@@ -5,7 +5,7 @@ import NIOHTTP1
 
 extension HTTP2ConnectionPool {
     /// Requests in flight at once over HTTP/1.1, per call: each needs a connection of its own.
-    public static let http1Concurrency = 64
+    package static let http1Concurrency = 64
 
     /// Sends the requests over HTTP/2, or over HTTP/1.1 with `http1Client` when the server does
     /// not offer h2 (an HTTP/1.1-only endpoint, or a TLS-terminating proxy in front of it): the
@@ -14,7 +14,7 @@ extension HTTP2ConnectionPool {
     /// requests' order.
     ///
     /// - Parameter timeout: how long one HTTP/1.1 request may take, answer included.
-    public func send(
+    package func send(
         _ requests: [HTTP2Request], fallingBackTo http1Client: HTTPClient, timeout: TimeAmount = .seconds(30)
     ) async -> [HTTP2Response] {
         var responses: [HTTP2Response]

@@ -22,7 +22,7 @@ import Synchronization
 /// On a graceful shutdown (swift-service-lifecycle's, in the sending task) no new request
 /// starts: those not started come back `.notSent`; the ones on the wire get `shutdownGrace` to be
 /// answered before their connections close.
-public final class HTTP2ConnectionPool: Sendable {
+package final class HTTP2ConnectionPool: Sendable {
     private let host: String
     private let port: Int
     private let sslContext: NIOSSLContext
@@ -40,7 +40,7 @@ public final class HTTP2ConnectionPool: Sendable {
 
     /// Times a request lost on the wire (its connection went down before its answer) is sent
     /// again on a new connection before it fails as unanswered.
-    public static let resendsAfterLoss = 2
+    package static let resendsAfterLoss = 2
     /// Rounds in a row in which no request got an answer before the rest fail as unanswered.
     static let roundsWithoutProgress = 4
 
@@ -72,7 +72,7 @@ public final class HTTP2ConnectionPool: Sendable {
     ///     headers (all of them while `validatesHeaderBlocks` is on).
     ///   - shutdownGrace: on a graceful shutdown, how long the requests on the wire may wait for
     ///     their answers before their connections close.
-    public init(
+    package init(
         host: String, port: Int, sslContext: NIOSSLContext, proxy: OutboundProxy? = nil, connectTimeout: TimeAmount = .seconds(10),
         requestTimeout: TimeAmount = .seconds(30), maximumConnections: Int = 4, loadPerConnection: Int = 250,
         validatesHeaderBlocks: Bool = true, answerFields: HTTP2AnswerFields = .all, shutdownGrace: Duration = .seconds(10),
@@ -95,7 +95,7 @@ public final class HTTP2ConnectionPool: Sendable {
 
     /// TLS for a provider: the system's roots plus `extraTrustedCAPEM`, ALPN h2, and a client
     /// certificate when given (APNs' certificate auth).
-    public static func makeSSLContext(
+    package static func makeSSLContext(
         extraTrustedCAPEM: String?, certificateChain: [NIOSSLCertificate] = [], privateKey: NIOSSLPrivateKey? = nil
     ) throws -> NIOSSLContext {
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -117,14 +117,14 @@ public final class HTTP2ConnectionPool: Sendable {
 
     /// True once a connection found that the server does not speak h2 (ALPN chose otherwise):
     /// its sends then fail, and the caller may go over HTTP/1.1 instead.
-    public var refusedHTTP2: Bool { state.withLock { $0.refusedHTTP2 } }
+    package var refusedHTTP2: Bool { state.withLock { $0.refusedHTTP2 } }
 
     /// Why the last attempt to open a connection failed, by cause (TLS trust, DNS, refused,
     /// proxy, …); nil once a connection opens (or before any was tried).
-    public var unreachable: ProviderConnectionError? { state.withLock { $0.unreachable } }
+    package var unreachable: ProviderConnectionError? { state.withLock { $0.unreachable } }
 
     /// Connections open and usable right now (for metrics).
-    public var openConnections: Int {
+    package var openConnections: Int {
         state.withLock { $0.connections.filter(\.isUsable).count }
     }
 
@@ -138,7 +138,7 @@ public final class HTTP2ConnectionPool: Sendable {
     /// it got, so progress never depends on one connection carrying the whole batch. Requests
     /// that never left are sent again for as long as rounds bring answers; those lost on the
     /// wire at most `resendsAfterLoss` times each.
-    public func send(_ requests: [HTTP2Request]) async -> [HTTP2Response] {
+    package func send(_ requests: [HTTP2Request]) async -> [HTTP2Response] {
         var results = [HTTP2Response?](repeating: nil, count: requests.count)
         var pending = Array(requests.indices)
         // Times each request was lost on the wire; few are.
@@ -280,7 +280,7 @@ public final class HTTP2ConnectionPool: Sendable {
     }
 
     /// Closes every connection.
-    public func shutdown() async {
+    package func shutdown() async {
         let connections = state.withLock { state -> [HTTP2Connection] in
             state.shutDown = true
             defer { state.connections = [] }

@@ -7,27 +7,27 @@ import NIOHTTP2
 ///
 /// The window opens to `size` at the start (HTTP/2 starts every connection at 65,535 bytes) and
 /// is topped up once a quarter of it has been used.
-public struct HTTP2ReceiveWindow: Sendable {
+package struct HTTP2ReceiveWindow: Sendable {
     /// The window kept open for the peer's DATA.
-    public static let size = 1 << 24
+    package static let size = 1 << 24
 
     /// The WINDOW_UPDATE that widens a new connection's window from HTTP/2's default to `size`.
-    public static let opening = HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: size - 65_535))
+    package static let opening = HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: size - 65_535))
 
     private var unacknowledged = 0
 
-    public init() {}
+    package init() {}
 
     /// Counts a DATA frame against the window (its padding and pad-length byte count too,
     /// RFC 9113 §6.1); returns the WINDOW_UPDATE to send when one is due.
-    public mutating func received(_ data: HTTP2Frame.FramePayload.Data) -> HTTP2Frame? {
+    package mutating func received(_ data: HTTP2Frame.FramePayload.Data) -> HTTP2Frame? {
         received(bytes: data.data.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0))
             .map { HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: $0)) }
     }
 
     /// Counts `bytes` of DATA (payload, padding and pad-length byte) against the window; returns
     /// the increment of the WINDOW_UPDATE to send when one is due.
-    public mutating func received(bytes: Int) -> Int? {
+    package mutating func received(bytes: Int) -> Int? {
         unacknowledged += bytes
         guard unacknowledged >= Self.size / 4 else { return nil }
         defer { unacknowledged = 0 }

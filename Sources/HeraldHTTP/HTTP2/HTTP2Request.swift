@@ -11,30 +11,30 @@ import NIOHPACK
 /// and a request id. The second form is for fan-outs (APNs): it builds no header list per
 /// request, and the encoder writes the shared fields' bytes as it kept them (see
 /// `HTTP2FrameEncoder.encodeBlock`).
-public struct HTTP2Request: Sendable {
+package struct HTTP2Request: Sendable {
     enum Head: Sendable {
         case fields(HPACKHeaders)
         case shared(HTTP2SharedHeaders, pathSuffix: String, id: UUID)
     }
 
     let head: Head
-    public var body: ByteBuffer
+    package var body: ByteBuffer
 
-    public init(headers: HPACKHeaders, body: ByteBuffer) {
+    package init(headers: HPACKHeaders, body: ByteBuffer) {
         self.head = .fields(headers)
         self.body = body
     }
 
     /// A request of a batch: `shared`'s fields, its path ending in `pathSuffix`, and `id` in
     /// `shared`'s id field.
-    public init(shared: HTTP2SharedHeaders, pathSuffix: String, id: UUID, body: ByteBuffer) {
+    package init(shared: HTTP2SharedHeaders, pathSuffix: String, id: UUID, body: ByteBuffer) {
         self.head = .shared(shared, pathSuffix: pathSuffix, id: id)
         self.body = body
     }
 
     /// The header block as a list (built for a request of shared fields: for the HTTP/1.1
     /// fallback, validation and tests, not for the fan-out's path).
-    public var headers: HPACKHeaders {
+    package var headers: HPACKHeaders {
         switch head {
         case .fields(let headers): headers
         case .shared(let shared, let pathSuffix, let id): shared.headers(pathSuffix: pathSuffix, id: id)
@@ -47,15 +47,15 @@ public struct HTTP2Request: Sendable {
 /// request), `pseudoHeaders`, the request's id under `idName` (after every pseudo-header, RFC
 /// 9113 §8.3; not in the table either), then `fields`. Immutable, so one instance is shared by
 /// reference; the encoder recognises it by identity.
-public final class HTTP2SharedHeaders: Sendable {
-    public let pathPrefix: String
+package final class HTTP2SharedHeaders: Sendable {
+    package let pathPrefix: String
     /// The pseudo-headers after `:path`: `:method`, `:scheme`, `:authority`.
-    public let pseudoHeaders: HPACKHeaders
-    public let idName: String
+    package let pseudoHeaders: HPACKHeaders
+    package let idName: String
     /// The regular fields after the id.
-    public let fields: HPACKHeaders
+    package let fields: HPACKHeaders
 
-    public init(pathPrefix: String, pseudoHeaders: HPACKHeaders, idName: String, fields: HPACKHeaders) {
+    package init(pathPrefix: String, pseudoHeaders: HPACKHeaders, idName: String, fields: HPACKHeaders) {
         self.pathPrefix = pathPrefix
         self.pseudoHeaders = pseudoHeaders
         self.idName = idName
@@ -75,7 +75,7 @@ public final class HTTP2SharedHeaders: Sendable {
 }
 
 /// What became of one request.
-public enum HTTP2Response: Sendable {
+package enum HTTP2Response: Sendable {
     /// An HTTP answer: its status, headers and body (nil when empty).
     case answered(status: Int, headers: HPACKHeaders, body: ByteBuffer?)
     /// Never reached the server (queued when the connection closed, refused, above a GOAWAY):

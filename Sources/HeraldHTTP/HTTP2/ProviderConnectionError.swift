@@ -12,7 +12,7 @@ import NIOSSL
 /// own text. Its description says which, and where to look, so that the operator sees the cause
 /// in the push's status, the activity log and the platform's status rather than a bare
 /// `failedToLoadCertificate`.
-public struct ProviderConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ProviderConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Base: Sendable, Hashable {
         case untrusted(String)
         case tls(String)
@@ -26,10 +26,10 @@ public struct ProviderConnectionError: Error, Sendable, Hashable, CustomStringCo
 
     private let base: Base
     /// The server, `host:port`.
-    public let server: String
+    package let server: String
 
     /// Sorts the error a connection attempt to `host:port` (through `proxy`, if any) ended with.
-    public init(_ error: any Error, host: String, port: Int, proxy: OutboundProxy?) {
+    package init(_ error: any Error, host: String, port: Int, proxy: OutboundProxy?) {
         self.base = Self.classify(error, proxy: proxy)
         self.server = "\(host):\(port)"
     }
@@ -73,7 +73,7 @@ public struct ProviderConnectionError: Error, Sendable, Hashable, CustomStringCo
 
     /// A short name for the cause, for metrics and status fields: `tls_untrusted`, `tls`,
     /// `dns`, `refused`, `timeout`, `proxy`, `no_h2`, `unknown`.
-    public var cause: String {
+    package var cause: String {
         switch base {
         case .untrusted: "tls_untrusted"
         case .tls: "tls"
@@ -86,7 +86,7 @@ public struct ProviderConnectionError: Error, Sendable, Hashable, CustomStringCo
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch base {
         case .untrusted(let detail):
             "cannot reach \(server): TLS: its certificate is not trusted by the system's roots nor the extra CA "

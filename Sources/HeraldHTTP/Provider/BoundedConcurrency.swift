@@ -1,9 +1,9 @@
 /// Runs one asynchronous step per element, at most `limit` at a time: for a provider whose
 /// protocol sends one notification per request (WNS over HTTP/1.1).
-public enum BoundedConcurrency {
+package enum BoundedConcurrency {
     /// The results of `body` for each element, in the elements' order. Once `stopStarting`
     /// says so (a graceful shutdown), no new step starts: the elements not started get `notStarted`.
-    public static func map<Element: Sendable, Result: Sendable>(
+    package static func map<Element: Sendable, Result: Sendable>(
         _ elements: [Element], limit: Int, notStarted: Result, stopStarting: @Sendable () -> Bool,
         _ body: @escaping @Sendable (Element) async -> Result
     ) async -> [Result] {

@@ -3,7 +3,7 @@
 ///
 /// The client only sorts; acting on an answer (counting, deactivating the device, scheduling a
 /// retry, pausing the platform) is the delivery engine's decision, through `providerOutcome`.
-public enum ProviderAnswer<Receipt: Sendable & Equatable, Rejection: ProviderRejection>: Sendable, Equatable {
+package enum ProviderAnswer<Receipt: Sendable & Equatable, Rejection: ProviderRejection>: Sendable, Equatable {
     /// The provider took the notification; `Receipt` is what it said (a message name, …).
     case delivered(Receipt)
     /// The device's address is dead: deactivate the device.
@@ -18,14 +18,14 @@ public enum ProviderAnswer<Receipt: Sendable & Equatable, Rejection: ProviderRej
 }
 
 /// A provider's refusal as it came (status, reason, message, …), named by its `reason`.
-public protocol ProviderRejection: Sendable, Equatable, CustomStringConvertible {
+package protocol ProviderRejection: Sendable, Equatable, CustomStringConvertible {
     associatedtype Reason: ProviderReason
     /// Why, in the provider's terms.
     var reason: Reason { get }
 }
 
 extension ProviderAnswer: ProviderOutcomeConvertible {
-    public var providerOutcome: ProviderOutcome<Rejection.Reason> {
+    package var providerOutcome: ProviderOutcome<Rejection.Reason> {
         switch self {
         case .delivered: .delivered
         case .deviceGone(let rejection): .gone(rejection.reason, since: nil)

@@ -7,7 +7,7 @@
 /// remedies it may try by itself (one fresh token after a refusal), and the sorting of every
 /// answer into a `ProviderOutcome`. It reports `credentialsRejected` only when its remedies are
 /// spent, so the engine can pause the platform on it without asking back.
-public protocol ProviderClient: Sendable {
+package protocol ProviderClient: Sendable {
     /// The rendered notification the provider takes (`APNsNotification`, `FCMMessage`, …).
     associatedtype Notification: Sendable
     /// The provider's reasons for not delivering.

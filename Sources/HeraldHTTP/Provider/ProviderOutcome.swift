@@ -4,7 +4,7 @@ import HeraldCore
 /// sorted into. Each provider target sorts its own answers and names its own reasons (`Reason`:
 /// `APNsErrorReason`, `FCMErrorReason`, `WebPushErrorReason`, `WNSErrorReason`); the delivery
 /// engine acts on the case alone and keeps the reason's name.
-public enum ProviderOutcome<Reason: ProviderReason>: Sendable, Equatable {
+package enum ProviderOutcome<Reason: ProviderReason>: Sendable, Equatable {
     /// The provider accepted it.
     case delivered
     /// The device's address is dead, for the provider's `Reason`; `since` is the provider's time
@@ -24,10 +24,10 @@ public enum ProviderOutcome<Reason: ProviderReason>: Sendable, Equatable {
 /// A provider's reason for not delivering a notification, in swift-nio's style: a struct around
 /// a private enum of the reasons Herald knows, with an `unknown(String)` for the rest. Its
 /// `description` is the name counted and shown (`Unregistered`, `QUOTA_EXCEEDED`, …).
-public protocol ProviderReason: Sendable, Hashable, CustomStringConvertible {}
+package protocol ProviderReason: Sendable, Hashable, CustomStringConvertible {}
 
 /// A provider's own answer type, sorted into the shared `ProviderOutcome`.
-public protocol ProviderOutcomeConvertible: Sendable {
+package protocol ProviderOutcomeConvertible: Sendable {
     associatedtype Reason: ProviderReason
     /// What the answer means for delivery.
     var providerOutcome: ProviderOutcome<Reason> { get }
@@ -35,7 +35,7 @@ public protocol ProviderOutcomeConvertible: Sendable {
 
 extension Result where Success: ProviderOutcomeConvertible, Failure == ProviderSendError {
     /// The outcome of an answer, or `unanswered`.
-    public var providerOutcome: ProviderOutcome<Success.Reason> {
+    package var providerOutcome: ProviderOutcome<Success.Reason> {
         switch self {
         case .success(let answer): answer.providerOutcome
         case .failure(let error): .unanswered(error)

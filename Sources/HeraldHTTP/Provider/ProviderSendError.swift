@@ -3,7 +3,7 @@
 ///
 /// One type for every provider, in swift-nio's style: a struct around a private enum, so that
 /// cases can be added without breaking callers; `unknown` carries what Herald cannot name.
-public struct ProviderSendError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ProviderSendError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Base: Sendable, Hashable {
         case notSent
         case notStarted
@@ -19,23 +19,23 @@ public struct ProviderSendError: Error, Sendable, Hashable, CustomStringConverti
     }
 
     /// Never reached the provider (queued when its connection closed, refused, above a GOAWAY).
-    public static let notSent = ProviderSendError(Base.notSent)
+    package static let notSent = ProviderSendError(Base.notSent)
 
     /// Not started: the process is shutting down (a provider sending one request per device
     /// starts no new one then). The delivery engine gives the device back to the queue.
-    public static let notStarted = ProviderSendError(Base.notStarted)
+    package static let notStarted = ProviderSendError(Base.notStarted)
 
     /// The connection failed with the request in flight: it may or may not have arrived.
-    public static func connectionFailed(_ reason: String) -> ProviderSendError { ProviderSendError(Base.connectionFailed(reason)) }
+    package static func connectionFailed(_ reason: String) -> ProviderSendError { ProviderSendError(Base.connectionFailed(reason)) }
 
     /// No access token could be had for the request (the token endpoint gave no answer).
-    public static func noAccessToken(_ reason: String) -> ProviderSendError { ProviderSendError(Base.noAccessToken(reason)) }
+    package static func noAccessToken(_ reason: String) -> ProviderSendError { ProviderSendError(Base.noAccessToken(reason)) }
 
     /// Anything else that kept an answer from coming.
-    public static func unknown(_ reason: String) -> ProviderSendError { ProviderSendError(Base.unknown(reason)) }
+    package static func unknown(_ reason: String) -> ProviderSendError { ProviderSendError(Base.unknown(reason)) }
 
     /// The error of a request that got no HTTP answer; nil for an answer.
-    public init?(_ response: HTTP2Response) {
+    package init?(_ response: HTTP2Response) {
         switch response {
         case .answered: return nil
         case .notSent: self = .notSent
@@ -43,7 +43,7 @@ public struct ProviderSendError: Error, Sendable, Hashable, CustomStringConverti
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch base {
         case .notSent: "not sent"
         case .notStarted: "not started: shutting down"

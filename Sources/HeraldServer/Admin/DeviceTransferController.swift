@@ -7,29 +7,29 @@ import struct Foundation.UUID
 import class Foundation.JSONDecoder
 
 /// How large a device import may be.
-public struct DeviceImportConfiguration: Sendable {
+package struct DeviceImportConfiguration: Sendable {
     /// The most bytes one import body may hold (chunked or not); past it the import stops with
     /// 413, and the answer says what was written.
-    public var maximumBytes: Int64 = 4 << 30
+    package var maximumBytes: Int64 = 4 << 30
     /// The longest line; a longer one is rejected and skipped.
-    public var maximumLineBytes = 64 << 10
+    package var maximumLineBytes = 64 << 10
     /// Devices written per transaction; nil for the database's default
     /// (`defaultDevicesPerTransaction`).
-    public var devicesPerTransaction: Int?
+    package var devicesPerTransaction: Int?
     /// Transactions written at once while the next lines are read (each waits for its turn on
     /// SQLite's single writer; on PostgreSQL each has a connection).
-    public var transactionsInFlight = 2
+    package var transactionsInFlight = 2
     /// After writing at least this many devices, the import refreshes the planner's statistics.
-    public var analyzeAfter = 10_000
+    package var analyzeAfter = 10_000
 
-    public init() {}
+    package init() {}
 
     /// Devices per transaction when none is configured. On SQLite a commit writes every page the
     /// transaction changed to the WAL, and an import's random `uuid` and `token` keys change
     /// nearly the same index pages in every chunk: fewer, larger commits write each of them
     /// fewer times (docs/benchmarks-history.md, device import, third pass). On PostgreSQL each transaction
     /// has a connection of its own and smaller ones spread over the cores.
-    public static func defaultDevicesPerTransaction(_ dialect: SQLDialect) -> Int {
+    package static func defaultDevicesPerTransaction(_ dialect: SQLDialect) -> Int {
         switch dialect {
         case .sqlite: 10_000
         case .postgres: 2000

@@ -5,20 +5,20 @@ import ServiceLifecycle
 
 /// Deletes raw analytics events older than the retention period, at start and then every
 /// `cleanupInterval`, until a graceful shutdown. The aggregates stay.
-public struct AnalyticsRetentionService: Service {
+package struct AnalyticsRetentionService: Service {
     let store: Store
     let configuration: AnalyticsConfiguration
     let clock: EpochClock
     let logger: Logger
 
-    public init(store: Store, configuration: AnalyticsConfiguration, clock: EpochClock = .system, logger: Logger) {
+    package init(store: Store, configuration: AnalyticsConfiguration, clock: EpochClock = .system, logger: Logger) {
         self.store = store
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 _ = await cleanUp()
@@ -28,7 +28,7 @@ public struct AnalyticsRetentionService: Service {
     }
 
     /// One cleanup; returns how many events went. Failures are logged, and the next run tries again.
-    public func cleanUp() async -> Int {
+    package func cleanUp() async -> Int {
         do {
             let deleted = try await store.analytics.deleteEvents(receivedBefore: configuration.cutoff(now: clock.now.epochMilliseconds))
             if deleted > 0 {
@@ -47,5 +47,5 @@ public struct AnalyticsRetentionService: Service {
 extension AnalyticsRetentionService: RedactingDescription {
     /// Its name only: service-lifecycle logs each service it starts, and the default description
     /// would walk the whole store and every provider client it holds.
-    public var description: String { "AnalyticsRetentionService" }
+    package var description: String { "AnalyticsRetentionService" }
 }

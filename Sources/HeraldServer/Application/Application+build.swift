@@ -7,13 +7,13 @@ import NIOCore
 import ServiceLifecycle
 
 /// The version of this build.
-public let heraldVersion = "0.1.0"
+package let heraldVersion = "0.1.0"
 
 /// Builds the Herald server: opens the store (migrating it) and wires the routes.
 ///
 /// `herald serve` and the tests both call this. `onServerRunning` is called with the listening
 /// channel once the server accepts connections (its port, when 0 was asked for).
-public func buildApplication(
+package func buildApplication(
     _ configuration: ServerConfiguration, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "herald") { DeferredMetadataLogHandler(wrapping: StreamLogHandler.standardError(label: $0)) }
@@ -33,7 +33,7 @@ public func buildApplication(
 ///
 /// - Parameter clock: the wall clock of the API and the delivery workers (APNs provider tokens'
 ///   issue times, retries); tests that run several servers in one process move it by hand.
-public func buildApplication(
+package func buildApplication(
     _ configuration: ServerConfiguration, store: Store, logger: Logger, clock: EpochClock = .system,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
@@ -76,7 +76,7 @@ public func buildApplication(
 /// - Parameter dashboardMapTiles: the tile server the dashboard's map draws on, if any.
 /// - Parameter deviceImport: how large a device import may be.
 /// - Parameter webhookPolicy: which webhook URLs may be registered.
-public func buildRouter(
+package func buildRouter(
     store: Store, clock: EpochClock = .system, geofenceUpdates: GeofenceUpdatePolicy = GeofenceUpdatePolicy(),
     wnsTestHost: String? = nil, observability: Observability = Observability(),
     scheduling: SchedulingConfiguration = SchedulingConfiguration(), dashboardAssets: String? = "/usr/share/javascript",

@@ -11,21 +11,21 @@ import struct Foundation.Data
 import struct Foundation.URL
 
 /// Opens the database and the secrets a server needs, creating them on first start.
-public enum Bootstrap {
+package enum Bootstrap {
     /// The tenant a fresh installation creates, where applications go when no tenant is named.
-    public static let defaultTenantName = "default"
+    package static let defaultTenantName = "default"
 
     /// What `open` prepared.
-    public struct Opened: Sendable {
-        public var store: Store
+    package struct Opened: Sendable {
+        package var store: Store
         /// Set when this start generated the root admin token (first start).
-        public var generatedAdminToken: String?
+        package var generatedAdminToken: String?
         /// Where the generated token was written.
-        public var adminTokenPath: String
+        package var adminTokenPath: String
     }
 
     /// Opens the configured database and applies pending migrations.
-    public static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> any SQLDatabase {
+    package static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> any SQLDatabase {
         if let url = configuration.databaseURL, !url.isEmpty {
             return try PostgresStoreDatabase(url: url, maximumConnections: configuration.databaseConnections, logger: logger)
         }
@@ -36,7 +36,7 @@ public enum Bootstrap {
     }
 
     /// Opens the store, migrates it, and makes sure a default tenant and a root admin token exist.
-    public static func open(_ configuration: ServerConfiguration, logger: Logger, clock: EpochClock = .system) async throws -> Opened {
+    package static func open(_ configuration: ServerConfiguration, logger: Logger, clock: EpochClock = .system) async throws -> Opened {
         let database = try await openDatabase(configuration, logger: logger)
         do {
             let secretBox = try loadSecretBox(configuration, logger: logger)
@@ -66,7 +66,7 @@ public enum Bootstrap {
 
     /// The encryption key from the configuration, or from `encryption.key` in the data
     /// directory, generated there (mode 0600) on first use.
-    public static func loadSecretBox(_ configuration: ServerConfiguration, logger: Logger) throws -> SecretBox {
+    package static func loadSecretBox(_ configuration: ServerConfiguration, logger: Logger) throws -> SecretBox {
         if let key = configuration.encryptionKey, !key.isEmpty {
             return try SecretBox(encodedKey: key)
         }
@@ -118,13 +118,13 @@ public enum Bootstrap {
 }
 
 /// A start-up step failed.
-public struct BootstrapError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct BootstrapError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }
 
 extension Bootstrap.Opened: RedactingDescription {
-    public var description: String {
+    package var description: String {
         "Opened(generatedAdminToken: \(secretPlaceholder(generatedAdminToken)), adminTokenPath: \(adminTokenPath))"
     }
 }

@@ -15,5 +15,5 @@ struct DatabaseService: Service {
 extension DatabaseService: RedactingDescription {
     /// Its name only: service-lifecycle logs each service it starts, and the default description
     /// would walk the whole store and every provider client it holds.
-    public var description: String { "DatabaseService" }
+    package var description: String { "DatabaseService" }
 }

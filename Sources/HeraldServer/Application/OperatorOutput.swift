@@ -10,7 +10,7 @@ import Darwin
 /// output is a file or a pipe (systemd, `docker logs`, `> log`): a first-start admin token printed
 /// that way stayed invisible while the server ran. A line written here is in the file as soon as
 /// the call returns.
-public func writeOperatorLine(_ text: String) {
+package func writeOperatorLine(_ text: String) {
     var bytes = Array(text.utf8)
     if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
     var offset = 0

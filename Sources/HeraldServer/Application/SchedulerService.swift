@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// while no server ran are due at once at start-up; a recurring schedule's missed occurrences
 /// fire once if within `SchedulingConfiguration.missedOccurrenceGrace`, else are skipped. Several processes on one PostgreSQL database each fire disjoint slots (see
 /// `ScheduleRepository.fireDue`).
-public struct SchedulerService: Service {
+package struct SchedulerService: Service {
     let store: Store
     let configuration: SchedulingConfiguration
     let clock: EpochClock
@@ -26,7 +26,7 @@ public struct SchedulerService: Service {
     ///   - clock: the wall clock (the store fires by its own clock; tests give both the same).
     ///   - sleep: waits this long (tests inject their own); by default the wait ends early when a
     ///     schedule is announced.
-    public init(
+    package init(
         store: Store, configuration: SchedulingConfiguration, clock: EpochClock = .system,
         sleep: (@Sendable (Duration) async throws -> Void)? = nil,
         logger: Logger, metrics: DeliveryMetrics = DeliveryMetrics()
@@ -39,7 +39,7 @@ public struct SchedulerService: Service {
         self.metrics = metrics
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try? await cancelWhenGracefulShutdown {
             let signal = store.work.signal(for: .scheduledPushes)
             while !Task.isCancelled {
@@ -56,7 +56,7 @@ public struct SchedulerService: Service {
     }
 
     /// One round: fires every due slot, then says how long to sleep.
-    public func tick() async -> Duration {
+    package func tick() async -> Duration {
         do {
             while !Task.isCancelled {
                 let fired = try await store.schedules.fireDue(limit: configuration.batchSize, grace: configuration.missedOccurrenceGrace)
@@ -94,5 +94,5 @@ public struct SchedulerService: Service {
 extension SchedulerService: RedactingDescription {
     /// Its name only: service-lifecycle logs each service it starts, and the default description
     /// would walk the whole store and every provider client it holds.
-    public var description: String { "SchedulerService" }
+    package var description: String { "SchedulerService" }
 }

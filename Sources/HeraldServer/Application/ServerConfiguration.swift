@@ -5,41 +5,41 @@ import Logging
 import struct Foundation.URLComponents
 
 /// Everything `herald serve` can be told; defaults give the zero-configuration server.
-public struct ServerConfiguration: Sendable {
-    public var host: String
-    public var port: Int
+package struct ServerConfiguration: Sendable {
+    package var host: String
+    package var port: Int
     /// Where the SQLite database, the generated encryption key and the admin token live.
-    public var dataDirectory: String
+    package var dataDirectory: String
     /// `postgres://…` to use PostgreSQL; nil for the embedded SQLite database.
-    public var databaseURL: String?
+    package var databaseURL: String?
     /// PostgreSQL connections this process keeps open (all of them, all the time).
-    public var databaseConnections = 20
+    package var databaseConnections = 20
     /// base64 or hex of 32 bytes; nil to use (or create) `encryption.key` in the data directory.
-    public var encryptionKey: String?
+    package var encryptionKey: String?
     /// The root admin token to install instead of generating one.
-    public var adminToken: String?
-    public var logLevel: Logger.Level
+    package var adminToken: String?
+    package var logLevel: Logger.Level
     /// The delivery workers and provider endpoints.
-    public var delivery = DeliveryConfiguration()
+    package var delivery = DeliveryConfiguration()
     /// The webhook workers and which addresses they may reach.
-    public var webhooks = WebhookConfiguration()
+    package var webhooks = WebhookConfiguration()
     /// When geofence changes are pushed to devices (the debounce of the update push).
-    public var geofenceUpdates = GeofenceUpdatePolicy()
+    package var geofenceUpdates = GeofenceUpdatePolicy()
     /// How long raw analytics events are kept.
-    public var analytics = AnalyticsConfiguration()
+    package var analytics = AnalyticsConfiguration()
     /// The metrics registry, log sensitivity, `/metrics` access and activity log size.
-    public var observability = ObservabilityConfiguration()
+    package var observability = ObservabilityConfiguration()
     /// When pushes for later are sent at once, and how the scheduler wakes.
-    public var scheduling = SchedulingConfiguration()
+    package var scheduling = SchedulingConfiguration()
     /// Where the dashboard reads third-party browser libraries from (Debian's packages install
     /// them under /usr/share/javascript); nil: none, the pages show tables only.
-    public var dashboardAssets: String? = "/usr/share/javascript"
+    package var dashboardAssets: String? = "/usr/share/javascript"
     /// A tile server for the dashboard's map; nil: locations on a plain background.
-    public var dashboardMapTiles: DashboardMapTiles?
+    package var dashboardMapTiles: DashboardMapTiles?
     /// How large a device import (`POST /admin/v1/apps/:app/devices/import`) may be.
-    public var deviceImport = DeviceImportConfiguration()
+    package var deviceImport = DeviceImportConfiguration()
 
-    public init(
+    package init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "herald-data", databaseURL: String? = nil,
         encryptionKey: String? = nil, adminToken: String? = nil, logLevel: Logger.Level = .info
     ) {
@@ -55,7 +55,7 @@ public struct ServerConfiguration: Sendable {
 
 extension ServerConfiguration: RedactingDescription {
     /// The settings, with the database password, the encryption key and the admin token redacted.
-    public var description: String {
+    package var description: String {
         let database = databaseURL.map { Self.withoutPassword($0) } ?? "sqlite in \(dataDirectory)"
         return """
             ServerConfiguration(host: \(host), port: \(port), database: \(database), databaseConnections: \(databaseConnections), \

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// already invisible to the API and to targeting; this only reclaims their rows, so it need not
 /// run soon after an expiry, and an idle server asks the store for it once an hour, not once a
 /// minute.
-public struct TopicCleanupService: Service {
+package struct TopicCleanupService: Service {
     let store: Store
     let interval: Duration
     let clock: EpochClock
@@ -18,7 +18,7 @@ public struct TopicCleanupService: Service {
     /// - Parameters:
     ///   - clock: the wall clock; decides which topics have expired.
     ///   - onPass: called after every pass with what it removed (tests wait on it instead of sleeping).
-    public init(
+    package init(
         store: Store, interval: Duration = .seconds(3600), clock: EpochClock = .system, logger: Logger,
         onPass: @escaping @Sendable (TopicRepository.Cleanup) -> Void = { _ in }
     ) {
@@ -29,7 +29,7 @@ public struct TopicCleanupService: Service {
         self.onPass = onPass
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 onPass(await cleanUp())
@@ -39,7 +39,7 @@ public struct TopicCleanupService: Service {
     }
 
     /// One pass; failures are logged, and the next pass tries again.
-    public func cleanUp() async -> TopicRepository.Cleanup {
+    package func cleanUp() async -> TopicRepository.Cleanup {
         do {
             let cleanup = try await store.topics.removeExpired(at: clock.now.epochMilliseconds)
             if cleanup.topics > 0 || cleanup.subscriptions > 0 {
@@ -58,5 +58,5 @@ public struct TopicCleanupService: Service {
 extension TopicCleanupService: RedactingDescription {
     /// Its name only: service-lifecycle logs each service it starts, and the default description
     /// would walk the whole store and every provider client it holds.
-    public var description: String { "TopicCleanupService" }
+    package var description: String { "TopicCleanupService" }
 }

@@ -17,5 +17,5 @@ struct WorkListenerService: Service {
 
 extension WorkListenerService: RedactingDescription {
     /// Its name only: service-lifecycle logs each service it starts.
-    public var description: String { "WorkListenerService" }
+    package var description: String { "WorkListenerService" }
 }

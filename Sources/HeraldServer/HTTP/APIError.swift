@@ -6,15 +6,15 @@ import struct Foundation.Data
 import class Foundation.JSONEncoder
 
 /// An error answer: `{"error":{"code":…,"message":…,"field":…}}` with its status.
-public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
-    public var status: HTTPResponse.Status
-    public var code: String
-    public var message: String
-    public var field: String?
+package struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
+    package var status: HTTPResponse.Status
+    package var code: String
+    package var message: String
+    package var field: String?
     /// Extra headers, such as `WWW-Authenticate` on a 401.
-    public var headers: HTTPFields
+    package var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, code: String, message: String, field: String? = nil, headers: HTTPFields = [:]) {
+    package init(_ status: HTTPResponse.Status, code: String, message: String, field: String? = nil, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.message = message
@@ -22,9 +22,9 @@ public struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
         self.headers = headers
     }
 
-    public var description: String { "\(status.code) \(code): \(message)" }
+    package var description: String { "\(status.code) \(code): \(message)" }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(ErrorBody(error: .init(code: code, message: message, field: field)))

@@ -3,12 +3,12 @@ import NIOCore
 
 /// The request context of Herald's router: Hummingbird's basic context plus the client's
 /// address, which the dashboard's sign-in rate limit is keyed on.
-public struct HeraldRequestContext: RequestContext, RemoteAddressRequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct HeraldRequestContext: RequestContext, RemoteAddressRequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The peer of the connection (nil when the router is driven without a socket, in tests).
-    public let remoteAddress: SocketAddress?
+    package let remoteAddress: SocketAddress?
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
     }

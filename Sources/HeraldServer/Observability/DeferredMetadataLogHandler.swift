@@ -6,31 +6,31 @@ import Logging
 /// swift-log's `StreamLogHandler` renders its metadata to text on every change. Each request's
 /// logger has its metadata changed (Hummingbird's request id, then `RequestIDMiddleware`'s) and
 /// at the default level logs nothing, so that rendering was work thrown away on every request.
-public struct DeferredMetadataLogHandler<Wrapped: LogHandler>: LogHandler {
+package struct DeferredMetadataLogHandler<Wrapped: LogHandler>: LogHandler {
     private var wrapped: Wrapped
-    public var metadata: Logger.Metadata
+    package var metadata: Logger.Metadata
 
-    public init(wrapping wrapped: Wrapped) {
+    package init(wrapping wrapped: Wrapped) {
         self.metadata = wrapped.metadata
         self.wrapped = wrapped
     }
 
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { wrapped.logLevel }
         set { wrapped.logLevel = newValue }
     }
 
-    public var metadataProvider: Logger.MetadataProvider? {
+    package var metadataProvider: Logger.MetadataProvider? {
         get { wrapped.metadataProvider }
         set { wrapped.metadataProvider = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var handler = wrapped
         handler.metadata = metadata
         handler.log(event: event)

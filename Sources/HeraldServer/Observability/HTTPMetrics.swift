@@ -3,22 +3,22 @@ import Synchronization
 
 /// The API's request metrics, by the router's route pattern (not the raw path, which would
 /// make one series per device) and status.
-public struct HTTPMetrics: Sendable {
-    public enum Name {
-        public static let requests = "herald_http_requests_total"
-        public static let duration = "herald_http_request_duration_seconds"
+package struct HTTPMetrics: Sendable {
+    package enum Name {
+        package static let requests = "herald_http_requests_total"
+        package static let duration = "herald_http_request_duration_seconds"
     }
 
-    public let factory: any MetricsFactory
+    package let factory: any MetricsFactory
     private let series: SeriesCache
 
-    public init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
+    package init(factory: any MetricsFactory = NOOPMetricsHandler.instance) {
         self.factory = factory
         self.series = SeriesCache(factory: factory)
     }
 
     /// One answered request.
-    public func record(method: String, route: String, status: Int, duration: Duration) {
+    package func record(method: String, route: String, status: Int, duration: Duration) {
         let (requests, durations) = series.metrics(method: method, route: route, status: status)
         requests.increment()
         let (seconds, attoseconds) = duration.components

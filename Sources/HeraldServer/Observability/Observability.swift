@@ -5,20 +5,20 @@ import Prometheus
 
 /// One server's metrics, activity logs, worker status and log sensitivity, made once and handed
 /// to the router and the delivery service (no globals).
-public struct Observability: Sendable {
-    public let configuration: ObservabilityConfiguration
+package struct Observability: Sendable {
+    package let configuration: ObservabilityConfiguration
     /// Makes every Herald metric, into `configuration.registry`.
-    public let metricsFactory: any MetricsFactory
+    package let metricsFactory: any MetricsFactory
     /// What the delivery engine reports to (shared with the API: pushes accepted, activity).
-    public let delivery: DeliveryTelemetry
-    public let http: HTTPMetrics
+    package let delivery: DeliveryTelemetry
+    package let http: HTTPMetrics
 
-    public var registry: PrometheusCollectorRegistry { configuration.registry }
-    public var activity: ActivityLog { delivery.activity }
-    public var logSensitivity: LogSensitivity { configuration.logSensitivity }
+    package var registry: PrometheusCollectorRegistry { configuration.registry }
+    package var activity: ActivityLog { delivery.activity }
+    package var logSensitivity: LogSensitivity { configuration.logSensitivity }
 
     /// - Parameter expectedWorkers: delivery workers this process runs (for `/readyz`).
-    public init(_ configuration: ObservabilityConfiguration = ObservabilityConfiguration(), expectedWorkers: Int = 0) {
+    package init(_ configuration: ObservabilityConfiguration = ObservabilityConfiguration(), expectedWorkers: Int = 0) {
         self.configuration = configuration
         let factory = Self.metricsFactory(registry: configuration.registry)
         self.metricsFactory = factory
@@ -29,7 +29,7 @@ public struct Observability: Sendable {
     }
 
     /// A Prometheus factory on `registry` with Herald's histogram buckets.
-    public static func metricsFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+    package static func metricsFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets[DeliveryMetrics.Name.schedulerLateness] = [
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),

@@ -2,21 +2,21 @@ import HeraldCore
 import Prometheus
 
 /// Where a server's metrics go and what its logs and activity logs may hold.
-public struct ObservabilityConfiguration: Sendable {
+package struct ObservabilityConfiguration: Sendable {
     /// The registry `/metrics` reads. `herald serve` also bootstraps the process's metrics system
     /// with it; tests give each server its own.
-    public var registry: PrometheusCollectorRegistry
+    package var registry: PrometheusCollectorRegistry
     /// `--log-sensitive`: tokens, credentials and bodies may appear in the logs.
-    public var logSensitivity: LogSensitivity
+    package var logSensitivity: LogSensitivity
     /// `--metrics-public`: `/metrics` answers without the root admin token.
-    public var metricsPublic: Bool
+    package var metricsPublic: Bool
     /// Events kept per application for `GET /admin/v1/apps/:app/logs`.
-    public var activityLogCapacity: Int
+    package var activityLogCapacity: Int
     /// How often an activity stream sends a keep-alive comment (which is also when a client that
     /// went away is noticed).
-    public var streamHeartbeat: Duration
+    package var streamHeartbeat: Duration
 
-    public init(
+    package init(
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), logSensitivity: LogSensitivity = .redacted,
         metricsPublic: Bool = false, activityLogCapacity: Int = 1000, streamHeartbeat: Duration = .seconds(15)
     ) {

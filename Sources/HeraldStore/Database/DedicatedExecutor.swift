@@ -6,18 +6,18 @@ import NIOPosix
 /// The write paths (SQLite's group commit, the registration batcher) run their drain loops here:
 /// on the shared cooperative pool, each resumption after a database round trip would wait behind
 /// every queued request handler, and a batch would take several times longer than its SQL.
-public final class DedicatedExecutor: TaskExecutor {
+package final class DedicatedExecutor: TaskExecutor {
     /// The thread, as an event-loop group (PostgreSQL's connections live on it: see
     /// `PostgresStoreDatabase`).
     let group: MultiThreadedEventLoopGroup
     private let loop: any EventLoop
 
-    public init() {
+    package init() {
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.loop = group.next()
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         loop.execute {
             job.runSynchronously(on: self.asUnownedTaskExecutor())
@@ -25,7 +25,7 @@ public final class DedicatedExecutor: TaskExecutor {
     }
 
     /// Stops the thread; work enqueued afterwards is dropped.
-    public func shutdown() async {
+    package func shutdown() async {
         try? await group.shutdownGracefully()
     }
 }

@@ -15,7 +15,7 @@ extension PostgresStoreDatabase {
     /// Returns each registration's position, id, uuid and created_at; nil, having written
     /// nothing, when a tag names an expired topic: its old subscriptions must go first, which the
     /// transactional path does.
-    public func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]? {
+    package func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]? {
         let rows = try await execute(prepared: PreparedBatch(batch: batch))
         return rows.isEmpty ? nil : rows
     }

@@ -6,24 +6,24 @@ import PostgresNIO
 import struct Foundation.URLComponents
 
 /// The shared backend: a PostgreSQL server reached through postgres-nio's connection pool.
-public final class PostgresStoreDatabase: SQLDatabase {
-    public var dialect: SQLDialect { .postgres }
+package final class PostgresStoreDatabase: SQLDatabase {
+    package var dialect: SQLDialect { .postgres }
 
     let client: PostgresClient
     /// The longest a query or transaction waits for a connection of the pool (`leased`).
     let leaseTimeout: Duration
-    public let writeExecutor: DedicatedExecutor
+    package let writeExecutor: DedicatedExecutor
     private let runTask: Task<Void, Never>
     private let logger: Logger
     private let counter = StatementCounter()
 
-    public var statementsExecuted: Int { counter.value }
+    package var statementsExecuted: Int { counter.value }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
     ///
     /// - Parameter leaseTimeout: how long a query or transaction waits for a connection (all in
     ///   use, or none can be opened) before it fails with `StoreError` `.unavailable`.
-    public init(url: String, maximumConnections: Int = 20, leaseTimeout: Duration = defaultLeaseTimeout, logger: Logger) throws {
+    package init(url: String, maximumConnections: Int = 20, leaseTimeout: Duration = defaultLeaseTimeout, logger: Logger) throws {
         var configuration = try Self.configuration(url: url)
         // One connection stays open and none is pinged; the others open on demand and close
         // after `idleConnectionLifetime` without a query.
@@ -76,10 +76,10 @@ public final class PostgresStoreDatabase: SQLDatabase {
     /// request during an outage gets its 503 while the client still waits. Each query arms a
     /// timer this long, and a cancelled `Task.sleep` keeps its memory until its deadline on
     /// Linux (see `idleConnectionLifetime`): the memory held is the query rate times this.
-    public static let defaultLeaseTimeout: Duration = .seconds(10)
+    package static let defaultLeaseTimeout: Duration = .seconds(10)
 
     @discardableResult
-    public func query(_ sql: SQL) async throws -> [SQLRow] {
+    package func query(_ sql: SQL) async throws -> [SQLRow] {
         counter.add()
         do {
             return try await leased { [logger, writeExecutor] connection in
@@ -95,7 +95,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     /// Runs `body` in a transaction. PostgreSQL aborts one of two transactions that wait on each
     /// other (a deadlock, 40P01) or that it cannot serialise (40001); the aborted one was rolled
     /// back whole, so it runs again, up to `transactionAttempts` times in all.
-    public func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
+    package func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
         var attempt = 1
         while true {
             do {
@@ -143,7 +143,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
     /// Holds one of the pool's connections for `LISTEN channel` until the task is cancelled. A
     /// lost connection is replaced after a pause that doubles from 100 ms up to 5 s; each
     /// (re)start calls `onConnected` once PostgreSQL has taken the `LISTEN`.
-    public func listen(
+    package func listen(
         on channel: String, onConnected: @escaping @Sendable () -> Void, received: @escaping @Sendable (String) -> Void
     ) async {
         var pause = Duration.milliseconds(100)
@@ -171,7 +171,7 @@ public final class PostgresStoreDatabase: SQLDatabase {
         }
     }
 
-    public func shutdown() async {
+    package func shutdown() async {
         runTask.cancel()
         await runTask.value
         await writeExecutor.shutdown()

@@ -1,7 +1,7 @@
 /// New registrations to write together, column by column: what `SQLDatabase.writeInOneStatement`
 /// takes. Row `i` of the device columns is the batch's `i`-th registration; each subscription
 /// names its registration by that row's position, counted from 1.
-public struct RegistrationBatch: Sendable {
+package struct RegistrationBatch: Sendable {
     var uuid: [String] = []
     var applicationID: [String] = []
     var platformID: [String] = []

@@ -7,7 +7,7 @@ import struct Foundation.UUID
 /// committed by another transaction before this one writes, and this one then writes back a
 /// decision taken on the old row. SQLite needs none: a transaction holds its one writer from
 /// `BEGIN IMMEDIATE` to the commit.
-public enum RowLock: Sendable {
+package enum RowLock: Sendable {
     /// `FOR UPDATE`: the row is about to be deleted, and the decision depends on rows that others
     /// add referencing it (their foreign key holds `keyShare` on it until they commit, so this
     /// waits for them, and later ones wait for this).
@@ -24,7 +24,7 @@ public enum RowLock: Sendable {
 extension SQLDialect {
     /// The clause ending a `SELECT` that locks the rows it returns: `lock`'s on PostgreSQL,
     /// nothing on SQLite.
-    public func rowLock(_ lock: RowLock) -> SQL {
+    package func rowLock(_ lock: RowLock) -> SQL {
         switch self {
         case .sqlite: ""
         case .postgres:

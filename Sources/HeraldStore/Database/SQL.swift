@@ -8,7 +8,7 @@
 /// its own form when it runs the statement (`text(for:)`: `$1, $2, …` for PostgreSQL,
 /// `?1, ?2, …` for SQLite), so nothing scans or rewrites statement text, and fragments join
 /// without renumbering.
-public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
+package struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The statement's text without its placeholders.
     private(set) var literal: String
     /// Where each placeholder goes: an offset in `literal`'s UTF-8, one per bind, ascending.
@@ -17,24 +17,24 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     public private(set) var binds: [SQLValue]
 
     /// Trusted text without placeholders (schema statements, names chosen by code).
-    public init(unsafeText text: String) {
+    package init(unsafeText text: String) {
         self.literal = text
         self.placeholders = []
         self.binds = []
     }
 
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         self.init(unsafeText: value)
     }
 
-    public init(stringInterpolation: StringInterpolation) {
+    package init(stringInterpolation: StringInterpolation) {
         self.literal = stringInterpolation.literal
         self.placeholders = stringInterpolation.placeholders
         self.binds = stringInterpolation.binds
     }
 
     /// The statement in PostgreSQL's form.
-    public var description: String { text(for: .postgres) }
+    package var description: String { text(for: .postgres) }
 
     /// Whether the statement is a query that only reads (a `SELECT`).
     var isSelect: Bool {
@@ -46,7 +46,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     }
 
     /// The statement's text with placeholders as `dialect` writes them.
-    public func text(for dialect: SQLDialect) -> String {
+    package func text(for dialect: SQLDialect) -> String {
         if placeholders.isEmpty { return literal }
         let marker = dialect == .postgres ? UInt8(ascii: "$") : UInt8(ascii: "?")
         var source = literal
@@ -77,36 +77,36 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     }
 
     /// Appends another statement fragment with its binds.
-    public mutating func append(_ other: SQL) {
+    package mutating func append(_ other: SQL) {
         let base = literal.utf8.count
         literal += other.literal
         for offset in other.placeholders { placeholders.append(base + offset) }
         binds.append(contentsOf: other.binds)
     }
 
-    public struct StringInterpolation: StringInterpolationProtocol {
+    package struct StringInterpolation: StringInterpolationProtocol {
         var literal = ""
         var placeholders: [Int] = []
         var binds: [SQLValue] = []
 
-        public init(literalCapacity: Int, interpolationCount: Int) {
+        package init(literalCapacity: Int, interpolationCount: Int) {
             literal.reserveCapacity(literalCapacity)
             placeholders.reserveCapacity(interpolationCount)
             binds.reserveCapacity(interpolationCount)
         }
 
-        public mutating func appendLiteral(_ literal: String) {
+        package mutating func appendLiteral(_ literal: String) {
             self.literal += literal
         }
 
         /// Binds a value.
-        public mutating func appendInterpolation(_ value: some SQLBindable) {
+        package mutating func appendInterpolation(_ value: some SQLBindable) {
             placeholders.append(literal.utf8.count)
             binds.append(value.sqlValue)
         }
 
         /// Binds each value, comma-separated: `IN (\(list: ids))`.
-        public mutating func appendInterpolation(list values: [some SQLBindable]) {
+        package mutating func appendInterpolation(list values: [some SQLBindable]) {
             for (index, value) in values.enumerated() {
                 if index > 0 { literal += ", " }
                 appendInterpolation(value)
@@ -114,7 +114,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         }
 
         /// Inserts a fragment with its own binds.
-        public mutating func appendInterpolation(_ fragment: SQL) {
+        package mutating func appendInterpolation(_ fragment: SQL) {
             let base = literal.utf8.count
             literal += fragment.literal
             for offset in fragment.placeholders { placeholders.append(base + offset) }
@@ -122,7 +122,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         }
 
         /// Inserts trusted text as is (identifiers, keywords chosen by code, never user input).
-        public mutating func appendInterpolation(unsafeRaw raw: String) {
+        package mutating func appendInterpolation(unsafeRaw raw: String) {
             literal += raw
         }
     }

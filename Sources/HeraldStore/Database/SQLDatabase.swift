@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Runs statements: a database, or a connection inside a transaction.
-public protocol SQLExecutor: Sendable {
+package protocol SQLExecutor: Sendable {
     /// The engine the statements run on.
     var dialect: SQLDialect { get }
 
@@ -11,13 +11,13 @@ public protocol SQLExecutor: Sendable {
 }
 
 /// Which SQL engine is behind a database.
-public enum SQLDialect: String, Sendable {
+package enum SQLDialect: String, Sendable {
     case sqlite
     case postgres
 }
 
 /// A database: SQLite or PostgreSQL behind one interface.
-public protocol SQLDatabase: SQLExecutor {
+package protocol SQLDatabase: SQLExecutor {
     /// Where write loops (batchers, group commit) run, away from the request handlers.
     var writeExecutor: DedicatedExecutor { get }
 
@@ -47,9 +47,9 @@ public protocol SQLDatabase: SQLExecutor {
 }
 
 extension SQLDatabase {
-    public func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]? { nil }
+    package func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]? { nil }
 
-    public func listen(on channel: String, onConnected: @escaping @Sendable () -> Void, received: @escaping @Sendable (String) -> Void) async {
+    package func listen(on channel: String, onConnected: @escaping @Sendable () -> Void, received: @escaping @Sendable (String) -> Void) async {
     }
 }
 

@@ -2,21 +2,21 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// One result row, with typed accessors by column name.
-public struct SQLRow: Sendable {
-    public let columns: [String]
-    public let values: [SQLValue]
+package struct SQLRow: Sendable {
+    package let columns: [String]
+    package let values: [SQLValue]
 
-    public init(columns: [String], values: [SQLValue]) {
+    package init(columns: [String], values: [SQLValue]) {
         self.columns = columns
         self.values = values
     }
 
-    public subscript(_ column: String) -> SQLValue {
+    package subscript(_ column: String) -> SQLValue {
         guard let index = columns.firstIndex(of: column) else { return .null }
         return values[index]
     }
 
-    public func int(_ column: String) throws -> Int64 {
+    package func int(_ column: String) throws -> Int64 {
         switch self[column] {
         case .int(let value): return value
         case .double(let value): return Int64(value)
@@ -26,12 +26,12 @@ public struct SQLRow: Sendable {
         throw StoreError.decoding(column: column, expected: "integer")
     }
 
-    public func optionalInt(_ column: String) throws -> Int64? {
+    package func optionalInt(_ column: String) throws -> Int64? {
         if case .null = self[column] { return nil }
         return try int(column)
     }
 
-    public func double(_ column: String) throws -> Double {
+    package func double(_ column: String) throws -> Double {
         switch self[column] {
         case .double(let value): return value
         case .int(let value): return Double(value)
@@ -41,12 +41,12 @@ public struct SQLRow: Sendable {
         throw StoreError.decoding(column: column, expected: "number")
     }
 
-    public func string(_ column: String) throws -> String {
+    package func string(_ column: String) throws -> String {
         guard case .text(let value) = self[column] else { throw StoreError.decoding(column: column, expected: "text") }
         return value
     }
 
-    public func optionalString(_ column: String) throws -> String? {
+    package func optionalString(_ column: String) throws -> String? {
         switch self[column] {
         case .null: return nil
         case .text(let value): return value
@@ -54,23 +54,23 @@ public struct SQLRow: Sendable {
         }
     }
 
-    public func bool(_ column: String) throws -> Bool {
+    package func bool(_ column: String) throws -> Bool {
         try int(column) != 0
     }
 
-    public func uuid(_ column: String) throws -> UUID {
+    package func uuid(_ column: String) throws -> UUID {
         guard let value = UUID(text: try string(column)) else {
             throw StoreError.decoding(column: column, expected: "uuid")
         }
         return value
     }
 
-    public func blob(_ column: String) throws -> [UInt8] {
+    package func blob(_ column: String) throws -> [UInt8] {
         guard case .blob(let value) = self[column] else { throw StoreError.decoding(column: column, expected: "blob") }
         return value
     }
 
-    public func optionalBlob(_ column: String) throws -> [UInt8]? {
+    package func optionalBlob(_ column: String) throws -> [UInt8]? {
         if case .null = self[column] { return nil }
         return try blob(column)
     }

@@ -5,7 +5,7 @@ import struct Foundation.UUID
 ///
 /// Booleans are stored as 0/1 integers and times as epoch milliseconds, so that one
 /// schema means the same on SQLite and PostgreSQL.
-public enum SQLValue: Sendable, Hashable {
+package enum SQLValue: Sendable, Hashable {
     case null
     case int(Int64)
     case double(Double)
@@ -17,41 +17,41 @@ public enum SQLValue: Sendable, Hashable {
 }
 
 /// A Swift value that can be bound to a statement.
-public protocol SQLBindable: Sendable {
+package protocol SQLBindable: Sendable {
     var sqlValue: SQLValue { get }
 }
 
 extension Int64: SQLBindable {
-    public var sqlValue: SQLValue { .int(self) }
+    package var sqlValue: SQLValue { .int(self) }
 }
 
 extension Int: SQLBindable {
-    public var sqlValue: SQLValue { .int(Int64(self)) }
+    package var sqlValue: SQLValue { .int(Int64(self)) }
 }
 
 extension Double: SQLBindable {
-    public var sqlValue: SQLValue { .double(self) }
+    package var sqlValue: SQLValue { .double(self) }
 }
 
 extension String: SQLBindable {
-    public var sqlValue: SQLValue { .text(self) }
+    package var sqlValue: SQLValue { .text(self) }
 }
 
 extension Bool: SQLBindable {
-    public var sqlValue: SQLValue { .int(self ? 1 : 0) }
+    package var sqlValue: SQLValue { .int(self ? 1 : 0) }
 }
 
 extension UUID: SQLBindable {
     /// UUIDs are stored as lower-case text.
-    public var sqlValue: SQLValue { .text(lowercasedString) }
+    package var sqlValue: SQLValue { .text(lowercasedString) }
 }
 
 extension Array: SQLBindable where Element == UInt8 {
-    public var sqlValue: SQLValue { .blob(self) }
+    package var sqlValue: SQLValue { .blob(self) }
 }
 
 extension Optional: SQLBindable where Wrapped: SQLBindable {
-    public var sqlValue: SQLValue {
+    package var sqlValue: SQLValue {
         switch self {
         case .none: .null
         case .some(let value): value.sqlValue
@@ -60,5 +60,5 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
 }
 
 extension SQLValue: SQLBindable {
-    public var sqlValue: SQLValue { self }
+    package var sqlValue: SQLValue { self }
 }

@@ -12,8 +12,8 @@ import Synchronization
 /// transaction returns only after the commit that contains it succeeded. If one body in a batch
 /// fails, the batch is rolled back and its transactions are run again one by one, so that a
 /// failure affects only its own transaction. Reads run in parallel on the reader connections.
-public final class SQLiteStoreDatabase: SQLDatabase {
-    public var dialect: SQLDialect { .sqlite }
+package final class SQLiteStoreDatabase: SQLDatabase {
+    package var dialect: SQLDialect { .sqlite }
 
     /// The most transactions one commit groups.
     static let maximumBatch = 512
@@ -23,13 +23,13 @@ public final class SQLiteStoreDatabase: SQLDatabase {
     /// SQLite's calls block (an fsync on every commit): they run on threads of their own, so
     /// that a commit never holds up the event loops or the readers.
     private let threadPool: NIOThreadPool
-    public let writeExecutor = DedicatedExecutor()
+    package let writeExecutor = DedicatedExecutor()
     private let nextReader = Atomic<Int>(0)
     private let queue = Mutex(WriteQueue())
     private let logger: Logger
     private let counter = StatementCounter()
 
-    public var statementsExecuted: Int { counter.value }
+    package var statementsExecuted: Int { counter.value }
 
     private struct WriteQueue {
         var pending: [PendingTransaction] = []
@@ -50,7 +50,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
     }
 
     /// Opens (creating if needed) the database file at `path`.
-    public static func open(path: String, readerCount: Int = 4, logger: Logger) async throws -> SQLiteStoreDatabase {
+    package static func open(path: String, readerCount: Int = 4, logger: Logger) async throws -> SQLiteStoreDatabase {
         let threadPool = NIOThreadPool(numberOfThreads: max(1, readerCount) + 1)
         threadPool.start()
         let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
@@ -84,7 +84,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
     }
 
     @discardableResult
-    public func query(_ sql: SQL) async throws -> [SQLRow] {
+    package func query(_ sql: SQL) async throws -> [SQLRow] {
         if sql.isSelect {
             let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
             counter.add()
@@ -93,7 +93,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         return try await transaction { connection in try await connection.query(sql) }
     }
 
-    public func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
+    package func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
         let box = ResultBox<Result>()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let pending = PendingTransaction(
@@ -114,7 +114,7 @@ public final class SQLiteStoreDatabase: SQLDatabase {
         return try box.take()
     }
 
-    public func shutdown() async {
+    package func shutdown() async {
         for connection in readers + [writer] {
             try? await connection.close()
         }

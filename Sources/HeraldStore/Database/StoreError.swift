@@ -1,7 +1,7 @@
 /// A failure of the store, with the reason callers may act on.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
+package struct StoreError: Error, Sendable, CustomStringConvertible {
     /// Why the store failed.
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// A unique constraint refused a duplicate.
         case uniqueViolation
         /// A row still referenced elsewhere, or a reference to a missing row.
@@ -19,15 +19,15 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case unknown(String)
     }
 
-    public var reason: Reason
-    public var message: String
+    package var reason: Reason
+    package var message: String
 
-    public init(reason: Reason, message: String) {
+    package init(reason: Reason, message: String) {
         self.reason = reason
         self.message = message
     }
 
-    public var description: String { "store error (\(reason)): \(message)" }
+    package var description: String { "store error (\(reason)): \(message)" }
 
     static func decoding(column: String, expected: String) -> StoreError {
         StoreError(reason: .decoding, message: "column \(column) is not \(expected)")

@@ -1,11 +1,11 @@
 /// One step of the schema. Statements are written once, with `{id}`, `{int}` and `{blob}`
 /// standing for the column types each backend spells differently.
-public struct Migration: Sendable {
-    public var version: Int64
-    public var name: String
-    public var statements: [String]
+package struct Migration: Sendable {
+    package var version: Int64
+    package var name: String
+    package var statements: [String]
 
-    public init(version: Int64, name: String, statements: [String]) {
+    package init(version: Int64, name: String, statements: [String]) {
         self.version = version
         self.name = name
         self.statements = statements

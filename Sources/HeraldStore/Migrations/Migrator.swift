@@ -2,13 +2,13 @@ import HeraldCore
 import Logging
 
 /// Applies the schema's migrations that a database has not seen yet.
-public struct Migrator: Sendable {
-    public let database: any SQLDatabase
-    public let migrations: [Migration]
+package struct Migrator: Sendable {
+    package let database: any SQLDatabase
+    package let migrations: [Migration]
     let clock: EpochClock
     let logger: Logger
 
-    public init(database: any SQLDatabase, migrations: [Migration] = Schema.migrations, clock: EpochClock, logger: Logger) {
+    package init(database: any SQLDatabase, migrations: [Migration] = Schema.migrations, clock: EpochClock, logger: Logger) {
         self.database = database
         self.migrations = migrations
         self.clock = clock
@@ -16,7 +16,7 @@ public struct Migrator: Sendable {
     }
 
     /// The versions already applied.
-    public func appliedVersions() async throws -> [Int64] {
+    package func appliedVersions() async throws -> [Int64] {
         try await ensureTable()
         return try await database.query("SELECT version FROM herald_migrations ORDER BY version").map { try $0.int("version") }
     }
@@ -26,7 +26,7 @@ public struct Migrator: Sendable {
     /// Safe to run from several processes at once: on PostgreSQL an advisory lock, on SQLite the
     /// write lock, lets one apply a migration while the others wait and then skip it.
     @discardableResult
-    public func migrate() async throws -> [Int64] {
+    package func migrate() async throws -> [Int64] {
         try await ensureTable()
         let known = migrations.map(\.version).max() ?? 0
         var applied: [Int64] = []
@@ -61,7 +61,7 @@ public struct Migrator: Sendable {
     }
 
     /// Whether every known migration has been applied.
-    public func isCurrent() async throws -> Bool {
+    package func isCurrent() async throws -> Bool {
         Set(try await appliedVersions()).isSuperset(of: migrations.map(\.version))
     }
 

@@ -1,6 +1,6 @@
 /// Herald's schema, in order. Append new migrations; never edit one that has shipped.
-public enum Schema {
-    public static let migrations: [Migration] = [
+package enum Schema {
+    package static let migrations: [Migration] = [
         Migration(version: 1, name: "tenants, applications, platforms, devices", statements: [
             """
             CREATE TABLE tenants (

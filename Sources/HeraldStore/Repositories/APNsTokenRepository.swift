@@ -7,7 +7,7 @@ import struct Foundation.UUID
 /// Apple answers `TooManyProviderTokenUpdates` when a key's token changes more often than every
 /// 20 minutes; several processes that each signed their own would change it with every
 /// connection. Each process caches the token and comes here only when it is due or refused.
-public struct APNsTokenRepository: Sendable {
+package struct APNsTokenRepository: Sendable {
     let database: any SQLDatabase
     let secretBox: SecretBox
     let clock: EpochClock
@@ -19,7 +19,7 @@ public struct APNsTokenRepository: Sendable {
     /// The lock: on PostgreSQL the row's, taken with `SELECT … FOR UPDATE` (the row is inserted
     /// empty first if missing, so that there is one to lock); on SQLite the single writer's,
     /// which the transaction holds from `BEGIN IMMEDIATE`.
-    public func renew(
+    package func renew(
         platformID: UUID, _ body: @escaping @Sendable (APNsSharedProviderToken?) throws -> APNsSharedProviderToken
     ) async throws -> APNsSharedProviderToken {
         let secretBox = self.secretBox

@@ -2,20 +2,20 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// A bearer token for the admin API; `tenantID == nil` means it may act on every tenant.
-public struct AdminToken: Sendable, Equatable {
-    public var id: UUID
-    public var tenantID: UUID?
-    public var name: String
-    public var createdAt: Int64
+package struct AdminToken: Sendable, Equatable {
+    package var id: UUID
+    package var tenantID: UUID?
+    package var name: String
+    package var createdAt: Int64
 }
 
 /// Admin tokens, stored as hashes: the clear token exists only in the answer that created it.
-public struct AdminTokenRepository: Sendable {
+package struct AdminTokenRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
 
     /// Creates a token and returns it with its clear value.
-    public func create(tenantID: UUID?, name: String, token: String = Secret.generate()) async throws -> (AdminToken, String) {
+    package func create(tenantID: UUID?, name: String, token: String = Secret.generate()) async throws -> (AdminToken, String) {
         let record = AdminToken(id: UUID(), tenantID: tenantID, name: name, createdAt: clock.now.epochMilliseconds)
         try await database.query("""
             INSERT INTO admin_tokens (id, tenant_id, name, token_hash, created_at)
@@ -25,7 +25,7 @@ public struct AdminTokenRepository: Sendable {
     }
 
     /// The token whose clear value is `token`, if any.
-    public func authenticate(_ token: String) async throws -> AdminToken? {
+    package func authenticate(_ token: String) async throws -> AdminToken? {
         let hash = Secret.hash(token)
         let rows = try await database.query(
             "SELECT id, tenant_id, name, token_hash, created_at FROM admin_tokens WHERE token_hash = \(hash)")
@@ -34,11 +34,11 @@ public struct AdminTokenRepository: Sendable {
     }
 
     /// Whether any token may act on every tenant.
-    public func hasRootToken() async throws -> Bool {
+    package func hasRootToken() async throws -> Bool {
         try await !database.query("SELECT id FROM admin_tokens WHERE tenant_id IS NULL LIMIT 1").isEmpty
     }
 
-    public func list(tenantID: UUID?) async throws -> [AdminToken] {
+    package func list(tenantID: UUID?) async throws -> [AdminToken] {
         let rows: [SQLRow]
         if let tenantID {
             rows = try await database.query(
@@ -50,7 +50,7 @@ public struct AdminTokenRepository: Sendable {
     }
 
     /// Revokes a token; limited to `tenantID`'s tokens when given.
-    public func delete(id: UUID, tenantID: UUID?) async throws -> Bool {
+    package func delete(id: UUID, tenantID: UUID?) async throws -> Bool {
         let rows: [SQLRow]
         if let tenantID {
             rows = try await database.query("DELETE FROM admin_tokens WHERE id = \(id) AND tenant_id = \(tenantID) RETURNING id")

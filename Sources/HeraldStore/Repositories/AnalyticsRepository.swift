@@ -2,13 +2,13 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// One bucket of an application's analytics time series.
-public struct AnalyticsBucket: Sendable, Equatable {
+package struct AnalyticsBucket: Sendable, Equatable {
     /// Epoch milliseconds of the bucket's start (UTC).
-    public var start: Int64
+    package var start: Int64
     /// Events by type.
-    public var counts: [String: Int]
+    package var counts: [String: Int]
 
-    public init(start: Int64, counts: [String: Int]) {
+    package init(start: Int64, counts: [String: Int]) {
         self.start = start
         self.counts = counts
     }
@@ -20,7 +20,7 @@ public struct AnalyticsBucket: Sendable, Equatable {
 /// geofence, event type and hour — are kept for ever and answer every query. A batch is stored
 /// and aggregated in one transaction: two multi-row statements per batch (the events, then one
 /// upsert of the batch's distinct aggregate keys), so the cost per event is a row, not a round trip.
-public struct AnalyticsRepository: Sendable {
+package struct AnalyticsRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
 
@@ -28,7 +28,7 @@ public struct AnalyticsRepository: Sendable {
     static let rowsPerStatement = 500
 
     /// Stores a validated batch and adds it to the aggregates, all or nothing.
-    public func record(_ events: [AnalyticsEvent], applicationID: UUID, platformID: UUID) async throws {
+    package func record(_ events: [AnalyticsEvent], applicationID: UUID, platformID: UUID) async throws {
         guard !events.isEmpty else { return }
         let time = clock.now.epochMilliseconds
         var aggregates: [AggregateKey: Int] = [:]
@@ -73,7 +73,7 @@ public struct AnalyticsRepository: Sendable {
     }
 
     /// The events reported for one push, by type.
-    public func counts(pushID: UUID, applicationID: UUID) async throws -> [String: Int] {
+    package func counts(pushID: UUID, applicationID: UUID) async throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for row in try await database.query("""
             SELECT event_type, CAST(SUM(count) AS BIGINT) AS n FROM analytics_hourly
@@ -87,7 +87,7 @@ public struct AnalyticsRepository: Sendable {
     }
 
     /// The events reported for one geofence, by type.
-    public func counts(geofenceID: Int64, applicationID: UUID) async throws -> [String: Int] {
+    package func counts(geofenceID: Int64, applicationID: UUID) async throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for row in try await database.query("""
             SELECT event_type, CAST(SUM(count) AS BIGINT) AS n FROM analytics_hourly
@@ -103,7 +103,7 @@ public struct AnalyticsRepository: Sendable {
     /// The application's events by type in buckets of `interval` from `from` to `to` (epoch ms,
     /// `to` excluded), every bucket present (empty ones with no counts), oldest first; with
     /// `pushID`, only the events reported for that push.
-    public func summary(
+    package func summary(
         applicationID: UUID, pushID: UUID? = nil, from: Int64, to: Int64, interval: AnalyticsInterval
     ) async throws -> [AnalyticsBucket] {
         let first = interval.bucketStart(from)
@@ -129,7 +129,7 @@ public struct AnalyticsRepository: Sendable {
     /// Deletes raw events received before `cutoff` (epoch ms), a batch at a time so that no
     /// statement holds the writer long; the aggregates stay. Returns how many went.
     @discardableResult
-    public func deleteEvents(receivedBefore cutoff: Int64, batchSize: Int = 10_000) async throws -> Int {
+    package func deleteEvents(receivedBefore cutoff: Int64, batchSize: Int = 10_000) async throws -> Int {
         var total = 0
         while true {
             let deleted = try await database.query("""
@@ -143,7 +143,7 @@ public struct AnalyticsRepository: Sendable {
     }
 
     /// How many raw events are kept for the application.
-    public func eventCount(applicationID: UUID) async throws -> Int {
+    package func eventCount(applicationID: UUID) async throws -> Int {
         Int(try await database.query("SELECT COUNT(*) AS n FROM analytics_events WHERE app_id = \(applicationID)").first?.int("n") ?? 0)
     }
 

@@ -2,7 +2,7 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// Applications and their api keys (stored as hashes).
-public struct ApplicationRepository: Sendable {
+package struct ApplicationRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
     private let cache = CredentialCache<App>()
@@ -17,7 +17,7 @@ public struct ApplicationRepository: Sendable {
     ///     any application or platform already has, in any tenant, throws `StoreError` `.uniqueViolation`.
     ///   - apiKey: an api key the operator brings (checked by the caller); generated when nil. Stored
     ///     hashed, as a generated one.
-    public func create(
+    package func create(
         tenantID: UUID, name: String, description: String, verifiesCustomUserID: Bool = true, id: UUID? = nil, apiKey: String? = nil
     ) async throws -> (App, String) {
         let time = clock.now.epochMilliseconds
@@ -50,7 +50,7 @@ public struct ApplicationRepository: Sendable {
     }
 
     /// The application, if it exists (and belongs to `tenantID` when given).
-    public func find(id: UUID, tenantID: UUID? = nil) async throws -> App? {
+    package func find(id: UUID, tenantID: UUID? = nil) async throws -> App? {
         let rows = try await database.query(
             "SELECT \(unsafeRaw: Self.columns) FROM applications WHERE id = \(id)")
         guard let app = try rows.first.map(Self.application) else { return nil }
@@ -59,7 +59,7 @@ public struct ApplicationRepository: Sendable {
     }
 
     /// The application whose id and api key these are; nil for any mismatch.
-    public func authenticate(id: UUID, apiKey: String) async throws -> App? {
+    package func authenticate(id: UUID, apiKey: String) async throws -> App? {
         try await cache.authenticate(id, secret: apiKey, now: clock.now.epochMilliseconds) {
             let rows = try await database.query(
                 "SELECT \(unsafeRaw: Self.columns), api_key_hash FROM applications WHERE id = \(id)")
@@ -68,7 +68,7 @@ public struct ApplicationRepository: Sendable {
         }
     }
 
-    public func list(tenantID: UUID?) async throws -> [App] {
+    package func list(tenantID: UUID?) async throws -> [App] {
         let rows: [SQLRow]
         if let tenantID {
             rows = try await database.query(
@@ -80,7 +80,7 @@ public struct ApplicationRepository: Sendable {
     }
 
     /// Changes name, description and settings; the id never changes.
-    public func update(
+    package func update(
         id: UUID, name: String?, description: String?, includesReceiptID: Bool? = nil, verifiesCustomUserID: Bool? = nil
     ) async throws -> App? {
         let time = clock.now.epochMilliseconds
@@ -107,7 +107,7 @@ public struct ApplicationRepository: Sendable {
     }
 
     /// Replaces the api key; the old one stops working at once. Returns the new clear key.
-    public func regenerateAPIKey(id: UUID) async throws -> String? {
+    package func regenerateAPIKey(id: UUID) async throws -> String? {
         let apiKey = Secret.generate()
         defer { cache.invalidate(id) }
         let rows = try await database.query(
@@ -116,7 +116,7 @@ public struct ApplicationRepository: Sendable {
     }
 
     /// Deletes an application that has no platforms.
-    public func delete(id: UUID) async throws -> DeleteOutcome {
+    package func delete(id: UUID) async throws -> DeleteOutcome {
         defer { cache.invalidate(id) }
         return try await database.transaction { connection in
             // Locked first, so that a platform being created is waited for and counted below

@@ -2,10 +2,10 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// Each app's delivery defaults (`AppDeliverySettings`); an app without a row has the defaults.
-public struct DeliverySettingsRepository: Sendable {
+package struct DeliverySettingsRepository: Sendable {
     let database: any SQLDatabase
 
-    public func find(applicationID: UUID) async throws -> AppDeliverySettings {
+    package func find(applicationID: UUID) async throws -> AppDeliverySettings {
         try await Self.find(database, applicationID: applicationID)
     }
 
@@ -17,7 +17,7 @@ public struct DeliverySettingsRepository: Sendable {
     }
 
     /// Replaces the app's settings whole.
-    public func save(_ settings: AppDeliverySettings, applicationID: UUID) async throws {
+    package func save(_ settings: AppDeliverySettings, applicationID: UUID) async throws {
         try await database.query(Self.upsert(settings, applicationID: applicationID))
     }
 
@@ -26,7 +26,7 @@ public struct DeliverySettingsRepository: Sendable {
     /// there is a row to lock), so that a concurrent change of another field is kept rather than
     /// written back as it was read (docs/ARCHITECTURE.md, "Concurrency on PostgreSQL"). If
     /// `change` throws, nothing is written.
-    public func update(
+    package func update(
         applicationID: UUID, _ change: @escaping @Sendable (inout AppDeliverySettings) throws -> Void
     ) async throws -> AppDeliverySettings {
         let defaults = AppDeliverySettings()

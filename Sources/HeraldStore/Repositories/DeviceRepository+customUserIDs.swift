@@ -4,7 +4,7 @@ import struct Foundation.UUID
 extension DeviceRepository {
     /// The distinct custom user ids of the application's devices, sorted; with `query`, only
     /// those containing it, compared case-sensitively as the ids are.
-    public func customUserIDs(applicationID: UUID, containing query: String?) async throws -> [String] {
+    package func customUserIDs(applicationID: UUID, containing query: String?) async throws -> [String] {
         var condition: SQL = "app_id = \(applicationID) AND custom_user_id IS NOT NULL"
         if let query, !query.isEmpty {
             // LIKE ignores case in SQLite: a substring position compares exactly on both backends.

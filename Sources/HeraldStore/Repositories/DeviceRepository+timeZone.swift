@@ -3,7 +3,7 @@ import struct Foundation.UUID
 
 extension DeviceRepository {
     /// Records a device's time zone (`time_zone` at registration), for local-time pushes.
-    public func setTimeZone(_ change: FieldChange<String>, deviceID: Int64) async throws {
+    package func setTimeZone(_ change: FieldChange<String>, deviceID: Int64) async throws {
         switch change {
         case .unchanged: return
         case .clear: try await database.query("UPDATE devices SET time_zone = NULL WHERE id = \(deviceID) AND time_zone IS NOT NULL")
@@ -12,7 +12,7 @@ extension DeviceRepository {
     }
 
     /// The zones the app's devices registered with, for the slots of a local-time push.
-    public func timeZones(applicationID: UUID) async throws -> [String] {
+    package func timeZones(applicationID: UUID) async throws -> [String] {
         try await Self.timeZones(database, applicationID: applicationID)
     }
 
@@ -28,7 +28,7 @@ extension DeviceRepository {
     // MARK: Quiet time
 
     /// Records a device's quiet time (`quiet_time` at registration, or the admin API).
-    public func setQuietTime(_ change: FieldChange<QuietTime>, deviceID: Int64) async throws {
+    package func setQuietTime(_ change: FieldChange<QuietTime>, deviceID: Int64) async throws {
         switch change {
         case .unchanged: return
         case .clear: try await database.query("UPDATE devices SET quiet_time = NULL WHERE id = \(deviceID) AND quiet_time IS NOT NULL")
@@ -38,7 +38,7 @@ extension DeviceRepository {
 
     /// The app's device `uuid`: its row id, time zone and own quiet time; nil when the app has no
     /// such device.
-    public func quietTime(applicationID: UUID, uuid: UUID) async throws -> (deviceID: Int64, timeZone: String?, quietTime: QuietTime?)? {
+    package func quietTime(applicationID: UUID, uuid: UUID) async throws -> (deviceID: Int64, timeZone: String?, quietTime: QuietTime?)? {
         let rows = try await database.query(
             "SELECT id, time_zone, quiet_time FROM devices WHERE app_id = \(applicationID) AND uuid = \(uuid)")
         guard let row = rows.first else { return nil }

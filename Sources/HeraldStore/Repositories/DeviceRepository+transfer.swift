@@ -2,17 +2,17 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// A page of an export: its devices' lines, written by the database.
-public struct ExportPage: Sendable, Equatable {
+package struct ExportPage: Sendable, Equatable {
     /// The internal id of the page's last device: the next page starts after it.
-    public var lastID: Int64
+    package var lastID: Int64
     /// How many devices (lines) the page holds.
-    public var count: Int
+    package var count: Int
     /// One JSON object a device, in id order, separated by `\n` (none after the last).
-    public var lines: String
+    package var lines: String
 }
 
 /// What became of one device of an import.
-public enum DeviceImportOutcome: Sendable, Equatable {
+package enum DeviceImportOutcome: Sendable, Equatable {
     /// A device this application did not have, created with its uuid.
     case imported
     /// The application's device with this uuid, overwritten with the line's values.
@@ -28,7 +28,7 @@ extension DeviceRepository {
     /// `limit`-th device after it (or of its last, if fewer follow); nil when none does. An
     /// index-only range scan, so that the pages themselves can be read at once, each by its own
     /// connection (`exportPage(applicationID:after:through:)`).
-    public func exportPageEnd(applicationID: UUID, after: Int64, limit: Int) async throws -> Int64? {
+    package func exportPageEnd(applicationID: UUID, after: Int64, limit: Int) async throws -> Int64? {
         try await database.query("""
             SELECT MAX(id) AS id FROM (SELECT id FROM devices WHERE app_id = \(applicationID) AND id > \(after) ORDER BY id LIMIT \(limit)) AS page
             """).first?.optionalInt("id")
@@ -37,7 +37,7 @@ extension DeviceRepository {
     /// The application's devices with internal ids in `after + 1 ... through`, in id order, as
     /// their export lines; nil when there are none. A keyset page: an export of any size holds a
     /// few pages at a time, and each page costs an index range scan.
-    public func exportPage(applicationID: UUID, after: Int64, through: Int64) async throws -> ExportPage? {
+    package func exportPage(applicationID: UUID, after: Int64, through: Int64) async throws -> ExportPage? {
         let statement = database.dialect == .sqlite ? Self.sqliteExport : Self.postgresExport
         let rows = try await database.query("""
             \(unsafeRaw: statement.head) WHERE d.app_id = \(applicationID) AND d.id > \(after) AND d.id <= \(through) ORDER BY d.id\(unsafeRaw: statement.tail)
@@ -163,7 +163,7 @@ extension DeviceRepository {
     /// one bad device costs only itself and none is left half-written.
     ///
     /// The outcomes come back in the order of `devices`. `devices` must not repeat a uuid.
-    public func importDevices(_ devices: [DeviceImport], applicationID: UUID) async throws -> [DeviceImportOutcome] {
+    package func importDevices(_ devices: [DeviceImport], applicationID: UUID) async throws -> [DeviceImportOutcome] {
         guard !devices.isEmpty else { return [] }
         let dialect = database.dialect
         // On SQLite the chunk is first written without looking its tokens up: an import's tokens
@@ -577,7 +577,7 @@ extension DeviceRepository {
     /// Refreshes the planner's statistics of the device tables after a large import, so that
     /// the next fan-out is not planned on the empty tables' figures (PostgreSQL; SQLite's
     /// `ANALYZE` likewise feeds its query planner).
-    public func refreshStatistics() async throws {
+    package func refreshStatistics() async throws {
         try await database.query("ANALYZE devices")
         try await database.query("ANALYZE device_tags")
         try await database.query("ANALYZE topics")

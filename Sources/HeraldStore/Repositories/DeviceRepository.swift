@@ -2,7 +2,7 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// Devices and their tags.
-public struct DeviceRepository: Sendable {
+package struct DeviceRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
     private let batcher: RegistrationBatcher
@@ -23,7 +23,7 @@ public struct DeviceRepository: Sendable {
     /// Registers a device (`POST /v1/registration`): a token already known on this platform
     /// updates that device, keeping its uuid; absent fields are cleared, as a new registration says
     /// everything about the device.
-    public func register(on platform: Platform, _ registration: Registration) async throws -> Device {
+    package func register(on platform: Platform, _ registration: Registration) async throws -> Device {
         guard let token = registration.registrationToken else {
             throw ValidationError(code: "missing_field", message: "registration_token is required", field: "registration_token")
         }
@@ -35,7 +35,7 @@ public struct DeviceRepository: Sendable {
     /// thousand per transaction, so a million take seconds rather than a million commits.
     ///
     /// The registrations must carry tokens already normalised for the platform (validated).
-    public func importRegistrations(on platform: Platform, _ registrations: [Registration]) async throws {
+    package func importRegistrations(on platform: Platform, _ registrations: [Registration]) async throws {
         let time = clock.now.epochMilliseconds
         let perTransaction = 5000
         for start in stride(from: 0, to: registrations.count, by: perTransaction) {
@@ -63,7 +63,7 @@ public struct DeviceRepository: Sendable {
     /// would (the iOS SDK keeps PUTting to a uuid it once had); a uuid of another platform is not found.
     /// A token that another device of this platform holds moves to this device, and the stale
     /// device is removed: one token is one device.
-    public func update(on platform: Platform, uuid: UUID, _ registration: Registration) async throws -> Device? {
+    package func update(on platform: Platform, uuid: UUID, _ registration: Registration) async throws -> Device? {
         let time = clock.now.epochMilliseconds
         return try await database.transaction { connection -> Device? in
             // Locked: the fields the body leaves out are written back as read, and the tag limit
@@ -129,7 +129,7 @@ public struct DeviceRepository: Sendable {
     // MARK: Reading
 
     /// The device with `uuid` on `platformID`; nil for a device of any other platform.
-    public func find(platformID: UUID, uuid: UUID) async throws -> Device? {
+    package func find(platformID: UUID, uuid: UUID) async throws -> Device? {
         let rows = try await database.query(
             "SELECT \(unsafeRaw: Self.columns) FROM devices d WHERE d.uuid = \(uuid) AND d.platform_id = \(platformID)")
         guard var device = try rows.first.map(Self.device) else { return nil }
@@ -138,13 +138,13 @@ public struct DeviceRepository: Sendable {
     }
 
     /// How many devices are registered on the platform.
-    public func count(platformID: UUID) async throws -> Int {
+    package func count(platformID: UUID) async throws -> Int {
         let rows = try await database.query("SELECT COUNT(*) AS n FROM devices WHERE platform_id = \(platformID)")
         return Int(try rows.first?.int("n") ?? 0)
     }
 
     /// Deletes the device with `uuid` from `platformID`; false if the platform has no such device.
-    public func delete(platformID: UUID, uuid: UUID) async throws -> Bool {
+    package func delete(platformID: UUID, uuid: UUID) async throws -> Bool {
         try await database.transaction { connection in
             let rows = try await connection.query(
                 "SELECT id FROM devices WHERE uuid = \(uuid) AND platform_id = \(platformID)")
@@ -156,7 +156,7 @@ public struct DeviceRepository: Sendable {
     }
 
     /// One page of an application's devices, newest registration id last, with the total that match.
-    public func search(applicationID: UUID, filter: DeviceFilter, page: Int, size: Int) async throws -> (devices: [Device], total: Int) {
+    package func search(applicationID: UUID, filter: DeviceFilter, page: Int, size: Int) async throws -> (devices: [Device], total: Int) {
         var condition: SQL = "d.app_id = \(applicationID)"
         if let type = filter.platformType {
             condition.append(" AND d.platform_type = \(type.rawValue)")
@@ -258,15 +258,15 @@ public struct DeviceRepository: Sendable {
 }
 
 /// Which devices a search returns.
-public struct DeviceFilter: Sendable, Equatable {
-    public var platformType: PlatformType?
-    public var platformID: UUID?
+package struct DeviceFilter: Sendable, Equatable {
+    package var platformType: PlatformType?
+    package var platformID: UUID?
     /// A tag the device must be subscribed to.
-    public var topic: String?
+    package var topic: String?
     /// Text contained in the uuid, token, custom user id or alias (case-insensitive).
-    public var query: String?
+    package var query: String?
 
-    public init(platformType: PlatformType? = nil, platformID: UUID? = nil, topic: String? = nil, query: String? = nil) {
+    package init(platformType: PlatformType? = nil, platformID: UUID? = nil, topic: String? = nil, query: String? = nil) {
         self.platformType = platformType
         self.platformID = platformID
         self.topic = topic

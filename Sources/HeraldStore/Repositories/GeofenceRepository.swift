@@ -4,16 +4,16 @@ import struct Foundation.UUID
 import class Foundation.JSONDecoder
 
 /// What a device fetches with `GET /v1/geofences`.
-public struct GeofenceSyncResult: Sendable, Equatable {
+package struct GeofenceSyncResult: Sendable, Equatable {
     /// Geofences the device should monitor that are new or changed since its timestamp (all of
     /// them for a first fetch).
-    public var geofences: [Geofence]
+    package var geofences: [Geofence]
     /// Geofences the device must stop monitoring: deleted, expired, or no longer for it.
-    public var deletedIDs: [Int64]
+    package var deletedIDs: [Int64]
     /// The timestamp for the device's next fetch (epoch ms).
-    public var lastModified: Int64
+    package var lastModified: Int64
 
-    public init(geofences: [Geofence], deletedIDs: [Int64], lastModified: Int64) {
+    package init(geofences: [Geofence], deletedIDs: [Int64], lastModified: Int64) {
         self.geofences = geofences
         self.deletedIDs = deletedIDs
         self.lastModified = lastModified
@@ -25,7 +25,7 @@ public struct GeofenceSyncResult: Sendable, Equatable {
 /// A deleted geofence stays as a tombstone (`deleted_at`), so that a device fetching changes
 /// since an earlier time learns to drop it. Every change schedules the application's
 /// geofence-update push in the same transaction (`GeofenceUpdateScheduler`).
-public struct GeofenceRepository: Sendable {
+package struct GeofenceRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
     /// Announced after a change that may have queued or moved a geofence-update push.
@@ -34,14 +34,14 @@ public struct GeofenceRepository: Sendable {
     /// How far before the clock the `lastModified` of a fetch is set (ms): a change whose
     /// transaction began before the fetch but committed after it is still after the device's next
     /// timestamp. Devices may get a change twice; they never miss one.
-    public static let syncOverlap: Int64 = 5_000
+    package static let syncOverlap: Int64 = 5_000
 
     static let columns = "g.id, g.app_id, g.platform, g.trigger_type, g.start_time, g.expiry_time, g.data, g.created_at, g.updated_at"
 
     // MARK: Managing
 
     /// Creates a geofence from validated fields; its locations must belong to the application.
-    public func create(applicationID: UUID, _ changes: GeofenceChanges, notify policy: GeofenceUpdatePolicy) async throws -> Geofence {
+    package func create(applicationID: UUID, _ changes: GeofenceChanges, notify policy: GeofenceUpdatePolicy) async throws -> Geofence {
         let time = clock.now.epochMilliseconds
         let definition = try changes.definition(now: time)
         let id = try await database.transaction { connection -> Int64 in
@@ -68,7 +68,7 @@ public struct GeofenceRepository: Sendable {
     }
 
     /// The geofence, if it belongs to `applicationID` and is not deleted.
-    public func find(id: Int64, applicationID: UUID) async throws -> Geofence? {
+    package func find(id: Int64, applicationID: UUID) async throws -> Geofence? {
         try await Self.load(
             database, "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL"
         ).first
@@ -77,7 +77,7 @@ public struct GeofenceRepository: Sendable {
     /// One page of the application's geofences (deleted ones left out) in id order, with the total.
     ///
     /// - Parameter changedSince: only those created or changed after this time (epoch ms).
-    public func list(
+    package func list(
         applicationID: UUID, changedSince: Int64? = nil, page: Int, size: Int
     ) async throws -> (geofences: [Geofence], total: Int) {
         var condition: SQL = "g.app_id = \(applicationID) AND g.deleted_at IS NULL"
@@ -92,7 +92,7 @@ public struct GeofenceRepository: Sendable {
     }
 
     /// Applies an update; nil if the application has no such geofence.
-    public func update(
+    package func update(
         id: Int64, applicationID: UUID, _ changes: GeofenceChanges, notify policy: GeofenceUpdatePolicy
     ) async throws -> Geofence? {
         let time = clock.now.epochMilliseconds
@@ -139,7 +139,7 @@ public struct GeofenceRepository: Sendable {
     }
 
     /// Deletes the geofence, keeping its tombstone; false if the application has no such geofence.
-    public func delete(id: Int64, applicationID: UUID, notify policy: GeofenceUpdatePolicy) async throws -> Bool {
+    package func delete(id: Int64, applicationID: UUID, notify policy: GeofenceUpdatePolicy) async throws -> Bool {
         let time = clock.now.epochMilliseconds
         let deleted = try await database.transaction { connection in
             // Locked: a concurrent update would otherwise write the tags and locations back.
@@ -171,7 +171,7 @@ public struct GeofenceRepository: Sendable {
     /// those the device may hold that are no longer its own: deleted, expired, or changed away
     /// from it. A device whose registration changed since (its tags, perhaps) gets all of its
     /// geofences again, and every one of its platform it may hold and must not.
-    public func sync(device: Device, since: Int64) async throws -> GeofenceSyncResult {
+    package func sync(device: Device, since: Int64) async throws -> GeofenceSyncResult {
         let time = clock.now.epochMilliseconds
         let lastModified = max(since, time - Self.syncOverlap, 0)
         guard device.platformType == .ios || device.platformType == .android else {

@@ -3,7 +3,7 @@ import struct Foundation.UUID
 
 /// What `herald import` last saw of each device at a source (one per `source`, its URL), so
 /// that a re-run writes only what changed there since, and keeps what devices changed on Herald.
-public struct ImportSnapshotRepository: Sendable {
+package struct ImportSnapshotRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
 
@@ -12,7 +12,7 @@ public struct ImportSnapshotRepository: Sendable {
 
     /// The app's snapshots from `source`, by device uuid after `after` (lower-case text), at
     /// most `limit`, in device uuid order.
-    public func list(applicationID: UUID, source: String, after: String, limit: Int) async throws -> [(deviceUUID: String, snapshot: String)] {
+    package func list(applicationID: UUID, source: String, after: String, limit: Int) async throws -> [(deviceUUID: String, snapshot: String)] {
         try await database.query("""
             SELECT device_uuid, snapshot FROM import_snapshots
             WHERE app_id = \(applicationID) AND source = \(source) AND device_uuid > \(after)
@@ -22,7 +22,7 @@ public struct ImportSnapshotRepository: Sendable {
     }
 
     /// Stores each device's snapshot from `source`, replacing the one it had, in one transaction.
-    public func save(applicationID: UUID, source: String, _ snapshots: [(deviceUUID: String, snapshot: String)]) async throws {
+    package func save(applicationID: UUID, source: String, _ snapshots: [(deviceUUID: String, snapshot: String)]) async throws {
         guard !snapshots.isEmpty else { return }
         let time = clock.now.epochMilliseconds
         try await database.transaction { connection in

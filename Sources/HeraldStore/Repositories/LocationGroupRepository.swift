@@ -2,14 +2,14 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// An application's location groups and their members.
-public struct LocationGroupRepository: Sendable {
+package struct LocationGroupRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
 
     static let columns = "g.id, g.app_id, g.name, g.description, g.created_at, g.updated_at"
 
     /// Creates a group; every location must belong to the application.
-    public func create(applicationID: UUID, _ changes: LocationGroupChanges) async throws -> LocationGroup {
+    package func create(applicationID: UUID, _ changes: LocationGroupChanges) async throws -> LocationGroup {
         guard let name = changes.name else {
             throw ValidationError(code: "missing_field", message: "name is required", field: "name")
         }
@@ -33,7 +33,7 @@ public struct LocationGroupRepository: Sendable {
     }
 
     /// The group with its locations, if it belongs to `applicationID`.
-    public func find(id: Int64, applicationID: UUID) async throws -> LocationGroup? {
+    package func find(id: Int64, applicationID: UUID) async throws -> LocationGroup? {
         let rows = try await database.query(
             "SELECT \(unsafeRaw: Self.columns) FROM location_groups g WHERE g.id = \(id) AND g.app_id = \(applicationID)")
         guard let row = rows.first else { return nil }
@@ -45,7 +45,7 @@ public struct LocationGroupRepository: Sendable {
     /// - Parameters:
     ///   - query: text the name or description contains (case-insensitive).
     ///   - changedSince: only those created or changed after this time (epoch ms).
-    public func list(
+    package func list(
         applicationID: UUID, query: String? = nil, changedSince: Int64? = nil, page: Int, size: Int
     ) async throws -> (groups: [LocationGroup], total: Int) {
         var condition: SQL = "g.app_id = \(applicationID)"
@@ -65,7 +65,7 @@ public struct LocationGroupRepository: Sendable {
     }
 
     /// Updates the fields given; `locationIDs` replaces the members.
-    public func update(id: Int64, applicationID: UUID, _ changes: LocationGroupChanges) async throws -> LocationGroup? {
+    package func update(id: Int64, applicationID: UUID, _ changes: LocationGroupChanges) async throws -> LocationGroup? {
         let time = clock.now.epochMilliseconds
         let found = try await database.transaction { connection -> Bool in
             // Locked: the fields not given are written back as read, and the members replaced.
@@ -91,7 +91,7 @@ public struct LocationGroupRepository: Sendable {
     }
 
     /// Deletes the group (not its locations); false if the application has no such group.
-    public func delete(id: Int64, applicationID: UUID) async throws -> Bool {
+    package func delete(id: Int64, applicationID: UUID) async throws -> Bool {
         try await database.transaction { connection in
             try await !connection.query(
                 "DELETE FROM location_groups WHERE id = \(id) AND app_id = \(applicationID) RETURNING id").isEmpty

@@ -2,7 +2,7 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// What came of deleting a location.
-public enum LocationDeletion: Sendable, Equatable {
+package enum LocationDeletion: Sendable, Equatable {
     case deleted
     case notFound
     /// Refused: geofences that have not expired use it.
@@ -10,7 +10,7 @@ public enum LocationDeletion: Sendable, Equatable {
 }
 
 /// An application's locations.
-public struct LocationRepository: Sendable {
+package struct LocationRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
     /// Announced after a change that may have queued or moved a geofence-update push.
@@ -19,7 +19,7 @@ public struct LocationRepository: Sendable {
     static let columns = "l.id, l.app_id, l.name, l.latitude, l.longitude, l.radius, l.created_at, l.updated_at"
 
     /// Creates a location from validated fields (all of them set).
-    public func create(applicationID: UUID, _ changes: LocationChanges) async throws -> Location {
+    package func create(applicationID: UUID, _ changes: LocationChanges) async throws -> Location {
         guard let name = changes.name, let latitude = changes.latitude, let longitude = changes.longitude,
             let radius = changes.radius
         else {
@@ -38,7 +38,7 @@ public struct LocationRepository: Sendable {
     }
 
     /// The location, if it belongs to `applicationID`.
-    public func find(id: Int64, applicationID: UUID) async throws -> Location? {
+    package func find(id: Int64, applicationID: UUID) async throws -> Location? {
         try await database.query(
             "SELECT \(unsafeRaw: Self.columns) FROM locations l WHERE l.id = \(id) AND l.app_id = \(applicationID)"
         ).first.map(Self.location)
@@ -49,7 +49,7 @@ public struct LocationRepository: Sendable {
     /// - Parameters:
     ///   - query: text the name contains (case-insensitive).
     ///   - changedSince: only those created or changed after this time (epoch ms).
-    public func list(
+    package func list(
         applicationID: UUID, query: String? = nil, changedSince: Int64? = nil, page: Int, size: Int
     ) async throws -> (locations: [Location], total: Int) {
         var condition: SQL = "l.app_id = \(applicationID)"
@@ -71,7 +71,7 @@ public struct LocationRepository: Sendable {
     /// Updates the fields given. A location that moves (or is renamed) changes the geofences that
     /// use it: they are marked changed, so that devices fetch them again, and their devices are
     /// told through `notify`'s geofence-update push.
-    public func update(
+    package func update(
         id: Int64, applicationID: UUID, _ changes: LocationChanges, notify policy: GeofenceUpdatePolicy
     ) async throws -> Location? {
         let time = clock.now.epochMilliseconds
@@ -110,7 +110,7 @@ public struct LocationRepository: Sendable {
 
     /// Deletes the location, unless a geofence that has not expired uses it (those that expired
     /// lose it, as do location groups).
-    public func delete(id: Int64, applicationID: UUID) async throws -> LocationDeletion {
+    package func delete(id: Int64, applicationID: UUID) async throws -> LocationDeletion {
         let time = clock.now.epochMilliseconds
         return try await database.transaction { connection in
             // Locked first: a geofence taking the location meanwhile (its foreign key, or

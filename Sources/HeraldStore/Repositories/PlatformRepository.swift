@@ -5,7 +5,7 @@ import class Foundation.JSONDecoder
 import class Foundation.JSONEncoder
 
 /// Platforms, their secrets (hashed for authentication, sealed for signing) and their sealed credentials.
-public struct PlatformRepository: Sendable {
+package struct PlatformRepository: Sendable {
     let database: any SQLDatabase
     let secretBox: SecretBox
     let clock: EpochClock
@@ -24,7 +24,7 @@ public struct PlatformRepository: Sendable {
     ///   - secret: a secret the operator brings (checked by the caller); generated when nil. Stored
     ///     hashed and sealed, as a generated one.
     ///   - fcmNotification: Android: whether FCM messages carry a notification block (`Platform.fcmNotification`).
-    public func create(
+    package func create(
         applicationID: UUID, name: String, type: PlatformType, credentials: PlatformCredentials?, id: UUID? = nil, secret: String? = nil,
         fcmNotification: Bool = false
     ) async throws -> (Platform, String) {
@@ -53,7 +53,7 @@ public struct PlatformRepository: Sendable {
     }
 
     /// The platform, if it exists (and belongs to `applicationID` when given).
-    public func find(id: UUID, applicationID: UUID? = nil) async throws -> Platform? {
+    package func find(id: UUID, applicationID: UUID? = nil) async throws -> Platform? {
         let rows = try await database.query("SELECT \(unsafeRaw: Self.columns) FROM platforms WHERE id = \(id)")
         guard let platform = try rows.first.map(Self.platform) else { return nil }
         if let applicationID, platform.applicationID != applicationID { return nil }
@@ -61,7 +61,7 @@ public struct PlatformRepository: Sendable {
     }
 
     /// The platform whose id and secret these are; nil for any mismatch.
-    public func authenticate(id: UUID, secret: String) async throws -> Platform? {
+    package func authenticate(id: UUID, secret: String) async throws -> Platform? {
         try await cache.authenticate(id, secret: secret, now: clock.now.epochMilliseconds) {
             let rows = try await database.query("SELECT \(unsafeRaw: Self.columns), secret_hash FROM platforms WHERE id = \(id)")
             guard let row = rows.first else { return nil }
@@ -69,7 +69,7 @@ public struct PlatformRepository: Sendable {
         }
     }
 
-    public func list(applicationID: UUID) async throws -> [Platform] {
+    package func list(applicationID: UUID) async throws -> [Platform] {
         try await database.query(
             "SELECT \(unsafeRaw: Self.columns) FROM platforms WHERE app_id = \(applicationID) ORDER BY created_at, id"
         ).map(Self.platform)
@@ -77,7 +77,7 @@ public struct PlatformRepository: Sendable {
 
     /// Renames the platform, replaces its credentials (validated by the caller for its type)
     /// and/or changes whether its FCM messages carry a notification block.
-    public func update(id: UUID, name: String?, credentials: PlatformCredentials?, fcmNotification: Bool? = nil) async throws -> Platform? {
+    package func update(id: UUID, name: String?, credentials: PlatformCredentials?, fcmNotification: Bool? = nil) async throws -> Platform? {
         let time = clock.now.epochMilliseconds
         let sealed = try credentials.map { try seal($0, id: id) }
         let summary = try Self.summaryJSON(credentials?.summary)
@@ -119,7 +119,7 @@ public struct PlatformRepository: Sendable {
     ///
     /// A platform that starts failing queues `platform.failing` in the same transaction (once per
     /// change of state: a platform already failing queues nothing).
-    public func setCredentialsStatus(id: UUID, _ status: CredentialsStatus) async throws {
+    package func setCredentialsStatus(id: UUID, _ status: CredentialsStatus) async throws {
         defer { cache.invalidate(id) }
         let time = clock.now.epochMilliseconds
         let queued = try await database.transaction { connection -> Bool in
@@ -145,7 +145,7 @@ public struct PlatformRepository: Sendable {
     }
 
     /// The decrypted credentials, nil if none were uploaded.
-    public func credentials(id: UUID) async throws -> PlatformCredentials? {
+    package func credentials(id: UUID) async throws -> PlatformCredentials? {
         let rows = try await database.query("SELECT credentials_sealed FROM platforms WHERE id = \(id)")
         guard let sealed = try rows.first?.optionalBlob("credentials_sealed") else { return nil }
         let json = try secretBox.open(sealed, context: Self.credentialsContext(id))
@@ -153,14 +153,14 @@ public struct PlatformRepository: Sendable {
     }
 
     /// The platform's clear secret (the HMAC key of signed custom user ids).
-    public func secret(id: UUID) async throws -> String? {
+    package func secret(id: UUID) async throws -> String? {
         let rows = try await database.query("SELECT secret_sealed FROM platforms WHERE id = \(id)")
         guard let sealed = try rows.first?.blob("secret_sealed") else { return nil }
         return String(decoding: try secretBox.open(sealed, context: Self.secretContext(id)), as: UTF8.self)
     }
 
     /// Replaces the secret; the old one stops working at once. Returns the new clear secret.
-    public func regenerateSecret(id: UUID) async throws -> String? {
+    package func regenerateSecret(id: UUID) async throws -> String? {
         let secret = Secret.generate()
         let sealed = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
         defer { cache.invalidate(id) }
@@ -172,7 +172,7 @@ public struct PlatformRepository: Sendable {
     }
 
     /// Deletes a platform that has no devices.
-    public func delete(id: UUID) async throws -> DeleteOutcome {
+    package func delete(id: UUID) async throws -> DeleteOutcome {
         defer { cache.invalidate(id) }
         return try await database.transaction { connection in
             // Locked first, so that a device registering meanwhile is waited for and found below.

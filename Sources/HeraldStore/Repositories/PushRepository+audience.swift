@@ -27,7 +27,7 @@ extension PushRepository {
     /// How many active devices the push would reach if it were sent now: its targets and its
     /// audience expression, counted by the database (`validate_only`'s `audience_count`). A
     /// local-time push counts the devices of every zone.
-    public func audienceCount(of push: Push, applicationID: UUID) async throws -> Int {
+    package func audienceCount(of push: Push, applicationID: UUID) async throws -> Int {
         let time = clock.now.epochMilliseconds
         var condition: SQL = "d.app_id = \(applicationID) AND d.active = 1"
         var interactiveOnly = false

@@ -12,7 +12,7 @@ extension PushRepository {
     /// another's lease ran out, sends the number already counted. The job's row is locked first,
     /// so that a worker whose lease ran out counts nothing (`leaseLost`) and a concurrent claim
     /// of the same job waits for this transaction. Devices that no longer exist are left out.
-    public func badges(for job: PushJob, adding delta: Int64, deviceIDs: [Int64]) async throws -> [Int64: Int64] {
+    package func badges(for job: PushJob, adding delta: Int64, deviceIDs: [Int64]) async throws -> [Int64: Int64] {
         guard !deviceIDs.isEmpty else { return [:] }
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         let dialect = database.dialect
@@ -51,7 +51,7 @@ extension PushRepository {
 
     /// For a push with a number as its badge: the devices' counts become that number, so that a
     /// later `"+1"` counts on from what they show.
-    public func setBadges(_ value: Int64, deviceIDs: [Int64]) async throws {
+    package func setBadges(_ value: Int64, deviceIDs: [Int64]) async throws {
         guard !deviceIDs.isEmpty else { return }
         try await database.query(
             "UPDATE devices SET badge = \(value) WHERE \(Self.among(deviceIDs, column: "id", database.dialect)) AND badge <> \(value)")

@@ -1,14 +1,14 @@
 /// The delivery queue at a glance, for metrics.
-public struct QueueStatus: Sendable, Equatable {
+package struct QueueStatus: Sendable, Equatable {
     /// Jobs due now (ready) or being worked (claimed).
-    public var depth: Int
+    package var depth: Int
     /// How long the oldest due job has waited past its due time (ms); 0 when none waits.
-    public var oldestWait: Int64
+    package var oldestWait: Int64
 }
 
 extension PushRepository {
     /// How many jobs are due or in hand, and how long the oldest due one has waited.
-    public func queueStatus() async throws -> QueueStatus {
+    package func queueStatus() async throws -> QueueStatus {
         let time = clock.now.epochMilliseconds
         let rows = try await database.query("""
             SELECT COUNT(*) AS n, MIN(CASE WHEN state = 'ready' THEN available_at END) AS oldest FROM push_jobs

@@ -2,16 +2,16 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// Devices a push holds until their quiet time ends, due at one time.
-public struct QuietTimeHold: Sendable, Equatable {
+package struct QuietTimeHold: Sendable, Equatable {
     /// When they are sent (epoch ms).
-    public var dueAt: Int64
-    public var devices: Int
+    package var dueAt: Int64
+    package var devices: Int
 }
 
 extension PushRepository {
     /// The push's devices held for their quiet time and not sent yet, by due time (earliest
     /// first, at most `limit` due times): its open batches marked `quiet`.
-    public func quietTimeHolds(pushID: UUID, limit: Int = 100) async throws -> [QuietTimeHold] {
+    package func quietTimeHolds(pushID: UUID, limit: Int = 100) async throws -> [QuietTimeHold] {
         let rows = try await database.query("""
             SELECT available_at, device_ids FROM push_jobs
             WHERE push_id = \(pushID) AND state IN ('ready', 'claimed') AND quiet = 1

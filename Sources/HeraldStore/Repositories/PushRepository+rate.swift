@@ -6,7 +6,7 @@ extension PushRepository {
     /// Returns nil when the batch may go (the push is not throttled, or its second has come: the
     /// gate moves a second on, atomically, so two workers never both pass), or else when it may
     /// try again (epoch ms).
-    public func takeSendSlot(pushID: UUID) async throws -> Int64? {
+    package func takeSendSlot(pushID: UUID) async throws -> Int64? {
         let gate = try await database.query("SELECT next_at FROM push_rates WHERE push_id = \(pushID)")
         guard gate.first != nil else { return nil }
         let time = clock.now.epochMilliseconds

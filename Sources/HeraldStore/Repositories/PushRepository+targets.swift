@@ -4,7 +4,7 @@ import struct Foundation.UUID
 extension PushRepository {
     /// The devices of a batch that still exist, in id order; with `quietTime`, each with its
     /// time zone and quiet time (only a push whose quiet time matters reads them).
-    public func targets(_ ids: [Int64], quietTime: Bool = false) async throws -> [DeliveryTarget] {
+    package func targets(_ ids: [Int64], quietTime: Bool = false) async throws -> [DeliveryTarget] {
         guard !ids.isEmpty else { return [] }
         if quietTime { return try await targetsWithQuietTime(ids) }
         // One row for each platform among the devices, which joins their ids and tokens

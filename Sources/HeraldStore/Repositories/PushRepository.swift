@@ -2,85 +2,85 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// A push as stored: the accepted request and its delivery counters.
-public struct StoredPush: Sendable, Equatable {
-    public var id: UUID
-    public var applicationID: UUID
+package struct StoredPush: Sendable, Equatable {
+    package var id: UUID
+    package var applicationID: UUID
     /// The push as stored: an `AcceptedPush`, or an older Herald's request text; read it with
     /// `accepted()`.
-    public var request: String
+    package var request: String
     /// `queued`, `sending` or `done`.
-    public var status: String
-    public var createdAt: Int64
-    public var expiresAt: Int64?
-    public var targeted: Int
-    public var delivered: Int
-    public var failed: Int
-    public var invalidTokens: Int
-    public var expired: Int
+    package var status: String
+    package var createdAt: Int64
+    package var expiresAt: Int64?
+    package var targeted: Int
+    package var delivered: Int
+    package var failed: Int
+    package var invalidTokens: Int
+    package var expired: Int
     /// Devices of platforms Herald cannot deliver to yet.
-    public var skipped: Int
+    package var skipped: Int
     /// Failures by provider reason.
-    public var failures: [String: Int]
+    package var failures: [String: Int]
     /// The latest reason a provider could not be reached for its devices, and when (epoch ms).
-    public var lastError: String? = nil
-    public var lastErrorAt: Int64? = nil
+    package var lastError: String? = nil
+    package var lastErrorAt: Int64? = nil
 
     /// Targeted devices without an outcome yet.
-    public var pending: Int { max(0, targeted - delivered - failed - invalidTokens - expired - skipped) }
+    package var pending: Int { max(0, targeted - delivered - failed - invalidTokens - expired - skipped) }
 
     /// The validated push, decoded (an older Herald's row is checked as when it was accepted).
-    public func accepted() throws(StoredPushError) -> AcceptedPush {
+    package func accepted() throws(StoredPushError) -> AcceptedPush {
         try AcceptedPush(stored: request, acceptedAt: createdAt)
     }
 }
 
 /// One unit of delivery work: a fan-out over the audience, or a batch of devices to send to.
-public struct PushJob: Sendable, Equatable {
-    public enum Kind: String, Sendable {
+package struct PushJob: Sendable, Equatable {
+    package enum Kind: String, Sendable {
         case fanout
         case batch
     }
 
-    public var id: Int64
-    public var pushID: UUID
-    public var kind: Kind
+    package var id: Int64
+    package var pushID: UUID
+    package var kind: Kind
     /// Fan-out: the last device id already turned into batches.
-    public var cursor: Int64
+    package var cursor: Int64
     /// Batch: the devices to send to.
-    public var deviceIDs: [Int64]
+    package var deviceIDs: [Int64]
     /// Batch: how many times these devices were tried already.
-    public var attempt: Int
+    package var attempt: Int
     /// Which claim of the job this is: the store refuses a renewal, an advance, a completion or
     /// a release from an earlier one (its worker stalled past its lease and another took over).
-    public var claim: Int64
+    package var claim: Int64
     /// Fan-out: the zones it is limited to ('' for devices without one), for one group of a
     /// local-time occurrence; nil: the push's own zones (`timeZones(of:)`).
-    public var timeZones: [String]? = nil
+    package var timeZones: [String]? = nil
 }
 
 /// A job a worker has claimed, with what sending it needs to know of its push, read with it.
-public struct ClaimedJob: Sendable {
-    public var job: PushJob
-    public var push: StoredPush
+package struct ClaimedJob: Sendable {
+    package var job: PushJob
+    package var push: StoredPush
     /// Whether the app puts the receipt id in its notifications (read with each claim: the app
     /// may turn receipts off while its push is being sent).
-    public var includesReceiptID: Bool
+    package var includesReceiptID: Bool
     /// Whether the push has a send gate (it is throttled; see `PushRepository.takeSendSlot`).
-    public var throttled: Bool
+    package var throttled: Bool
 }
 
 /// A device as the sender needs it.
-public struct DeliveryTarget: Sendable, Equatable {
-    public var id: Int64
-    public var platformID: UUID
-    public var platformType: PlatformType
-    public var token: String
+package struct DeliveryTarget: Sendable, Equatable {
+    package var id: Int64
+    package var platformID: UUID
+    package var platformType: PlatformType
+    package var token: String
     /// Read only for a push whose quiet time is not `ignore` (`targets(_:quietTime:)`): the
     /// device's own zone and quiet time, nil where it has none.
-    public var timeZone: String? = nil
-    public var quietTime: QuietTime? = nil
+    package var timeZone: String? = nil
+    package var quietTime: QuietTime? = nil
 
-    public init(id: Int64, platformID: UUID, platformType: PlatformType, token: String, timeZone: String? = nil, quietTime: QuietTime? = nil) {
+    package init(id: Int64, platformID: UUID, platformType: PlatformType, token: String, timeZone: String? = nil, quietTime: QuietTime? = nil) {
         self.id = id
         self.platformID = platformID
         self.platformType = platformType
@@ -91,42 +91,42 @@ public struct DeliveryTarget: Sendable, Equatable {
 }
 
 /// What a batch came to, applied in one transaction.
-public struct BatchResult: Sendable, Equatable {
-    public var delivered = 0
-    public var expired = 0
-    public var skipped = 0
+package struct BatchResult: Sendable, Equatable {
+    package var delivered = 0
+    package var expired = 0
+    package var skipped = 0
     /// Failed for good, by reason.
-    public var failed: [String: Int] = [:]
+    package var failed: [String: Int] = [:]
     /// Dead tokens: device id → when the provider says it died (epoch ms), if it said.
-    public var gone: [Int64: Int64?] = [:]
+    package var gone: [Int64: Int64?] = [:]
     /// Dead tokens: device id → the provider's reason (`Unregistered`, …), for `device.deactivated`.
-    public var goneReasons: [Int64: String] = [:]
+    package var goneReasons: [Int64: String] = [:]
     /// To try again later, at the next attempt: when (epoch ms) → the devices due then, each
     /// group a batch job of its own, so each device waits as long as its own answer asked.
-    public var retries: [Int64: [Int64]] = [:]
+    package var retries: [Int64: [Int64]] = [:]
     /// Not sent at all (the worker is stopping): due again at once, at the same attempt.
-    public var released: [Int64] = []
+    package var released: [Int64] = []
     /// In their quiet time (`"quiet_time": "hold"`): when it ends (epoch ms) → the devices, each
     /// group a new batch due then, at the same attempt, shown on the receipt.
-    public var held: [Int64: [Int64]] = [:]
+    package var held: [Int64: [Int64]] = [:]
     /// The latest reason a provider could not be reached for the batch's devices (they wait for
     /// their retries), shown on the push's status.
-    public var lastError: String?
+    package var lastError: String?
 
-    public init() {}
+    package init() {}
 }
 
 /// One page of a fan-out: the devices to send to, and how far the audience was read.
-public struct AudiencePage: Sendable, Equatable {
-    public var deviceIDs: [Int64]
+package struct AudiencePage: Sendable, Equatable {
+    package var deviceIDs: [Int64]
     /// The last device read (whether or not it is sent to).
-    public var cursor: Int64
+    package var cursor: Int64
     /// Nothing is left after this page.
-    public var exhausted: Bool
+    package var exhausted: Bool
 }
 
 /// Pushes and the job queue that delivers them.
-public struct PushRepository: Sendable {
+package struct PushRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
     /// Announced after each commit that adds a job, due now or later (`WorkKind.deliveryJobs`).
@@ -145,7 +145,7 @@ public struct PushRepository: Sendable {
         + ", a.include_receipt_id AS p_include_receipt_id, EXISTS (SELECT 1 FROM push_rates r WHERE r.push_id = p.id) AS p_throttled"
 
     /// Stores a push with its fan-out job; when this returns the push is durable.
-    public func create(applicationID: UUID, _ accepted: AcceptedPush, availableAt: Int64? = nil) async throws -> UUID {
+    package func create(applicationID: UUID, _ accepted: AcceptedPush, availableAt: Int64? = nil) async throws -> UUID {
         let id = UUID.timeOrdered(milliseconds: clock.now.epochMilliseconds)
         let time = clock.now.epochMilliseconds
         let request = accepted.storedText
@@ -160,7 +160,7 @@ public struct PushRepository: Sendable {
     }
 
     /// The push with its counters, if it belongs to `applicationID`.
-    public func find(id: UUID, applicationID: UUID) async throws -> StoredPush? {
+    package func find(id: UUID, applicationID: UUID) async throws -> StoredPush? {
         let rows = try await database.query(
             "SELECT \(unsafeRaw: Self.pushColumns) FROM pushes WHERE id = \(id) AND app_id = \(applicationID)")
         guard var push = try rows.first.map({ try Self.push($0) }) else { return nil }
@@ -172,7 +172,7 @@ public struct PushRepository: Sendable {
 
     /// The application's newest pushes, newest first, with their counters (without failure
     /// reasons; `find` has those). Served by the `pushes_app` index.
-    public func recent(applicationID: UUID, limit: Int) async throws -> [StoredPush] {
+    package func recent(applicationID: UUID, limit: Int) async throws -> [StoredPush] {
         try await database.query(
             """
             SELECT \(unsafeRaw: Self.pushColumns) FROM pushes WHERE app_id = \(applicationID)
@@ -186,7 +186,7 @@ public struct PushRepository: Sendable {
     ///
     /// The push comes with its app's receipt setting and whether it is throttled, read in the
     /// same statement on PostgreSQL (one round trip per job rather than four).
-    public func claim(lease: Int64) async throws -> ClaimedJob? {
+    package func claim(lease: Int64) async throws -> ClaimedJob? {
         let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let update: SQL = """
@@ -231,7 +231,7 @@ public struct PushRepository: Sendable {
     /// the earliest claimed job's lease end (after which it is taken again). A sleeping worker
     /// wakes then. It may be now or past: a job another worker is claiming at the same moment.
     /// Served by the `push_jobs_due` index (state, available_at).
-    public func nextDue() async throws -> Int64? {
+    package func nextDue() async throws -> Int64? {
         let row = try await database.query("""
             SELECT (SELECT MIN(available_at) FROM push_jobs WHERE state = 'ready') AS ready,
                 (SELECT MIN(lease_until) FROM push_jobs WHERE state = 'claimed') AS leased
@@ -243,14 +243,14 @@ public struct PushRepository: Sendable {
     }
 
     /// Extends a claimed job's lease; throws `leaseLost` if another worker has claimed it since.
-    public func renew(_ job: PushJob, lease: Int64) async throws {
+    package func renew(_ job: PushJob, lease: Int64) async throws {
         let rows = try await database.query(
             "UPDATE push_jobs SET lease_until = \(clock.now.epochMilliseconds + lease) WHERE \(Self.held(job)) RETURNING id")
         if rows.isEmpty { throw Self.leaseLost(job) }
     }
 
     /// The next page of the audience after `cursor`, in device id order (each device once).
-    public func audience(of push: Push, applicationID: UUID, after cursor: Int64, limit: Int) async throws -> [Int64] {
+    package func audience(of push: Push, applicationID: UUID, after cursor: Int64, limit: Int) async throws -> [Int64] {
         try await audiencePage(of: push, applicationID: applicationID, after: cursor, limit: limit).deviceIDs
     }
 
@@ -260,7 +260,7 @@ public struct PushRepository: Sendable {
     ///
     /// - Parameter timeZones: a local-time slot's zones (`timeZones(of:)`), which limit the
     ///   audience to the devices in them; empty for any other push.
-    public func audiencePage(
+    package func audiencePage(
         of push: Push, applicationID: UUID, after cursor: Int64, limit: Int, timeZones zones: [String] = []
     ) async throws -> AudiencePage {
         var condition: SQL = "d.app_id = \(applicationID) AND d.active = 1 AND d.id > \(cursor)"
@@ -331,7 +331,7 @@ public struct PushRepository: Sendable {
 
     /// The zones a local-time slot's push is for ('' for devices without one); empty for any
     /// other push.
-    public func timeZones(of pushID: UUID) async throws -> [String] {
+    package func timeZones(of pushID: UUID) async throws -> [String] {
         try await database.query("SELECT time_zone FROM push_time_zones WHERE push_id = \(pushID) ORDER BY time_zone")
             .map { try $0.string("time_zone") }
     }
@@ -344,7 +344,7 @@ public struct PushRepository: Sendable {
     ///   claimable a second after the push's latest batch, and the push gets its send gate (see
     ///   `takeSendSlot`), so that whichever worker or process claims them, no more than the rate
     ///   start sending in any second.
-    public func advance(
+    package func advance(
         _ fanout: PushJob, page: [Int64], through cursor: Int64? = nil, finished: Bool, ratePerSecond: Int? = nil
     ) async throws {
         let time = clock.now.epochMilliseconds
@@ -408,7 +408,7 @@ public struct PushRepository: Sendable {
     /// tokens (unless the device registered again after the provider's timestamp), a new batch
     /// job for each group of devices to be retried, and one for what was released unsent. Throws
     /// `leaseLost`, recording nothing, if another worker has claimed the job since.
-    public func complete(_ job: PushJob, _ result: BatchResult) async throws {
+    package func complete(_ job: PushJob, _ result: BatchResult) async throws {
         try await record(job, result, remaining: nil)
     }
 
@@ -416,7 +416,7 @@ public struct PushRepository: Sendable {
     /// claimed, with only the devices in `remaining` (those not yet sent): a worker that dies
     /// after this resends only those. Throws `leaseLost`, recording nothing, if another worker
     /// has claimed the job since.
-    public func recordProgress(_ job: PushJob, _ result: BatchResult, remaining: [Int64]) async throws {
+    package func recordProgress(_ job: PushJob, _ result: BatchResult, remaining: [Int64]) async throws {
         try await record(job, result, remaining: remaining)
     }
 
@@ -498,7 +498,7 @@ public struct PushRepository: Sendable {
 
     /// Puts a claimed job back, due at `availableAt` (the worker stops); nothing if another worker
     /// has claimed it since.
-    public func release(_ job: PushJob, availableAt: Int64) async throws {
+    package func release(_ job: PushJob, availableAt: Int64) async throws {
         try await database.query(
             "UPDATE push_jobs SET state = 'ready', available_at = \(availableAt), lease_until = 0 WHERE \(Self.held(job))")
         await work.announce(.deliveryJobs)

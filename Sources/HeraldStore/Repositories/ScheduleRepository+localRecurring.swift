@@ -79,7 +79,7 @@ extension ScheduleRepository {
 
     /// The slots of a one-time `scheduleLocal` push for `local` (`zoneGroups`), as the app's
     /// devices and default zone are now.
-    public func zoneGroups(for local: LocalDateTime, applicationID: UUID) async throws -> [PushSchedule.Slot] {
+    package func zoneGroups(for local: LocalDateTime, applicationID: UUID) async throws -> [PushSchedule.Slot] {
         try await Self.zoneGroups(database, for: local, applicationID: applicationID)
     }
 

@@ -15,7 +15,7 @@ extension ScheduleRepository {
     /// Stores a recurring schedule whose first occurrence is `nextAt` (a local-time one's:
     /// begins then, at `recurrence.nextLocalTime`).
     /// - Parameter given: the `schedule_id` to keep, as `create` takes it.
-    public func createRecurring(
+    package func createRecurring(
         applicationID: UUID, _ accepted: AcceptedPush, recurrence: StoredRecurrence, nextAt: Int64, id given: String? = nil
     ) async throws -> StoredSchedule {
         let request = accepted.storedText
@@ -40,7 +40,7 @@ extension ScheduleRepository {
     /// after now. Paused stays paused; occurrences already fired stay and count towards `count`.
     /// A `count` already reached, or a rule with no occurrence left, is a 400 naming
     /// `schedule.count` or `schedule.until`.
-    public func updateRecurring(
+    package func updateRecurring(
         id: String, applicationID: UUID, _ accepted: AcceptedPush, recurrence: StoredRecurrence
     ) async throws -> ScheduleChange {
         let request = accepted.storedText
@@ -72,7 +72,7 @@ extension ScheduleRepository {
 
     /// Pauses a recurring schedule: nothing fires until it is resumed (a local-time one's begun
     /// occurrences reach no further zone). Pausing a paused one changes nothing.
-    public func pause(id: String, applicationID: UUID) async throws -> ScheduleChange {
+    package func pause(id: String, applicationID: UUID) async throws -> ScheduleChange {
         let time = clock.now.epochMilliseconds
         let change = try await locked(id: id, applicationID: applicationID) { connection, current in
             guard !current.paused else { return }
@@ -89,7 +89,7 @@ extension ScheduleRepository {
     /// Resumes a paused recurring schedule from its first occurrence after now: the occurrences
     /// that came while it was paused are not sent. Resuming a running one changes nothing; one
     /// with no occurrence left ends (`notFound`).
-    public func resume(id: String, applicationID: UUID) async throws -> ScheduleChange {
+    package func resume(id: String, applicationID: UUID) async throws -> ScheduleChange {
         let time = clock.now.epochMilliseconds
         let change = try await locked(id: id, applicationID: applicationID) { connection, current in
             guard current.paused else { return }
@@ -232,7 +232,7 @@ extension ScheduleRepository {
 
     /// The schedule's past occurrences, latest first, at most `limit`: fired ones with their
     /// receipt's counters, and skipped ones.
-    public func pastOccurrences(scheduleID: String, limit: Int) async throws -> [PastOccurrence] {
+    package func pastOccurrences(scheduleID: String, limit: Int) async throws -> [PastOccurrence] {
         try await database.query("""
             SELECT l.due_at, l.local_time, l.state, l.fired_at, l.push_id, l.skipped_until, l.missed_time_zones, p.status, p.targeted, p.delivered, p.failed
             FROM push_schedule_slots l LEFT JOIN pushes p ON p.id = l.push_id

@@ -2,41 +2,41 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// A scheduled push as stored: the push as accepted and when it goes out.
-public struct StoredSchedule: Sendable, Equatable {
+package struct StoredSchedule: Sendable, Equatable {
     /// The `schedule_id`: 16 hex digits.
-    public var id: String
-    public var applicationID: UUID
+    package var id: String
+    package var applicationID: UUID
     /// The push as stored: an `AcceptedPush` (with the request, `scheduleIn` turned into
     /// `scheduleAt`), or an older Herald's request text; read the request with `requestMembers()`.
-    public var request: String
-    public var expiresAt: Int64?
+    package var request: String
+    package var expiresAt: Int64?
     /// `scheduleLocal`, for a local-time schedule.
-    public var localTime: String?
+    package var localTime: String?
     /// The earliest slot still to fire (epoch ms).
-    public var scheduledFor: Int64
-    public var createdAt: Int64
-    public var updatedAt: Int64
+    package var scheduledFor: Int64
+    package var createdAt: Int64
+    package var updatedAt: Int64
     /// A recurring schedule's rule and progress; nil for a one-time schedule. For a recurring
     /// one, `scheduledFor` is the next occurrence (while paused: the one the pause held back).
-    public var recurrence: StoredRecurrence? = nil
+    package var recurrence: StoredRecurrence? = nil
 
     /// The request as the API shows it, without checking it again.
-    public func requestMembers() throws(StoredPushError) -> [String: JSONValue] {
+    package func requestMembers() throws(StoredPushError) -> [String: JSONValue] {
         try AcceptedPush.request(stored: request) ?? [:]
     }
 }
 
 /// One slot of a schedule that fired: the push it became.
-public struct FiredSlot: Sendable, Equatable {
-    public var slotID: Int64
-    public var scheduleID: String
-    public var pushID: UUID
-    public var dueAt: Int64
-    public var firedAt: Int64
+package struct FiredSlot: Sendable, Equatable {
+    package var slotID: Int64
+    package var scheduleID: String
+    package var pushID: UUID
+    package var dueAt: Int64
+    package var firedAt: Int64
 }
 
 /// What happened to a change of a schedule.
-public enum ScheduleChange: Sendable, Equatable {
+package enum ScheduleChange: Sendable, Equatable {
     case changed(StoredSchedule)
     /// No such schedule for this app, or it has fired or been cancelled.
     case notFound
@@ -50,7 +50,7 @@ public enum ScheduleChange: Sendable, Equatable {
 /// job) in the same transaction that marks it fired, and PostgreSQL's `SKIP LOCKED` lets several
 /// schedulers take disjoint slots. A crash before the commit leaves the slot pending; after it,
 /// the push is durable.
-public struct ScheduleRepository: Sendable {
+package struct ScheduleRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
     /// Slots added are announced to the schedulers (`WorkKind.scheduledPushes`), pushes fired to
@@ -69,7 +69,7 @@ public struct ScheduleRepository: Sendable {
     /// meaningful (a local-time schedule); otherwise there is one slot, for every device.
     /// - Parameter given: the `schedule_id` to keep (16 lower-case hex digits, an imported
     ///   schedule's); one already stored is a `uniqueViolation`. Nil for a new random one.
-    public func create(
+    package func create(
         applicationID: UUID, _ accepted: AcceptedPush, localTime: String?, slots: [PushSchedule.Slot], id given: String? = nil
     ) async throws -> StoredSchedule {
         let request = accepted.storedText
@@ -90,7 +90,7 @@ public struct ScheduleRepository: Sendable {
     }
 
     /// The app's schedules still to fire, soonest first.
-    public func list(applicationID: UUID) async throws -> [StoredSchedule] {
+    package func list(applicationID: UUID) async throws -> [StoredSchedule] {
         // A one-time schedule is listed while it has a pending slot, a recurring one (`next_at`)
         // while it is scheduled or paused.
         try await database.query("""
@@ -105,13 +105,13 @@ public struct ScheduleRepository: Sendable {
     }
 
     /// The schedule, if it belongs to `applicationID` and has not fired or been cancelled.
-    public func find(id: String, applicationID: UUID) async throws -> StoredSchedule? {
+    package func find(id: String, applicationID: UUID) async throws -> StoredSchedule? {
         try await Self.find(database, id: id, applicationID: applicationID)
     }
 
     /// Replaces a pending schedule's push and slots, atomically; `notFound` if it is not the
     /// app's or has (even partly) fired or been cancelled meanwhile.
-    public func update(
+    package func update(
         id: String, applicationID: UUID, _ accepted: AcceptedPush, localTime: String?, slots: [PushSchedule.Slot]
     ) async throws -> ScheduleChange {
         let request = accepted.storedText
@@ -159,7 +159,7 @@ public struct ScheduleRepository: Sendable {
 
     /// Cancels what is left of a schedule; false if there is nothing (not the app's, fired, or
     /// cancelled already).
-    public func cancel(id: String, applicationID: UUID) async throws -> Bool {
+    package func cancel(id: String, applicationID: UUID) async throws -> Bool {
         let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         let (cancelled, events) = try await database.transaction { connection -> (Bool, Bool) in
@@ -190,7 +190,7 @@ public struct ScheduleRepository: Sendable {
     /// Fires up to `limit` due slots, soonest first: each becomes an accepted push (push row,
     /// its zones, fan-out job due now) in the transaction that marks it fired. Then as many due
     /// recurring occurrences (`fireDueOccurrences`), with `grace` as their grace window.
-    public func fireDue(limit: Int, grace: Duration = .seconds(3600)) async throws -> [FiredSlot] {
+    package func fireDue(limit: Int, grace: Duration = .seconds(3600)) async throws -> [FiredSlot] {
         let slots = try await fireDueSlots(limit: limit)
         let occurrences = try await fireDueOccurrences(limit: limit, grace: grace)
         return slots + occurrences
@@ -242,7 +242,7 @@ public struct ScheduleRepository: Sendable {
     }
 
     /// When the next pending slot or recurring occurrence is due (epoch ms), if any.
-    public func nextDue() async throws -> Int64? {
+    package func nextDue() async throws -> Int64? {
         let slot = try await database.query("SELECT MIN(due_at) AS due FROM push_schedule_slots WHERE state = 'pending'").first?
             .optionalInt("due")
         let occurrence = try await database.query("SELECT MIN(next_at) AS due FROM push_schedules WHERE state = 'scheduled'").first?
@@ -251,7 +251,7 @@ public struct ScheduleRepository: Sendable {
     }
 
     /// The fired slots of a schedule, soonest first (tests, benchmarks).
-    public func firedSlots(scheduleID: String) async throws -> [FiredSlot] {
+    package func firedSlots(scheduleID: String) async throws -> [FiredSlot] {
         try await database.query("""
             SELECT id, schedule_id, push_id, due_at, fired_at FROM push_schedule_slots
             WHERE schedule_id = \(scheduleID) AND state = 'fired' ORDER BY due_at, id

@@ -3,24 +3,24 @@ import struct Foundation.TimeZone
 
 /// A recurring schedule's rule and progress as stored (`push_schedules.cron`, …): the zone
 /// resolved (the app's default when the push named none), or `local` (each device's own zone).
-public struct StoredRecurrence: Sendable, Equatable {
+package struct StoredRecurrence: Sendable, Equatable {
     /// The cron expression as given (trimmed).
-    public var cron: String
+    package var cron: String
     /// The IANA zone its wall-clock times are read in; empty for a `local` rule.
-    public var timeZone: String
+    package var timeZone: String
     /// Epoch ms after which no occurrence fires (a local-time occurrence: begins).
-    public var until: Int64?
+    package var until: Int64?
     /// At most this many pushes.
-    public var count: Int?
+    package var count: Int?
     /// Occurrences fired so far.
-    public var firedCount: Int
-    public var paused: Bool
+    package var firedCount: Int
+    package var paused: Bool
     /// The cron names floating wall-clock times, each sent at each device's own local time.
-    public var local: Bool
+    package var local: Bool
     /// A local rule: the wall-clock time of the occurrence `next_at` begins.
-    public var nextLocalTime: LocalDateTime?
+    package var nextLocalTime: LocalDateTime?
 
-    public init(
+    package init(
         cron: String, timeZone: String, until: Int64?, count: Int?, firedCount: Int = 0, paused: Bool = false, local: Bool = false,
         nextLocalTime: LocalDateTime? = nil
     ) {
@@ -36,7 +36,7 @@ public struct StoredRecurrence: Sendable, Equatable {
 
     /// The stored form of a validated rule, in `zone` (the rule's own, or the app's default;
     /// none for a local rule).
-    public init(_ recurrence: Recurrence, zone: String) {
+    package init(_ recurrence: Recurrence, zone: String) {
         self.init(
             cron: recurrence.cron.description, timeZone: recurrence.local ? "" : recurrence.timeZone ?? zone, until: recurrence.until,
             count: recurrence.count, local: recurrence.local)
@@ -44,7 +44,7 @@ public struct StoredRecurrence: Sendable, Equatable {
 
     /// The rule and its zone; nil if the stored text no longer reads (never written so), or
     /// for a local rule.
-    public var rule: (Recurrence, TimeZone)? {
+    package var rule: (Recurrence, TimeZone)? {
         guard !local, let cron = try? CronExpression(cron, field: "schedule.cron"), let zone = TimeZone(identifier: timeZone) else {
             return nil
         }
@@ -52,20 +52,20 @@ public struct StoredRecurrence: Sendable, Equatable {
     }
 
     /// A local rule; nil for a zoned one.
-    public var localRule: Recurrence? {
+    package var localRule: Recurrence? {
         guard local, let cron = try? CronExpression(cron, field: "schedule.cron") else { return nil }
         return Recurrence(cron: cron, timeZone: nil, until: until, count: count, local: true)
     }
 
     /// One occurrence: when it fires (a local one: begins, as the earliest zone reaches it) and,
     /// for a local rule, its wall-clock time.
-    public struct Occurrence: Sendable, Equatable {
-        public var at: Int64
-        public var localTime: LocalDateTime?
+    package struct Occurrence: Sendable, Equatable {
+        package var at: Int64
+        package var localTime: LocalDateTime?
     }
 
     /// The first occurrence after `after` still to fire (`until` and `count` considered).
-    public func nextOccurrence(after: Int64) -> Occurrence? {
+    package func nextOccurrence(after: Int64) -> Occurrence? {
         if let count, firedCount >= count { return nil }
         if let localRule {
             return localRule.nextLocal(after: after).map { Occurrence(at: $0.beginsAt, localTime: $0.localTime) }
@@ -75,12 +75,12 @@ public struct StoredRecurrence: Sendable, Equatable {
     }
 
     /// When the first occurrence after `after` still to fire comes (`until` and `count` considered).
-    public func next(after: Int64) -> Int64? {
+    package func next(after: Int64) -> Int64? {
         nextOccurrence(after: after)?.at
     }
 
     /// A local rule's occurrence after the one at `local` (`until` and `count` considered).
-    public func nextLocal(after local: LocalDateTime) -> Occurrence? {
+    package func nextLocal(after local: LocalDateTime) -> Occurrence? {
         if let count, firedCount >= count { return nil }
         return localRule?.nextLocal(after: local).map { Occurrence(at: $0.beginsAt, localTime: $0.localTime) }
     }
@@ -89,7 +89,7 @@ public struct StoredRecurrence: Sendable, Equatable {
     ///
     /// - Parameter next: the stored next occurrence (`next_at`), when `after` is just before it:
     ///   a local rule then starts from `nextLocalTime` rather than searching for it.
-    public func upcoming(after: Int64, next: Int64? = nil, limit: Int) -> [Occurrence] {
+    package func upcoming(after: Int64, next: Int64? = nil, limit: Int) -> [Occurrence] {
         if let localRule {
             var first: Recurrence.LocalOccurrence?
             if let next, let nextLocalTime, next == after + 1 {
@@ -107,25 +107,25 @@ public struct StoredRecurrence: Sendable, Equatable {
 
 /// One past occurrence of a recurring schedule: fired (its push, with the receipt's counters)
 /// or skipped (missed beyond the grace window, with every occurrence up to `skippedUntil`).
-public struct PastOccurrence: Sendable, Equatable {
-    public enum State: String, Sendable {
+package struct PastOccurrence: Sendable, Equatable {
+    package enum State: String, Sendable {
         case fired, skipped
     }
 
-    public var dueAt: Int64
+    package var dueAt: Int64
     /// A local-time occurrence's wall-clock time (`YYYY-MM-DDTHH:MM:SS`).
-    public var localTime: String? = nil
-    public var state: State
+    package var localTime: String? = nil
+    package var state: State
     /// When it fired, or when the skip was recorded.
-    public var recordedAt: Int64
-    public var pushID: String?
-    public var skippedUntil: Int64?
+    package var recordedAt: Int64
+    package var pushID: String?
+    package var skippedUntil: Int64?
     /// A late local-time occurrence: how many zones it had reached more than the grace window
     /// before it fired, and so left out (nil: none).
-    public var missedTimeZones: Int? = nil
+    package var missedTimeZones: Int? = nil
     /// The receipt's status and counters (a fired occurrence whose push still exists).
-    public var status: String?
-    public var targeted: Int?
-    public var delivered: Int?
-    public var failed: Int?
+    package var status: String?
+    package var targeted: Int?
+    package var delivered: Int?
+    package var failed: Int?
 }

@@ -2,12 +2,12 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// Tenants: the top of the ownership tree.
-public struct TenantRepository: Sendable {
+package struct TenantRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
 
     /// Creates a tenant; nil if the name is taken.
-    public func create(name: String) async throws -> Tenant? {
+    package func create(name: String) async throws -> Tenant? {
         let tenant = Tenant(id: UUID(), name: name, createdAt: clock.now.epochMilliseconds)
         do {
             try await database.query(
@@ -18,20 +18,20 @@ public struct TenantRepository: Sendable {
         return tenant
     }
 
-    public func find(id: UUID) async throws -> Tenant? {
+    package func find(id: UUID) async throws -> Tenant? {
         try await database.query("SELECT id, name, created_at FROM tenants WHERE id = \(id)").first.map(Self.tenant)
     }
 
-    public func find(name: String) async throws -> Tenant? {
+    package func find(name: String) async throws -> Tenant? {
         try await database.query("SELECT id, name, created_at FROM tenants WHERE name = \(name)").first.map(Self.tenant)
     }
 
-    public func list() async throws -> [Tenant] {
+    package func list() async throws -> [Tenant] {
         try await database.query("SELECT id, name, created_at FROM tenants ORDER BY created_at, id").map(Self.tenant)
     }
 
     /// Renames a tenant; false if the name is taken.
-    public func rename(id: UUID, to name: String) async throws -> Bool {
+    package func rename(id: UUID, to name: String) async throws -> Bool {
         do {
             try await database.query("UPDATE tenants SET name = \(name) WHERE id = \(id)")
             return true
@@ -41,7 +41,7 @@ public struct TenantRepository: Sendable {
     }
 
     /// Deletes a tenant that owns no application.
-    public func delete(id: UUID) async throws -> DeleteOutcome {
+    package func delete(id: UUID) async throws -> DeleteOutcome {
         try await database.transaction { connection in
             // Locked first, so that an application being created is waited for and counted below.
             try await connection.query("SELECT id FROM tenants WHERE id = \(id)\(connection.dialect.rowLock(.update))")
@@ -59,7 +59,7 @@ public struct TenantRepository: Sendable {
 }
 
 /// What a guarded delete did.
-public enum DeleteOutcome: Sendable, Equatable {
+package enum DeleteOutcome: Sendable, Equatable {
     case deleted
     case notFound
     /// Refused: something still depends on the row.

@@ -9,7 +9,7 @@ import struct Foundation.UUID
 /// until `removeExpired` (the background cleanup) takes them away, or until the name is used
 /// again, which first removes them so that old subscribers do not come back with the new topic.
 /// Deleting a topic expires it at that moment.
-public struct TopicRepository: Sendable {
+package struct TopicRepository: Sendable {
     let database: any SQLDatabase
     let clock: EpochClock
 
@@ -25,7 +25,7 @@ public struct TopicRepository: Sendable {
     /// - Parameters:
     ///   - query: text the name must contain (case-insensitive, as names are lower case).
     ///   - hasExpiry: true for topics that expire, false for those that never do, nil for both.
-    public func list(applicationID: UUID, query: String?, hasExpiry: Bool?, page: Int, size: Int) async throws -> (topics: [Topic], total: Int) {
+    package func list(applicationID: UUID, query: String?, hasExpiry: Bool?, page: Int, size: Int) async throws -> (topics: [Topic], total: Int) {
         let time = clock.now.epochMilliseconds
         var condition: SQL = "app_id = \(applicationID) AND (expires_at IS NULL OR expires_at > \(time))"
         if let hasExpiry {
@@ -45,7 +45,7 @@ public struct TopicRepository: Sendable {
     }
 
     /// The live topic `id` of the application, if there is one.
-    public func find(applicationID: UUID, id: Int64) async throws -> Topic? {
+    package func find(applicationID: UUID, id: Int64) async throws -> Topic? {
         let rows = try await database.query(
             "SELECT \(unsafeRaw: Self.columns) FROM topics WHERE id = \(id) AND app_id = \(applicationID)")
         guard let topic = try rows.first.map(Self.topic), topic.isLive(at: clock.now.epochMilliseconds) else { return nil }
@@ -54,7 +54,7 @@ public struct TopicRepository: Sendable {
 
     /// Of `names`, those that are live topics of the application with at least one subscribed
     /// device: what a push to these topics can reach.
-    public func subscribed(applicationID: UUID, names: [String]) async throws -> Set<String> {
+    package func subscribed(applicationID: UUID, names: [String]) async throws -> Set<String> {
         let time = clock.now.epochMilliseconds
         var found = Set<String>()
         for start in stride(from: 0, to: names.count, by: Self.chunk) {
@@ -75,7 +75,7 @@ public struct TopicRepository: Sendable {
 
     /// Creates the topics that do not exist yet; an existing live topic is returned as it is
     /// (its expiry unchanged). The answer follows `requests`' order, one entry per name.
-    public func create(applicationID: UUID, _ requests: [TopicRequest]) async throws -> [(topic: Topic, created: Bool)] {
+    package func create(applicationID: UUID, _ requests: [TopicRequest]) async throws -> [(topic: Topic, created: Bool)] {
         var seen = Set<String>()
         let unique = requests.filter { seen.insert($0.name).inserted }
         guard !unique.isEmpty else { return [] }
@@ -165,7 +165,7 @@ public struct TopicRepository: Sendable {
 
     /// Deletes the application's live topics with these ids; returns how many there were.
     /// A deleted topic expires now: gone at once, its subscriptions removed in the background.
-    public func delete(applicationID: UUID, ids: [Int64]) async throws -> Int {
+    package func delete(applicationID: UUID, ids: [Int64]) async throws -> Int {
         guard !ids.isEmpty else { return 0 }
         let time = clock.now.epochMilliseconds
         var deleted = 0
@@ -181,13 +181,13 @@ public struct TopicRepository: Sendable {
     }
 
     /// What one cleanup removed.
-    public struct Cleanup: Sendable, Equatable {
+    package struct Cleanup: Sendable, Equatable {
         /// Subscriptions of expired topics.
-        public var subscriptions = 0
+        package var subscriptions = 0
         /// Expired topics, once they had no subscription left.
-        public var topics = 0
+        package var topics = 0
 
-        public init(subscriptions: Int = 0, topics: Int = 0) {
+        package init(subscriptions: Int = 0, topics: Int = 0) {
             self.subscriptions = subscriptions
             self.topics = topics
         }
@@ -198,7 +198,7 @@ public struct TopicRepository: Sendable {
     /// never holds the database for long.
     ///
     /// - Parameter time: epoch milliseconds to judge expiry at (by default the store's clock).
-    public func removeExpired(at time: Int64? = nil, chunk: Int = 10_000) async throws -> Cleanup {
+    package func removeExpired(at time: Int64? = nil, chunk: Int = 10_000) async throws -> Cleanup {
         let time = time ?? clock.now.epochMilliseconds
         let dialect = database.dialect
         var cleanup = Cleanup()

@@ -2,38 +2,38 @@ import HeraldCore
 import struct Foundation.UUID
 
 /// A queued delivery of one event to one endpoint, as a worker holds it.
-public struct WebhookDelivery: Sendable, Equatable {
-    public var id: Int64
-    public var endpointID: UUID
-    public var url: String
+package struct WebhookDelivery: Sendable, Equatable {
+    package var id: Int64
+    package var endpointID: UUID
+    package var url: String
     /// The endpoint's signing secret, unsealed.
-    public var secret: String
-    public var eventID: UUID
-    public var eventType: String
+    package var secret: String
+    package var eventID: UUID
+    package var eventType: String
     /// The JSON body, the same on every attempt.
-    public var body: String
+    package var body: String
     /// Attempts made before this one.
-    public var attempts: Int
+    package var attempts: Int
     /// When the event was queued (epoch ms): retries stop a retry window after it.
-    public var createdAt: Int64
+    package var createdAt: Int64
     /// Which claim of the row this is (see `PushJob.claim`).
-    public var claim: Int64
+    package var claim: Int64
 }
 
 /// What one attempt came to, recorded on the delivery.
-public struct WebhookAttempt: Sendable, Equatable {
+package struct WebhookAttempt: Sendable, Equatable {
     /// The receiver's HTTP status; nil when no answer came (refused address, timeout, …).
-    public var status: Int?
+    package var status: Int?
     /// Why it failed without an answer, or nil.
-    public var error: String?
+    package var error: String?
     /// The start of the answer's body, as text.
-    public var excerpt: String?
+    package var excerpt: String?
     /// A 2xx answer.
-    public var succeeded: Bool
+    package var succeeded: Bool
     /// When to try again, epoch ms; nil: never (delivered, or the retry window is over).
-    public var retryAt: Int64?
+    package var retryAt: Int64?
 
-    public init(status: Int?, error: String?, excerpt: String?, succeeded: Bool, retryAt: Int64?) {
+    package init(status: Int?, error: String?, excerpt: String?, succeeded: Bool, retryAt: Int64?) {
         self.status = status
         self.error = error
         self.excerpt = excerpt
@@ -43,36 +43,36 @@ public struct WebhookAttempt: Sendable, Equatable {
 }
 
 /// A delivery as the admin API shows it: the event and the latest attempt's answer.
-public struct WebhookDeliveryRecord: Sendable, Equatable {
-    public var eventID: UUID
-    public var eventType: String
+package struct WebhookDeliveryRecord: Sendable, Equatable {
+    package var eventID: UUID
+    package var eventType: String
     /// `pending` (queued or being sent), `delivered` or `failed` (given up).
-    public var state: String
-    public var attempts: Int
-    public var createdAt: Int64
+    package var state: String
+    package var attempts: Int
+    package var createdAt: Int64
     /// When it is due again, while pending.
-    public var nextAttemptAt: Int64?
-    public var lastAttemptAt: Int64?
-    public var lastStatus: Int?
-    public var lastError: String?
-    public var lastExcerpt: String?
+    package var nextAttemptAt: Int64?
+    package var lastAttemptAt: Int64?
+    package var lastStatus: Int?
+    package var lastError: String?
+    package var lastExcerpt: String?
 }
 
 /// Apps' webhook endpoints and the queue of their deliveries.
-public struct WebhookRepository: Sendable {
+package struct WebhookRepository: Sendable {
     let database: any SQLDatabase
     let secretBox: SecretBox
     let clock: EpochClock
     /// Announced after each commit that queues a delivery (`WorkKind.webhookEvents`); the
     /// webhook workers sleep on it.
-    public let work: WorkSignals
+    package let work: WorkSignals
 
     private static let endpointColumns = "id, app_id, url, events, created_at"
 
     // MARK: Endpoints
 
     /// Stores an endpoint with a new random secret, returned in clear this once.
-    public func create(applicationID: UUID, url: String, events: Set<WebhookEventType>) async throws -> (WebhookEndpoint, String) {
+    package func create(applicationID: UUID, url: String, events: Set<WebhookEventType>) async throws -> (WebhookEndpoint, String) {
         let id = UUID()
         let secret = "whsec_" + Secret.generate()
         let sealed = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
@@ -85,27 +85,27 @@ public struct WebhookRepository: Sendable {
         return (endpoint, secret)
     }
 
-    public func list(applicationID: UUID) async throws -> [WebhookEndpoint] {
+    package func list(applicationID: UUID) async throws -> [WebhookEndpoint] {
         try await database.query(
             "SELECT \(unsafeRaw: Self.endpointColumns) FROM webhook_endpoints WHERE app_id = \(applicationID) ORDER BY created_at, id"
         ).map(Self.endpoint)
     }
 
-    public func find(id: UUID, applicationID: UUID) async throws -> WebhookEndpoint? {
+    package func find(id: UUID, applicationID: UUID) async throws -> WebhookEndpoint? {
         try await database.query(
             "SELECT \(unsafeRaw: Self.endpointColumns) FROM webhook_endpoints WHERE id = \(id) AND app_id = \(applicationID)"
         ).first.map(Self.endpoint)
     }
 
     /// Deletes the endpoint and its queued and past deliveries; false if the app has no such endpoint.
-    public func delete(id: UUID, applicationID: UUID) async throws -> Bool {
+    package func delete(id: UUID, applicationID: UUID) async throws -> Bool {
         try await !database.query(
             "DELETE FROM webhook_endpoints WHERE id = \(id) AND app_id = \(applicationID) RETURNING id"
         ).isEmpty
     }
 
     /// The endpoint's newest deliveries, newest first.
-    public func deliveries(endpointID: UUID, limit: Int) async throws -> [WebhookDeliveryRecord] {
+    package func deliveries(endpointID: UUID, limit: Int) async throws -> [WebhookDeliveryRecord] {
         try await database.query("""
             SELECT event_id, event_type, state, attempts, available_at, created_at, last_attempt_at, last_status, last_error, last_excerpt
             FROM webhook_deliveries WHERE endpoint_id = \(endpointID) ORDER BY id DESC LIMIT \(limit)
@@ -148,7 +148,7 @@ public struct WebhookRepository: Sendable {
 
     /// When the next delivery falls due (epoch ms): the earliest ready one's time, or a millisecond
     /// after the earliest lease ends; nil when none is pending. The workers sleep until then.
-    public func nextDue() async throws -> Int64? {
+    package func nextDue() async throws -> Int64? {
         let row = try await database.query("""
             SELECT (SELECT MIN(available_at) FROM webhook_deliveries WHERE state = 'ready') AS ready,
                 (SELECT MIN(lease_until) FROM webhook_deliveries WHERE state = 'claimed') AS leased
@@ -160,7 +160,7 @@ public struct WebhookRepository: Sendable {
 
     /// Takes the next due delivery for `lease` ms: a ready one, or one whose worker's lease ran
     /// out. PostgreSQL lets concurrent workers (in any process) skip each other's rows.
-    public func claim(lease: Int64) async throws -> WebhookDelivery? {
+    package func claim(lease: Int64) async throws -> WebhookDelivery? {
         let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let rows = try await database.query("""
@@ -190,7 +190,7 @@ public struct WebhookRepository: Sendable {
 
     /// Records an attempt on a claimed delivery: delivered, due again at `retryAt`, or given
     /// up. Throws `leaseLost` if another worker has claimed it since.
-    public func record(_ delivery: WebhookDelivery, _ attempt: WebhookAttempt) async throws {
+    package func record(_ delivery: WebhookDelivery, _ attempt: WebhookAttempt) async throws {
         let state = attempt.succeeded ? "delivered" : attempt.retryAt == nil ? "failed" : "ready"
         let time = clock.now.epochMilliseconds
         let rows = try await database.query("""

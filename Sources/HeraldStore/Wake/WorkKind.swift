@@ -5,22 +5,22 @@
 /// has), announcing it after each commit that adds work (`WorkSignals.announce`), and running its
 /// loop as `DeliveryService` does: read the kind's generation, look for due work, ask the store
 /// for the earliest due time, then wait on the signal until then (`IdleWait`).
-public struct WorkKind: Hashable, Sendable, CustomStringConvertible {
+package struct WorkKind: Hashable, Sendable, CustomStringConvertible {
     /// The kind's name: the notification payload's first part. Letters, digits and `_` only.
-    public let name: String
+    package let name: String
 
-    public init(_ name: String) {
+    package init(_ name: String) {
         self.name = name
     }
 
     /// Push delivery jobs (`push_jobs`): fan-outs and batches, due now or later (retries,
     /// throttled batches, geofence-update pushes).
-    public static let deliveryJobs = WorkKind("push_jobs")
+    package static let deliveryJobs = WorkKind("push_jobs")
     /// Schedule slots (`push_schedule_slots`) and recurring schedules' next occurrences
     /// (`push_schedules.next_at`): the scheduler sleeps until the earliest.
-    public static let scheduledPushes = WorkKind("schedules")
+    package static let scheduledPushes = WorkKind("schedules")
     /// Webhook deliveries (`webhook_deliveries`): new events, and retries due later.
-    public static let webhookEvents = WorkKind("webhooks")
+    package static let webhookEvents = WorkKind("webhooks")
 
-    public var description: String { name }
+    package var description: String { name }
 }

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Use: read `generation` before looking for work; if there was none, `wait(after:upTo:)`. A
 /// ring between the two is not missed: the wait then returns at once.
-public final class WorkSignal: Sendable {
+package final class WorkSignal: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var nextID: UInt64 = 0
@@ -21,13 +21,13 @@ public final class WorkSignal: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// How many times the signal has rung.
-    public var generation: UInt64 { state.withLock { $0.generation } }
+    package var generation: UInt64 { state.withLock { $0.generation } }
 
     /// Waiters now waiting for a ring (for tests and diagnostics).
-    public var waiting: Int {
+    package var waiting: Int {
         state.withLock { state in
             state.entries.values.count { entry in
                 if case .waiting = entry { return true }
@@ -37,7 +37,7 @@ public final class WorkSignal: Sendable {
     }
 
     /// Wakes every waiter.
-    public func ring() {
+    package func ring() {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.generation &+= 1
             var woken: [CheckedContinuation<Void, Never>] = []
@@ -53,7 +53,7 @@ public final class WorkSignal: Sendable {
 
     /// Returns once the signal has rung after `generation` (at once if it already has), when
     /// `timeout` has passed, or when the task is cancelled, whichever comes first.
-    public func wait(after generation: UInt64, upTo timeout: Duration) async {
+    package func wait(after generation: UInt64, upTo timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.rung(after: generation) }
             group.addTask { try? await Task.sleep(for: timeout) }

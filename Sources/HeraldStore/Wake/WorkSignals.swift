@@ -8,9 +8,9 @@ import struct Foundation.UUID
 /// Announcing is a hint, never the record: the work is already committed, and a sleeper that
 /// misses a hint (the notification connection was down, the process crashed before it announced)
 /// still finds the work at its next look at the store, at the latest after its safety poll.
-public final class WorkSignals: Sendable {
+package final class WorkSignals: Sendable {
     /// The PostgreSQL channel every process listens on.
-    public static let channel = "herald_work"
+    package static let channel = "herald_work"
 
     private let database: any SQLDatabase
     /// Identifies this process's announcements, so that it does not wake itself twice.
@@ -18,12 +18,12 @@ public final class WorkSignals: Sendable {
     private let signals = Mutex<[WorkKind: WorkSignal]>([:])
     private let listenStarts = Atomic<Int>(0)
 
-    public init(database: any SQLDatabase) {
+    package init(database: any SQLDatabase) {
         self.database = database
     }
 
     /// The signal of `kind` in this process (made on first use).
-    public func signal(for kind: WorkKind) -> WorkSignal {
+    package func signal(for kind: WorkKind) -> WorkSignal {
         signals.withLock { signals in
             if let signal = signals[kind] { return signal }
             let signal = WorkSignal()
@@ -35,7 +35,7 @@ public final class WorkSignals: Sendable {
     /// Wakes this process's sleepers on `kind` and, on PostgreSQL, every other process's. Call it
     /// after the commit that added the work (a notification sent inside the transaction would be
     /// needed only to make it atomic with the work, and the safety poll already covers a lost one).
-    public func announce(_ kind: WorkKind) async {
+    package func announce(_ kind: WorkKind) async {
         signal(for: kind).ring()
         guard database.dialect == .postgres else { return }
         // A failure loses a hint only; the listeners' safety poll finds the work.
@@ -45,25 +45,25 @@ public final class WorkSignals: Sendable {
     /// The PostgreSQL call that announces `kind` to the other processes, for a statement that
     /// adds work in the same round trip (a CTE); the caller then rings this process's sleepers
     /// with `ringHere(_:)`. PostgreSQL sends it when the statement's transaction commits.
-    public func notification(_ kind: WorkKind) -> SQL {
+    package func notification(_ kind: WorkKind) -> SQL {
         "pg_notify(\(Self.channel), \(kind.name + ":" + instance))"
     }
 
     /// Wakes this process's sleepers on `kind` only (the other processes were notified by the
     /// statement that added the work: `notification(_:)`).
-    public func ringHere(_ kind: WorkKind) {
+    package func ringHere(_ kind: WorkKind) {
         signal(for: kind).ring()
     }
 
     /// Rings every signal: the notifications may have been missed (the listening connection was
     /// lost and opened again), so every sleeper looks at the store once.
-    public func ringAll() {
+    package func ringAll() {
         for signal in signals.withLock({ Array($0.values) }) { signal.ring() }
     }
 
     /// A notification heard on the channel: rings its kind, unless this process sent it (its
     /// sleepers were rung when it was announced).
-    public func received(payload: String) {
+    package func received(payload: String) {
         let parts = payload.split(separator: ":", maxSplits: 1)
         guard let name = parts.first, parts.count < 2 || parts[1] != instance else { return }
         signal(for: WorkKind(String(name))).ring()
@@ -71,11 +71,11 @@ public final class WorkSignals: Sendable {
 
     /// How many times `listen` has started listening (PostgreSQL): tests wait for the first
     /// before they rely on another process's announcement reaching this one.
-    public var listeningStarts: Int { listenStarts.load(ordering: .relaxed) }
+    package var listeningStarts: Int { listenStarts.load(ordering: .relaxed) }
 
     /// Listens for other processes' announcements until cancelled (PostgreSQL; on SQLite, where
     /// one process owns the file and rings its own signals, it returns at once).
-    public func listen(onConnected: @escaping @Sendable () -> Void = {}) async {
+    package func listen(onConnected: @escaping @Sendable () -> Void = {}) async {
         await database.listen(on: Self.channel, onConnected: { [self] in
             // Whatever was announced while no connection listened is looked for once.
             ringAll()
