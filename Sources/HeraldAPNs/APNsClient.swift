@@ -51,7 +51,8 @@ package final class APNsClient: Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws {
         guard let url = URL(string: endpoint), url.scheme == "https", let host = url.host, !host.isEmpty else {
-            throw ValidationError(code: "invalid_endpoint", message: "an APNs endpoint must be an https URL, not '\(endpoint)'", field: "endpoint")
+            throw ValidationError(
+                code: "invalid_endpoint", message: "an APNs endpoint must be an https URL, not '\(endpoint)'", field: "endpoint")
         }
         self.authority = url.port.map { "\(host):\($0)" } ?? host
         let sslContext: NIOSSLContext

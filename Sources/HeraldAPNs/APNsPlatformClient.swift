@@ -34,7 +34,7 @@ package struct APNsPlatformClient: ProviderClient {
                 return deviceTokens.map { _ in .credentialsRejected(APNsErrorReason("InvalidProviderToken")) }
             }
             lease = leased
-        } catch where error.meansCredentialsUnusable {
+        } catch  where error.meansCredentialsUnusable {
             return deviceTokens.map { _ in .credentialsRejected(APNsErrorReason("ProviderTokenNotSigned")) }
         } catch {
             // The shared token's store failed (the database): the batch waits its turn again.

@@ -23,7 +23,9 @@ package final class APNsProviderTokens: Sendable {
 
     /// - Parameter store: where the platform's processes share the token; by default this
     ///   process's memory only.
-    package init(generator: APNsTokenGenerator, store: any APNsProviderTokenStore = APNsLocalProviderTokenStore(), clock: EpochClock = .system) {
+    package init(
+        generator: APNsTokenGenerator, store: any APNsProviderTokenStore = APNsLocalProviderTokenStore(), clock: EpochClock = .system
+    ) {
         self.generator = generator
         self.store = store
         self.clock = clock

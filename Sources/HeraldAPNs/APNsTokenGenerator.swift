@@ -1,5 +1,6 @@
 import Crypto
 import HeraldCore
+
 import struct Foundation.Data
 
 /// Signs the provider authentication tokens APNs expects with token-based auth: a JWT with

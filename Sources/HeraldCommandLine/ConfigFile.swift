@@ -36,7 +36,8 @@ package struct ConfigFile: Sendable {
         // The database, read by serve, migrate, analytics prune, backup and restore.
         Setting(key: "data-dir", target: .option(environment: nil), everyCommand: true, secret: false),
         Setting(key: "database-url", target: .option(environment: "HERALD_DATABASE_URL"), everyCommand: true, secret: true),
-        Setting(key: "database-connections", target: .option(environment: "HERALD_DATABASE_CONNECTIONS"), everyCommand: true, secret: false),
+        Setting(
+            key: "database-connections", target: .option(environment: "HERALD_DATABASE_CONNECTIONS"), everyCommand: true, secret: false),
         Setting(key: "log-level", target: .option(environment: nil), everyCommand: true, secret: false),
         Setting(key: "encryption-key", target: .environment("HERALD_ENCRYPTION_KEY"), everyCommand: true, secret: true),
         Setting(key: "admin-token", target: .environment("HERALD_ADMIN_TOKEN"), everyCommand: true, secret: true),
@@ -123,7 +124,9 @@ package struct ConfigFile: Sendable {
             case .string(let string): text = string
             case .integer(let number): text = String(number)
             case .boolean(let bool):
-                guard case .flag = setting.target else { throw ConfigFileError("\(path): \"\(key)\" takes a string or a number, not true/false") }
+                guard case .flag = setting.target else {
+                    throw ConfigFileError("\(path): \"\(key)\" takes a string or a number, not true/false")
+                }
                 if bool, !arguments.contains("--" + setting.key) { resolved.arguments.append("--" + setting.key) }
                 continue
             }

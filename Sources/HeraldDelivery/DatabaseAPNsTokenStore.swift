@@ -1,6 +1,7 @@
 import HeraldAPNs
 import HeraldCore
 import HeraldStore
+
 import struct Foundation.UUID
 
 /// One platform's APNs provider token kept in the database (`Store.apnsTokens`), so that every

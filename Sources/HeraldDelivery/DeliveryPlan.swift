@@ -1,6 +1,7 @@
 import HeraldAPNs
 import HeraldCore
 import HeraldStore
+
 import struct Foundation.UUID
 
 /// What sending a batch job comes to, decided without I/O and without reading a clock.
@@ -122,9 +123,12 @@ struct DeliveryPlan: Sendable {
         // Rendered once for the batch, per kind of device in it. Every provider rendered this
         // push when it was accepted (`AcceptedPush.check`), with a receipt id's worth of room.
         let rendered = try RenderedPush(push, receiptID: receiptID, types: Set(targets.map(\.platformType)), now: time, badges: badges)
-        let silent = audience.quiet.isEmpty ? nil : RenderedPush.silenced(
-            push, receiptID: receiptID, types: Set(targets.filter { audience.quiet.contains($0.id) }.map(\.platformType)), now: time,
-            badges: badges)
+        let silent =
+            audience.quiet.isEmpty
+            ? nil
+            : RenderedPush.silenced(
+                push, receiptID: receiptID, types: Set(targets.filter { audience.quiet.contains($0.id) }.map(\.platformType)), now: time,
+                badges: badges)
         var byPlatform: [UUID: [DeliveryTarget]] = [:]
         var order: [UUID] = []
         for target in targets {
@@ -142,15 +146,18 @@ struct DeliveryPlan: Sendable {
             switch credentials[platformID] ?? .missing {
             case .missing:
                 fold.result.failed["CredentialsMissing", default: 0] += devices.count
-                problems.append(CredentialsProblem(
-                    platformID: platformID, type: type, devices: devices.count, message: "the platform has no credentials: its devices fail",
-                    failed: "CredentialsMissing"))
+                problems.append(
+                    CredentialsProblem(
+                        platformID: platformID, type: type, devices: devices.count,
+                        message: "the platform has no credentials: its devices fail",
+                        failed: "CredentialsMissing"))
             case .failing:
                 fold.paused(devices.map(\.id), at: now)
-                problems.append(CredentialsProblem(
-                    platformID: platformID, type: type, devices: devices.count,
-                    message: "the platform is paused: the provider refused its credentials; upload new ones",
-                    failed: fold.isLastAttempt ? "CredentialsFailing" : nil))
+                problems.append(
+                    CredentialsProblem(
+                        platformID: platformID, type: type, devices: devices.count,
+                        message: "the platform is paused: the provider refused its credentials; upload new ones",
+                        failed: fold.isLastAttempt ? "CredentialsFailing" : nil))
             case .ready:
                 // Devices in their quiet time get the silent rendering, as a group of their own.
                 let loud = silent == nil ? devices : devices.filter { !audience.quiet.contains($0.id) }

@@ -70,7 +70,7 @@ package struct DeliveryService: Service {
             } catch let error as StoreError where error.reason == .leaseLost {
                 logger.warning("a delivery job's lease ran out and another worker took it over", metadata: ["error": "\(error)"])
                 continue
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 // Not a fault: the process is stopping without a graceful shutdown's wait.
                 logger.info("a delivery job was interrupted by cancellation; it will be taken again when its lease runs out")
             } catch {

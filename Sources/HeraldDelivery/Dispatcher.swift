@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldStore
 import Logging
 import ServiceLifecycle
+
 import struct Foundation.UUID
 
 /// Works one job: turns a fan-out into batches, or sends a batch and records what came of it.
@@ -151,7 +152,8 @@ struct Dispatcher: Sendable {
         }
         for problem in plan.problems {
             if let reason = problem.failed {
-                telemetry.metrics.recordUnsent(provider: DeliveryMetrics.provider(for: problem.type), reason: reason, count: problem.devices)
+                telemetry.metrics.recordUnsent(
+                    provider: DeliveryMetrics.provider(for: problem.type), reason: reason, count: problem.devices)
             }
             telemetry.credentialsProblem(
                 platformID: problem.platformID, type: problem.type, applicationID: stored.applicationID, devices: problem.devices,
@@ -179,7 +181,8 @@ struct Dispatcher: Sendable {
                     fold.released(devices.map(\.id))
                     continue
                 }
-                let answered = await deliver(group, devices, with: sender, pushID: stored.id, applicationID: stored.applicationID, into: &fold)
+                let answered = await deliver(
+                    group, devices, with: sender, pushID: stored.id, applicationID: stored.applicationID, into: &fold)
                 if answered.refusedCredentials {
                     refused[group.platformID] = answered.pausePlatform
                     try await refusedCredentials(group, paused: answered.pausePlatform, applicationID: stored.applicationID)
@@ -227,7 +230,9 @@ struct Dispatcher: Sendable {
             // Not only in the process's log: the app's activity log says why its devices wait.
             logger.warning(
                 "a provider could not be reached; its devices are retried",
-                metadata: ["platform": "\(group.platformID)", "devices": "\(answered.unreached)", "error": "\(telemetry.loggableReason(cause))"])
+                metadata: [
+                    "platform": "\(group.platformID)", "devices": "\(answered.unreached)", "error": "\(telemetry.loggableReason(cause))",
+                ])
             telemetry.providerUnreachable(
                 pushID: pushID, platformID: group.platformID, type: group.type, applicationID: applicationID, devices: answered.unreached,
                 cause: cause, time: clock.now.epochMilliseconds)
@@ -245,7 +250,8 @@ struct Dispatcher: Sendable {
             return
         }
         // The provider client has spent its own remedies (a fresh token) before it says so.
-        logger.warning("the provider rejected the platform's credentials; its sends are paused", metadata: ["platform": "\(group.platformID)"])
+        logger.warning(
+            "the provider rejected the platform's credentials; its sends are paused", metadata: ["platform": "\(group.platformID)"])
         telemetry.credentialsProblem(
             platformID: group.platformID, type: group.type, applicationID: applicationID, devices: group.devices.count,
             message: "the provider refused the platform's credentials: its sends are paused", time: clock.now.epochMilliseconds)
@@ -270,7 +276,9 @@ struct Dispatcher: Sendable {
             case .failed(let reason):
                 logger.debug(
                     "a notification failed for good",
-                    metadata: ["reason": "\(telemetry.loggableReason(reason))", "token": "\(telemetry.logSensitivity.loggable(device.token))"])
+                    metadata: [
+                        "reason": "\(telemetry.loggableReason(reason))", "token": "\(telemetry.logSensitivity.loggable(device.token))",
+                    ])
             case .unanswered(let reason):
                 logger.debug("a request got no answer", metadata: ["error": "\(telemetry.loggableReason(reason))"])
             case .delivered, .retry, .credentialsRejected, .notAttempted:

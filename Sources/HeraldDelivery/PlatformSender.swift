@@ -44,7 +44,8 @@ struct PlatformSender: Sendable {
             } else {
                 await send(content.apns, with: client, to: targets)
             }
-        case .fcm(let client, let notification): await send(notification ? content.fcmWithNotification : content.fcm, with: client, to: targets)
+        case .fcm(let client, let notification):
+            await send(notification ? content.fcmWithNotification : content.fcm, with: client, to: targets)
         case .webPush(let client): await send(content.webPush, with: client, to: targets)
         case .wns(let client): await send(content.wns, with: client, to: targets)
         }

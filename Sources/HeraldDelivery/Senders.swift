@@ -5,6 +5,7 @@ import HeraldStore
 import HeraldWNS
 import HeraldWebPush
 import ServiceLifecycle
+
 import struct Foundation.UUID
 
 /// The provider clients of the platforms this process sends for: made on first use from the
@@ -45,7 +46,9 @@ actor Senders {
     private var webPushClient: WebPushClient?
 
     /// - Parameter clock: the time APNs provider tokens are issued at.
-    init(store: Store, configuration: DeliveryConfiguration, clock: EpochClock = .system, telemetry: DeliveryTelemetry = DeliveryTelemetry()) {
+    init(
+        store: Store, configuration: DeliveryConfiguration, clock: EpochClock = .system, telemetry: DeliveryTelemetry = DeliveryTelemetry()
+    ) {
         self.store = store
         self.clock = clock
         self.configuration = configuration
@@ -99,21 +102,23 @@ actor Senders {
         switch credentials {
         case .apnsToken(let credentials):
             let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
-            return .apns(APNsPlatformClient(
-                client: try APNsClient(
-                    endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), proxy: configuration.proxy,
-                    shutdownGrace: configuration.shutdownGrace),
-                topic: credentials.topic,
-                tokens: APNsProviderTokens(
-                    generator: try APNsTokenGenerator(credentials: credentials),
-                    store: DatabaseAPNsTokenStore(tokens: store.apnsTokens, platformID: platformID), clock: clock)))
+            return .apns(
+                APNsPlatformClient(
+                    client: try APNsClient(
+                        endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), proxy: configuration.proxy,
+                        shutdownGrace: configuration.shutdownGrace),
+                    topic: credentials.topic,
+                    tokens: APNsProviderTokens(
+                        generator: try APNsTokenGenerator(credentials: credentials),
+                        store: DatabaseAPNsTokenStore(tokens: store.apnsTokens, platformID: platformID), clock: clock)))
         case .apnsCertificate(let credentials):
             let endpoint = credentials.endpoint ?? configuration.apnsEndpoint ?? APNsClient.endpoint(for: credentials.environment)
-            return .apns(APNsPlatformClient(
-                client: try APNsClient(
-                    endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), clientCertificate: credentials,
-                    proxy: configuration.proxy, shutdownGrace: configuration.shutdownGrace),
-                topic: credentials.topic, tokens: nil))
+            return .apns(
+                APNsPlatformClient(
+                    client: try APNsClient(
+                        endpoint: endpoint, extraTrustedCAPEM: trustedCAs(credentials.extraTrustedCAPEM), clientCertificate: credentials,
+                        proxy: configuration.proxy, shutdownGrace: configuration.shutdownGrace),
+                    topic: credentials.topic, tokens: nil))
         case .fcm(let credentials):
             return .fcm(
                 try FCMClient(

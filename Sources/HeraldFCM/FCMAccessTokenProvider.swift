@@ -37,7 +37,8 @@ extension AccessTokenProvider where Source == FCMTokenSource {
         case .granted(let accessToken, let expiresIn?) where expiresIn > 0:
             return Grant(accessToken: accessToken, lifetime: .seconds(expiresIn))
         case .granted:
-            throw FCMTokenError(reason: .unavailable, status: 200, message: "the token endpoint's answer holds no access_token and expires_in")
+            throw FCMTokenError(
+                reason: .unavailable, status: 200, message: "the token endpoint's answer holds no access_token and expires_in")
         case .refused(let status, let error, let description):
             throw FCMTokenError(reason: .refused(error), status: status, message: description)
         case .unavailable(let status, let description, let retryAfter):

@@ -43,7 +43,8 @@ package final class FCMClient: Sendable {
     ) throws {
         let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
         guard let url = URL(string: base), url.scheme == "https", let host = url.host, !host.isEmpty else {
-            throw ValidationError(code: "invalid_endpoint", message: "an FCM endpoint must be an https URL, not '\(endpoint)'", field: "endpoint")
+            throw ValidationError(
+                code: "invalid_endpoint", message: "an FCM endpoint must be an https URL, not '\(endpoint)'", field: "endpoint")
         }
         let sslContext = try HTTP2ConnectionPool.makeSSLContext(extraTrustedCAPEM: extraTrustedCAPEM)
         let httpClient = try ProviderHTTPClient.make(extraTrustedCAPEM: extraTrustedCAPEM, proxy: proxy, connectTimeout: connectTimeout)
@@ -95,7 +96,8 @@ package final class FCMClient: Sendable {
                 case .answered(let status, let responseHeaders, let body):
                     let answer = FCMErrorBody(status: status, body: body ?? ByteBuffer())
                     if answer.status == 401 && answer.reason != .thirdPartyAuthError {
-                        return .refused(status: answer.status, message: answer.message, ifFailing: .success(.credentialsRejected(answer.rejection)))
+                        return .refused(
+                            status: answer.status, message: answer.message, ifFailing: .success(.credentialsRejected(answer.rejection)))
                     }
                     return .answered(.success(outcome(for: answer, headers: responseHeaders)))
                 case .notSent:
@@ -148,9 +150,10 @@ package final class FCMClient: Sendable {
     static func outcome(for error: FCMTokenError) -> FCMOutcome {
         switch error.reason {
         case .refused(let oauthError):
-            return .credentialsRejected(FCMRejection(
-                status: error.status ?? 400, reason: FCMErrorReason(oauthError),
-                message: "the token endpoint refused the service account: \(error.message)"))
+            return .credentialsRejected(
+                FCMRejection(
+                    status: error.status ?? 400, reason: FCMErrorReason(oauthError),
+                    message: "the token endpoint refused the service account: \(error.message)"))
         case .failing:
             return .credentialsRejected(FCMRejection(status: error.status ?? 401, reason: .unauthenticated, message: error.message))
         case .unavailable:

@@ -43,7 +43,8 @@ package enum OAuthTokenEndpoint {
             return .refused(status: status, error: error ?? "HTTP \(status)", description: description)
         }
         return .unavailable(
-            status: status, description: description, retryAfter: RetryAfter.delay(response.headers.first(name: "retry-after"), at: clock.now))
+            status: status, description: description,
+            retryAfter: RetryAfter.delay(response.headers.first(name: "retry-after"), at: clock.now))
     }
 
     /// The request body: `name=value` pairs, every value form-encoded.

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import HeraldCore
 import HeraldHTTP
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import NIOSSL
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One connection of the mock APNs, living on its event loop, right after the HTTP/2 handler.
 ///
@@ -140,7 +141,8 @@ final class MockAPNsConnection: ChannelInboundHandler {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(body))), promise: nil)
         } else {
             if let uniqueID = answer.uniqueID { headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable) }
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
         }
         // Flushed once the read that brought the request is dealt with (`channelReadComplete`),
         // or now if the answer was delayed.

@@ -320,7 +320,9 @@ package final class MockAPNsServer: Sendable {
             guard let issuedAt else { return fail(.forbidden, "InvalidProviderToken") }
             // Apple refuses tokens older than an hour.
             guard behavior.clock.now.epochSeconds - issuedAt <= 3600 else { return fail(.forbidden, "ExpiredProviderToken") }
-            if !behavior.refusedProviderTokens.isEmpty, let reason = behavior.refusedProviderTokens[String(authorization.dropFirst("bearer ".count))] {
+            if !behavior.refusedProviderTokens.isEmpty,
+                let reason = behavior.refusedProviderTokens[String(authorization.dropFirst("bearer ".count))]
+            {
                 return fail(.forbidden, reason)
             }
             authenticated = true

@@ -168,7 +168,8 @@ package final class MockFCMServer: Sendable {
             guard head.method == .POST else { return Self.oauthError(.methodNotAllowed, "invalid_request", "use POST") }
             return token(head: head, body: body)
         }
-        let prefix = "/v1/projects/", suffix = "/messages:send"
+        let prefix = "/v1/projects/"
+        let suffix = "/messages:send"
         guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else {
             return Self.googleError(.notFound, "NOT_FOUND", "the mock FCM serves /token and /v1/projects/{project}/messages:send")
         }
@@ -211,7 +212,8 @@ package final class MockFCMServer: Sendable {
         guard header["alg"]?.stringValue == "RS256" else {
             return Self.oauthError(.badRequest, "invalid_grant", "the assertion must be signed RS256")
         }
-        guard let issuer = claims["iss"]?.stringValue, case .int(let issuedAt)? = claims["iat"], case .int(let expiry)? = claims["exp"] else {
+        guard let issuer = claims["iss"]?.stringValue, case .int(let issuedAt)? = claims["iat"], case .int(let expiry)? = claims["exp"]
+        else {
             return Self.oauthError(.badRequest, "invalid_grant", "the assertion needs iss, iat and exp")
         }
         var projectID: String?
@@ -235,7 +237,8 @@ package final class MockFCMServer: Sendable {
         }
         let scopes = (claims["scope"]?.stringValue ?? "").split(separator: " ")
         guard scopes.contains("https://www.googleapis.com/auth/firebase.messaging") else {
-            return Self.oauthError(.badRequest, "invalid_scope", "the scope must include https://www.googleapis.com/auth/firebase.messaging")
+            return Self.oauthError(
+                .badRequest, "invalid_scope", "the scope must include https://www.googleapis.com/auth/firebase.messaging")
         }
         let accessToken = "ya29.mock-" + Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
         state.withLock { $0.issued[accessToken] = Issued(projectID: projectID, expiresAt: now + behavior.tokenLifetime) }
@@ -285,7 +288,8 @@ package final class MockFCMServer: Sendable {
         let target = message["token"]?.stringValue ?? message["topic"]?.stringValue ?? message["condition"]?.stringValue ?? ""
         if let token = message["token"]?.stringValue, !Self.looksLikeRegistrationToken(token) {
             return Self.googleError(
-                .badRequest, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token", fcmError: "INVALID_ARGUMENT")
+                .badRequest, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token",
+                fcmError: "INVALID_ARGUMENT")
         }
 
         enum Fault { case quota, unavailable, internalError }
@@ -321,7 +325,8 @@ package final class MockFCMServer: Sendable {
                 .unauthorized, "UNAUTHENTICATED", "the app's APNs or web push credentials were refused", fcmError: "THIRD_PARTY_AUTH_ERROR")
         }
 
-        let messageID = "0:\(UInt64.random(in: 1_000_000_000_000...9_999_999_999_999))%\(Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) }))"
+        let messageID =
+            "0:\(UInt64.random(in: 1_000_000_000_000...9_999_999_999_999))%\(Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) }))"
         let validateOnly = request["validate_only"] == .bool(true) || request["validateOnly"] == .bool(true)
         if !validateOnly {
             arrivals.record()
@@ -402,7 +407,9 @@ package final class MockFCMServer: Sendable {
             size += key.utf8.count + value.utf8.count
         }
         if size > 4096 {
-            return googleError(.badRequest, "INVALID_ARGUMENT", "the data payload is \(size) bytes, over the 4096-byte limit", fcmError: "INVALID_ARGUMENT")
+            return googleError(
+                .badRequest, "INVALID_ARGUMENT", "the data payload is \(size) bytes, over the 4096-byte limit", fcmError: "INVALID_ARGUMENT"
+            )
         }
         return nil
     }
@@ -423,9 +430,10 @@ package final class MockFCMServer: Sendable {
 
     /// FCM registration tokens are long runs of base64url characters and colons.
     static func looksLikeRegistrationToken(_ token: String) -> Bool {
-        token.utf8.count >= 32 && token.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_:".unicodeScalars.contains($0)
-        }
+        token.utf8.count >= 32
+            && token.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_:".unicodeScalars.contains($0)
+            }
     }
 
     // MARK: Answers in Google's shapes

@@ -88,7 +88,8 @@ private final class MockHTTPRequestHandler: ChannelInboundHandler {
             let response = respond(head, body)
             var headers = HTTPHeaders(response.headers)
             headers.add(name: "content-length", value: String(response.body?.readableBytes ?? 0))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: response.status, headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: response.status, headers: headers))), promise: nil)
             if let body = response.body, body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }

@@ -175,7 +175,9 @@ private final class ProxyHandshakeHandler: ChannelInboundHandler, RemovableChann
 
     // MARK: Tunnel
 
-    private func connect(context: ChannelHandlerContext, host: String, port: Int, tunnel: MockProxyServer.Tunnel, success: [UInt8], failure: [UInt8]) {
+    private func connect(
+        context: ChannelHandlerContext, host: String, port: Int, tunnel: MockProxyServer.Tunnel, success: [UInt8], failure: [UInt8]
+    ) {
         guard MockProxyServer.isLocal(host) else {
             proxy.refused(tunnel.target)
             return fail(context: context, bytes: failure)

@@ -295,7 +295,8 @@ package final class MockWNSServer: Sendable {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }
         guard contentType == kind.contentType else {
-            return wnsError(.badRequest, "a \(kind.rawValue) notification has Content-Type \(kind.contentType), not \(contentType ?? "none")")
+            return wnsError(
+                .badRequest, "a \(kind.rawValue) notification has Content-Type \(kind.contentType), not \(contentType ?? "none")")
         }
         if let ttl = headers.first(name: "x-wns-ttl"), Int64(ttl).map({ $0 < 0 }) ?? true {
             return wnsError(.badRequest, "X-WNS-TTL is a number of seconds")

@@ -141,7 +141,8 @@ package final class MockWebPushServer: Sendable {
             let json = JSONValue.object([
                 "code": .int(Int64(status.code)), "error": .string(status.reasonPhrase), "message": .string(message),
             ]).jsonText
-            return MockHTTPResponse(status: status, headers: headers + [("content-type", "application/json")], body: ByteBuffer(string: json))
+            return MockHTTPResponse(
+                status: status, headers: headers + [("content-type", "application/json")], body: ByteBuffer(string: json))
         }
     }
 
@@ -153,7 +154,8 @@ package final class MockWebPushServer: Sendable {
         guard head.method == .POST else { return fail(.methodNotAllowed, "push messages are POSTed") }
         let prefix = "/push/"
         let benchmark = behavior.benchmarkSubscriber != nil
-        guard head.uri.hasPrefix(prefix), let subscriber = subscribers[String(head.uri.dropFirst(prefix.count))] ?? behavior.benchmarkSubscriber
+        guard head.uri.hasPrefix(prefix),
+            let subscriber = subscribers[String(head.uri.dropFirst(prefix.count))] ?? behavior.benchmarkSubscriber
         else {
             return fail(.notFound, "no such subscription")
         }
@@ -167,7 +169,8 @@ package final class MockWebPushServer: Sendable {
         let vapidKey = "https://\(host) " + authorization
         if !benchmark || !state.withLock({ $0.verifiedVAPID.contains(vapidKey) }) {
             if let problem = Self.checkVAPID(
-                authorization, audience: "https://\(host)", now: behavior.clock.now.epochSeconds, applicationServerKey: subscriber.applicationServerKey)
+                authorization, audience: "https://\(host)", now: behavior.clock.now.epochSeconds,
+                applicationServerKey: subscriber.applicationServerKey)
             {
                 return fail(.forbidden, problem)
             }

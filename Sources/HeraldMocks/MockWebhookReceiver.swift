@@ -44,10 +44,11 @@ package final class MockWebhookReceiver: Sendable {
             group: group, tls: tls, protocols: ["http/1.1"], host: "127.0.0.1", port: port
         ) { head, body in
             let status = self.state.withLock { state in
-                state.received.append(Received(
-                    path: head.uri, signature: head.headers.first(name: "Herald-Signature"),
-                    eventID: head.headers.first(name: "Herald-Event-Id"), eventType: head.headers.first(name: "Herald-Event-Type"),
-                    body: Array(body.readableBytesView)))
+                state.received.append(
+                    Received(
+                        path: head.uri, signature: head.headers.first(name: "Herald-Signature"),
+                        eventID: head.headers.first(name: "Herald-Event-Id"), eventType: head.headers.first(name: "Herald-Event-Type"),
+                        body: Array(body.readableBytesView)))
                 return state.status
             }
             return MockHTTPResponse(status: status, body: ByteBuffer(string: "answer \(status.code)"))

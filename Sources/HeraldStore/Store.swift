@@ -55,4 +55,3 @@ package struct Store: Sendable {
         self.migrator = Migrator(database: database, clock: clock, logger: logger)
     }
 }
-

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.Data
 import class Foundation.JSONDecoder
 

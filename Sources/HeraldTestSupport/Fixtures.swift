@@ -1,9 +1,10 @@
 import Crypto
-import _CryptoExtras
-import class Foundation.JSONSerialization
-import struct Foundation.Data
 import HeraldCore
 import HeraldStore
+import _CryptoExtras
+
+import struct Foundation.Data
+import class Foundation.JSONSerialization
 import struct Foundation.UUID
 
 /// Objects most tests need: a tenant's app with one platform of each type.
@@ -60,7 +61,9 @@ package func randomFCMToken() -> String {
 }
 
 /// A Firebase service-account JSON with a freshly generated RSA key.
-package func serviceAccountJSON(projectID: String = "demo-project", tokenURI: String = "https://oauth2.googleapis.com/token") throws -> String {
+package func serviceAccountJSON(projectID: String = "demo-project", tokenURI: String = "https://oauth2.googleapis.com/token") throws
+    -> String
+{
     let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     let object: [String: String] = [
         "type": "service_account",

@@ -65,7 +65,8 @@ package final class TestDatabase: Sendable {
             dropName = name
             database = try PostgresStoreDatabase(url: created, maximumConnections: 4, logger: logger)
         }
-        let store = Store(database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), clock: clock, logger: logger)
+        let store = Store(
+            database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), clock: clock, logger: logger)
         try await store.migrator.migrate()
         return TestDatabase(backend: backend, database: database, store: store, directory: directory, databaseURL: url, dropName: dropName)
     }

@@ -78,7 +78,8 @@ package final class WNSClient: Sendable {
     /// network errors (no answer came).
     package func send(_ notification: WNSNotification, channelURI: String) async throws -> WNSOutcome {
         let url = try target(for: channelURI)
-        let gaveUp = WNSOutcome.credentialsRejected(WNSRejection(status: 401, reason: .unauthorized, message: "WNS kept refusing fresh access tokens"))
+        let gaveUp = WNSOutcome.credentialsRejected(
+            WNSRejection(status: 401, reason: .unauthorized, message: "WNS kept refusing fresh access tokens"))
         let outcomes = await tokens.send(count: 1, noToken: Self.noToken, gaveUp: .success(gaveUp)) { _, bearer in
             do {
                 let response = try await httpClient.execute(request(notification, url: url, bearer: bearer), timeout: .seconds(30))
@@ -146,9 +147,10 @@ package final class WNSClient: Sendable {
     static func outcome(for error: WNSTokenError) -> WNSOutcome {
         switch error.reason {
         case .refused(let oauthError):
-            return .credentialsRejected(WNSRejection(
-                status: error.status ?? 400, reason: WNSErrorReason(oauthError: oauthError),
-                message: "the token endpoint refused the package SID and secret: \(error.message)"))
+            return .credentialsRejected(
+                WNSRejection(
+                    status: error.status ?? 400, reason: WNSErrorReason(oauthError: oauthError),
+                    message: "the token endpoint refused the package SID and secret: \(error.message)"))
         case .failing:
             return .credentialsRejected(WNSRejection(status: error.status ?? 401, reason: .unauthorized, message: error.message))
         case .unavailable:

@@ -19,9 +19,10 @@ extension ProviderAnswer where Receipt == WNSDelivery, Rejection == WNSRejection
     /// - Parameter now: when the answer came, to read a retry time given as an HTTP date.
     package init(status: Int, headers: HTTPHeaders, body: String, now: EpochClock.Instant) {
         if status == 200 {
-            self = .delivered(WNSDelivery(
-                status: WNSDelivery.Status(headers.first(name: "x-wns-status")), messageID: headers.first(name: "x-wns-msg-id"),
-                deviceConnectionStatus: headers.first(name: "x-wns-deviceconnectionstatus")))
+            self = .delivered(
+                WNSDelivery(
+                    status: WNSDelivery.Status(headers.first(name: "x-wns-status")), messageID: headers.first(name: "x-wns-msg-id"),
+                    deviceConnectionStatus: headers.first(name: "x-wns-deviceconnectionstatus")))
             return
         }
         let reason = WNSErrorReason(status: status)

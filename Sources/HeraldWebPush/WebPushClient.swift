@@ -179,9 +179,13 @@ package final class WebPushClient: Sendable {
         return zip(messages, responses).map { message, response in
             switch response {
             case .answered(let status, let headers, let body):
-                (message.index, .success(outcome(
-                    status: status, location: headers.first(name: "location"), retryAfter: headers.first(name: "retry-after"),
-                    body: body, audience: audience, vapid: vapid)))
+                (
+                    message.index,
+                    .success(
+                        outcome(
+                            status: status, location: headers.first(name: "location"), retryAfter: headers.first(name: "retry-after"),
+                            body: body, audience: audience, vapid: vapid))
+                )
             case .notSent:
                 (message.index, .failure(ProviderSendError.notSent))
             case .failed(let reason):

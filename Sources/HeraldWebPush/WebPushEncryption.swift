@@ -55,7 +55,8 @@ package enum WebPushEncryption {
         let recordLength = plaintext.count + 1 + padding + tagSize
         guard recordLength < Int(recordSize) else {
             throw WebPushError.payloadTooLarge(
-                "\(plaintext.count) bytes of plaintext do not fit a \(recordSize)-byte record (at most \(Int(recordSize) - 1 - padding - tagSize - 1))")
+                "\(plaintext.count) bytes of plaintext do not fit a \(recordSize)-byte record (at most \(Int(recordSize) - 1 - padding - tagSize - 1))"
+            )
         }
         let asPublic = Array(ephemeralKey.publicKey.x963Representation)
         let keys = try derive(

@@ -1,6 +1,6 @@
 import Crypto
-import HeraldCore
 import Foundation
+import HeraldCore
 
 /// A browser's push subscription (the W3C Push API's `PushSubscription.toJSON()`): where to
 /// send, and the keys to encrypt for.

@@ -34,7 +34,9 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
     @Flag(help: "Keep the temporary directory (logs, database).") var keep = false
 
     func validate() throws {
-        guard seconds > 0, devices > 0, receipts > 0 else { throw ValidationError("--seconds, --devices and --receipts must be at least 1") }
+        guard seconds > 0, devices > 0, receipts > 0 else {
+            throw ValidationError("--seconds, --devices and --receipts must be at least 1")
+        }
         guard (1...Limits.analyticsEventsPerBatch).contains(batchSize) else {
             throw ValidationError("--batch-size must be between 1 and \(Limits.analyticsEventsPerBatch)")
         }
@@ -93,9 +95,15 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             }
             print("requests: \(totals.requests) answered 200, \(totals.failed) failed")
             print("events stored and aggregated: \(totals.events) in \(String(format: "%.2f", elapsedSeconds)) s")
-            print(String(format: "rate: %.0f events/s (%.1f requests/s)", Double(totals.events) / elapsedSeconds, Double(totals.requests) / elapsedSeconds))
-            print(String(format: "request latency ms: p50 %.1f, p99 %.1f, max %.1f", percentile(0.5), percentile(0.99), latencies.last ?? 0))
-            print("hourly aggregates count \(aggregated) events\(aggregated == totals.events ? " (matches)" : " (MISMATCH: expected \(totals.events))")")
+            print(
+                String(
+                    format: "rate: %.0f events/s (%.1f requests/s)", Double(totals.events) / elapsedSeconds,
+                    Double(totals.requests) / elapsedSeconds))
+            print(
+                String(format: "request latency ms: p50 %.1f, p99 %.1f, max %.1f", percentile(0.5), percentile(0.99), latencies.last ?? 0))
+            print(
+                "hourly aggregates count \(aggregated) events\(aggregated == totals.events ? " (matches)" : " (MISMATCH: expected \(totals.events))")"
+            )
             if aggregated != totals.events || totals.failed > 0 {
                 throw BenchmarkError("the aggregates do not match what was accepted, or requests failed; logs in \(directory)")
             }
@@ -158,8 +166,10 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             guard let tenant = try await store.tenants.create(name: "bench-\(UUID().uuidString.prefix(8))") else {
                 throw BenchmarkError("could not create the benchmark's tenant")
             }
-            let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald-dev bench analytics")
-            let (platform, secret) = try await store.platforms.create(applicationID: app.id, name: "android", type: .android, credentials: nil)
+            let (app, apiKey) = try await store.applications.create(
+                tenantID: tenant.id, name: "bench", description: "herald-dev bench analytics")
+            let (platform, secret) = try await store.platforms.create(
+                applicationID: app.id, name: "android", type: .android, credentials: nil)
             await store.database.shutdown()
             return Seeded(
                 appID: app.id.lowercasedString, apiKey: apiKey, platformID: platform.id.lowercasedString, platformSecret: secret)
@@ -186,6 +196,5 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             total + ((bucket["events"] as? [String: Int])?.values.reduce(0, +) ?? 0)
         }
     }
-
 
 }

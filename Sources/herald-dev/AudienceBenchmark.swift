@@ -73,10 +73,11 @@ struct AudienceBenchmark: AsyncParsableCommand {
                     let counting = ContinuousClock.now
                     let counted = try await store.pushes.audienceCount(of: push, applicationID: appID)
                     let countSeconds = Self.seconds(ContinuousClock.now - counting)
-                    print(String(
-                        format: "round %d %-8@ %8d devices in %5d pages: %7.2f s, %9.0f devices/s, %6.3f ms/page; count %d in %.2f s",
-                        round, name as NSString, reached, pages, seconds, Double(reached) / seconds, seconds * 1000 / Double(pages),
-                        counted, countSeconds))
+                    print(
+                        String(
+                            format: "round %d %-8@ %8d devices in %5d pages: %7.2f s, %9.0f devices/s, %6.3f ms/page; count %d in %.2f s",
+                            round, name as NSString, reached, pages, seconds, Double(reached) / seconds, seconds * 1000 / Double(pages),
+                            counted, countSeconds))
                 }
             }
         } catch {
@@ -110,11 +111,13 @@ struct AudienceBenchmark: AsyncParsableCommand {
         // The Android third is typed `android` on the iOS platform's row: the pages compare
         // `platform_type`, and nothing is sent (no FCM credentials to make).
         let database = store.database
-        let numbers: SQL = database.dialect == .postgres
+        let numbers: SQL =
+            database.dialect == .postgres
             ? "generate_series(1, \(devices)) AS n(i)"
             : "(WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(devices)) SELECT i FROM n) AS n"
         let started = ContinuousClock.now
-        try await database.query("""
+        try await database.query(
+            """
             INSERT INTO devices (uuid, app_id, platform_id, platform_type, token, os, custom_user_id, time_zone, active, created_at, updated_at)
             SELECT 'bench-' || i, \(app.id), \(ios.id),
                 CASE WHEN i % 3 = 0 THEN 'android' ELSE 'ios' END, 'token-' || i, CASE WHEN i % 3 = 0 THEN 'android' ELSE 'ios' END,
@@ -122,7 +125,8 @@ struct AudienceBenchmark: AsyncParsableCommand {
                 CASE i % 4 WHEN 0 THEN 'Europe/Paris' WHEN 1 THEN 'Asia/Tokyo' WHEN 2 THEN 'America/New_York' END, 1, 0, 0
             FROM \(numbers)
             """)
-        try await database.query("INSERT INTO device_tags (device_id, app_id, tag) SELECT id, app_id, 'news' FROM devices WHERE app_id = \(app.id)")
+        try await database.query(
+            "INSERT INTO device_tags (device_id, app_id, tag) SELECT id, app_id, 'news' FROM devices WHERE app_id = \(app.id)")
         for name in ["news", "sports"] {
             try await database.query("INSERT INTO topics (app_id, name, created_at) VALUES (\(app.id), \(name), 0)")
         }

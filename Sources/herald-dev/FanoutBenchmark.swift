@@ -112,7 +112,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
         var audience = topic.map { "subscribed to topic '\($0)'" } ?? "broadcast"
         if let expression = self.audience { audience += ", audience \(expression)" }
         print(
-            "herald-dev bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers, sink \(sink.rawValue)")
+            "herald-dev bench fanout: \(devices) \(platform.rawValue) devices (\(audience)), \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(workers) workers, sink \(sink.rawValue)"
+        )
         print("load at start           \(ProcessCPU.loadAverage)")
 
         // The provider-token key the mock APNs verifies against.
@@ -204,7 +205,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
                     break
                 }
                 guard ContinuousClock.now < deadline else {
-                    throw BenchmarkError("not every notification reached the \(sink.rawValue) sink in time; receipt \(receipt), logs in \(directory)")
+                    throw BenchmarkError(
+                        "not every notification reached the \(sink.rawValue) sink in time; receipt \(receipt), logs in \(directory)")
                 }
                 guard server.isRunning else { throw BenchmarkError("the server exited; its output is in \(server.logPath)") }
                 peakSampled = max(peakSampled, server.memoryKiB("VmRSS") ?? 0)
@@ -242,17 +244,25 @@ struct FanoutBenchmark: AsyncParsableCommand {
             print(String(format: "time to last delivery   %.0f ms", last))
             print(String(format: "notifications/s         %.0f (accept → last delivery); %.0f from first to last", rate, steadyRate))
             if !latencies.isEmpty {
-                print(String(format: "delivery latency        p50 %.0f ms, p99 %.0f ms (push accepted → provider received)",
-                             BenchmarkServer.percentile(latencies, 0.50), BenchmarkServer.percentile(latencies, 0.99)))
+                print(
+                    String(
+                        format: "delivery latency        p50 %.0f ms, p99 %.0f ms (push accepted → provider received)",
+                        BenchmarkServer.percentile(latencies, 0.50), BenchmarkServer.percentile(latencies, 0.99)))
             }
             print("server RSS              idle \(idleRSS / 1024) MiB, peak \(peakRSS / 1024) MiB")
             if let serveSeconds {
-                let sink = sinkSeconds.map { String(format: "; the h2o sink %.2f s, %.1f µs a request", $0, $0 * 1e6 / Double(devices)) } ?? ""
-                print(String(format: "server CPU              %.2f s over the broadcast, %.1f µs a notification", serveSeconds, serveSeconds * 1e6 / Double(devices)) + sink)
+                let sink =
+                    sinkSeconds.map { String(format: "; the h2o sink %.2f s, %.1f µs a request", $0, $0 * 1e6 / Double(devices)) } ?? ""
+                print(
+                    String(
+                        format: "server CPU              %.2f s over the broadcast, %.1f µs a notification", serveSeconds,
+                        serveSeconds * 1e6 / Double(devices)) + sink)
             }
             if let databaseSeconds {
-                print(String(format: "PostgreSQL CPU          %.2f s over the broadcast, %.1f µs a notification (its server, on the same cores)",
-                             databaseSeconds, databaseSeconds * 1e6 / Double(devices)))
+                print(
+                    String(
+                        format: "PostgreSQL CPU          %.2f s over the broadcast, %.1f µs a notification (its server, on the same cores)",
+                        databaseSeconds, databaseSeconds * 1e6 / Double(devices)))
             }
 
             // MARK: h2load against the same endpoint
@@ -265,12 +275,20 @@ struct FanoutBenchmark: AsyncParsableCommand {
                     directory: directory)
                 let h2loadSeconds = ProcessCPU.childrenSeconds() - childrenBefore
                 let sinkSeconds = sinkCPU.elapsed()
-                print(String(format: "h2load                  %.0f req/s (-c %d -m %d, %d requests)", h2load, effectiveH2LoadConnections, h2loadStreams, h2loadRequests))
+                print(
+                    String(
+                        format: "h2load                  %.0f req/s (-c %d -m %d, %d requests)", h2load, effectiveH2LoadConnections,
+                        h2loadStreams, h2loadRequests))
                 let perRequest = h2loadSeconds * 1e6 / Double(h2loadRequests)
-                let sink = sinkSeconds.map { String(format: "; the h2o sink %.2f s, %.1f µs a request", $0, $0 * 1e6 / Double(h2loadRequests)) } ?? ""
+                let sink =
+                    sinkSeconds.map { String(format: "; the h2o sink %.2f s, %.1f µs a request", $0, $0 * 1e6 / Double(h2loadRequests)) }
+                    ?? ""
                 print(String(format: "h2load CPU              %.2f s, %.1f µs a request", h2loadSeconds, perRequest) + sink)
                 if let serveSeconds, perRequest > 0 {
-                    print(String(format: "CPU herald / h2load     %.1f (per notification / per request)", serveSeconds * 1e6 / Double(devices) / perRequest))
+                    print(
+                        String(
+                            format: "CPU herald / h2load     %.1f (per notification / per request)",
+                            serveSeconds * 1e6 / Double(devices) / perRequest))
                 }
                 // Against h2o the issue-18 figure: acceptance to the sink's count reaching N. Against
                 // the mock, as before: first to last arrival.
@@ -325,7 +343,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
             guard let tenant = try await store.tenants.create(name: "bench-\(UUID().uuidString.prefix(8))") else {
                 throw BenchmarkError("could not create the benchmark's tenant")
             }
-            let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald-dev bench fanout")
+            let (app, apiKey) = try await store.applications.create(
+                tenantID: tenant.id, name: "bench", description: "herald-dev bench fanout")
             let subscriptions = try self.topic.map { try RegistrationInput.normalizedTags([$0], field: "--topic") } ?? []
             let clock = ContinuousClock.now
             for target in targets {
@@ -364,8 +383,6 @@ struct FanoutBenchmark: AsyncParsableCommand {
             throw error
         }
     }
-
-
 
     private func basic(_ seeded: Seeded) -> String {
         "Basic " + Data("\(seeded.appID.lowercasedString):\(seeded.apiKey)".utf8).base64EncodedString()
@@ -417,16 +434,17 @@ struct FanoutBenchmark: AsyncParsableCommand {
         }
     }
 
-
     /// h2load's request rate against the endpoint Herald sent to, with the request Herald sends:
     /// same path shape, headers, provider token and payload.
     private func runH2Load(
         endpointURL: String, signingKey: P256.Signing.PrivateKey, keyID: String, topic: String, receipt: String, directory: String
     ) async throws -> Double {
-        guard let h2load = ["/usr/bin/h2load", "/usr/local/bin/h2load"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard let h2load = ["/usr/bin/h2load", "/usr/local/bin/h2load"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else {
             throw BenchmarkError("h2load is not installed (apt-get install -y nghttp2-client), or pass --h2load-requests 0")
         }
-        let credentials = APNsTokenCredentials(privateKeyPEM: signingKey.pemRepresentation, keyID: keyID, teamID: "BENCHTEAM1", topic: topic, environment: .production)
+        let credentials = APNsTokenCredentials(
+            privateKeyPEM: signingKey.pemRepresentation, keyID: keyID, teamID: "BENCHTEAM1", topic: topic, environment: .production)
         let token = try APNsTokenGenerator(credentials: credentials).token(issuedAt: Int64(Date().timeIntervalSince1970))
         let input = try JSONDecoder().decode(PushInput.self, from: Data(pushBody.utf8))
         guard let notification = try APNsRenderer.render(try input.validated(now: 0), receiptID: receipt) else {

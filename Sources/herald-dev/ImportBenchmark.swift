@@ -102,14 +102,18 @@ struct ImportBenchmark: AsyncParsableCommand {
             }
             let exportSeconds = Self.seconds(ContinuousClock.now - exportStart)
             guard lines == devices else { throw BenchmarkError("the export had \(lines) lines, not \(devices)") }
-            print(String(format: "export: %d devices (%.1f MiB) in %.2f s, %.0f devices/s", lines, Double(bytes) / 1_048_576,
-                exportSeconds, Double(lines) / exportSeconds))
+            print(
+                String(
+                    format: "export: %d devices (%.1f MiB) in %.2f s, %.0f devices/s", lines, Double(bytes) / 1_048_576,
+                    exportSeconds, Double(lines) / exportSeconds))
 
             sampler.cancel()
             let peak = await sampler.value
             let highWater = server.memoryKiB("VmHWM") ?? 0
-            print(String(format: "server memory: %.0f MiB idle, %.0f MiB peak sampled, %.0f MiB high-water mark (VmHWM)",
-                Double(idle) / 1024, Double(peak) / 1024, Double(highWater) / 1024))
+            print(
+                String(
+                    format: "server memory: %.0f MiB idle, %.0f MiB peak sampled, %.0f MiB high-water mark (VmHWM)",
+                    Double(idle) / 1024, Double(peak) / 1024, Double(highWater) / 1024))
             await server.stop()
         } catch {
             await server.stop()
@@ -165,7 +169,8 @@ struct ImportBenchmark: AsyncParsableCommand {
         var size: Int64 = 0
         let zones = ["Europe/Paris", "America/New_York", "Asia/Tokyo"]
         for index in 0..<devices {
-            chunk += #"{"device_uuid":"\#(UUID().lowercasedString)","platform_uuid":"\#(platformID)","os":"android-fcm","#
+            chunk +=
+                #"{"device_uuid":"\#(UUID().lowercasedString)","platform_uuid":"\#(platformID)","os":"android-fcm","#
                 + #""os_version":"14","device_model":"Pixel 8","device_manufacturer":"Google","#
                 + #""registration_token":"bench-token-\#(index):APA91bHun4MxP5egoKMwt2KZFBaFUH","#
                 + #""tags":["tag-\#(index % 10)","tag-\#((index + 3) % 10)"],"custom_user_id":"user-\#(index)","#

@@ -54,8 +54,9 @@ extension MockCommand {
                 server.update { $0.accounts[account.clientEmail] = account }
             }
             // Written unbuffered, so that a script reading the port sees it at once.
-            FileHandle.standardOutput.write(Data(
-                "mock FCM listening on https://\(host):\(bound) (token endpoint \(tokenURI), CA certificate in \(caFile))\n".utf8))
+            FileHandle.standardOutput.write(
+                Data(
+                    "mock FCM listening on https://\(host):\(bound) (token endpoint \(tokenURI), CA certificate in \(caFile))\n".utf8))
             try await MockCommand.serve(reporting: server.arrivals, expect: expect, arrivalsFile: arrivals)
             await server.shutdown()
         }

@@ -83,8 +83,10 @@ extension MockCommand {
                 if let key = subscriber.applicationServerKey { entry["application_server_key"] = .string(key) }
                 return JSONValue.object(entry).jsonText
             }
-            guard FileManager.default.createFile(
-                atPath: subscribers, contents: Data((lines.joined(separator: "\n") + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            guard
+                FileManager.default.createFile(
+                    atPath: subscribers, contents: Data((lines.joined(separator: "\n") + "\n").utf8), attributes: [.posixPermissions: 0o600]
+                )
             else { throw ArgumentParser.ValidationError("could not write \(subscribers)") }
             return created
         }

@@ -54,11 +54,13 @@ extension MockCommand {
             let bound = try await server.start(host: host, port: port)
             let origin = "https://\(host):\(bound)"
             // Written unbuffered, so that a script reading the port sees it at once.
-            FileHandle.standardOutput.write(Data("""
-                mock WNS listening on \(origin) (token endpoint \(origin)/accesstoken.srf, CA certificate in \(caFile))
-                a channel URI: \(origin)/w/?token=device-1
+            FileHandle.standardOutput.write(
+                Data(
+                    """
+                    mock WNS listening on \(origin) (token endpoint \(origin)/accesstoken.srf, CA certificate in \(caFile))
+                    a channel URI: \(origin)/w/?token=device-1
 
-                """.utf8))
+                    """.utf8))
             try await MockCommand.serve(reporting: server.arrivals, expect: expect, arrivalsFile: arrivals)
             await server.shutdown()
         }

@@ -7,7 +7,8 @@ import HeraldMocks
 /// `herald-dev mock …`: protocol-faithful provider mocks, for local development and benchmarks.
 struct MockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "mock", abstract: "Run a mock push provider on this machine.", subcommands: [APNs.self, FCM.self, WebPush.self, WNS.self])
+        commandName: "mock", abstract: "Run a mock push provider on this machine.",
+        subcommands: [APNs.self, FCM.self, WebPush.self, WNS.self])
 
     struct APNs: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -41,7 +42,9 @@ struct MockCommand: AsyncParsableCommand {
         var unavailable: Int = 0
         @Option(help: "The Apple environment to play: sandbox (development) answers with apns-unique-id, production does not.")
         var environment: APNsEnvironment = .sandbox
-        @Flag(inversion: .prefixedNo, help: "Check header blocks' HTTP/2 field syntax (RFC 9113 §8.2); the APNs rules are checked either way.")
+        @Flag(
+            inversion: .prefixedNo, help: "Check header blocks' HTTP/2 field syntax (RFC 9113 §8.2); the APNs rules are checked either way."
+        )
         var headerBlockValidation = true
         @Option(help: "Event-loop threads.") var threads: Int = 1
         @Option(help: "Benchmark mode: keep only counts and arrival times, and report when this many were accepted.")

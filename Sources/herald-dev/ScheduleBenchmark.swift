@@ -34,7 +34,9 @@ struct ScheduleBenchmark: AsyncParsableCommand {
     @Flag(help: "Keep the temporary directory (logs, database).") var keep = false
 
     func validate() throws {
-        guard count > 0, over >= 0, lead > 0, concurrency > 0 else { throw ValidationError("--count, --lead and --concurrency must be positive") }
+        guard count > 0, over >= 0, lead > 0, concurrency > 0 else {
+            throw ValidationError("--count, --lead and --concurrency must be positive")
+        }
         guard servers == 1 || databaseURL != nil else { throw ValidationError("--servers above 1 needs --database-url") }
     }
 
@@ -42,7 +44,9 @@ struct ScheduleBenchmark: AsyncParsableCommand {
         let workspace = try BenchmarkWorkspace()
         defer { workspace.finish(keep: keep) }
         let directory = workspace.directory
-        print("herald-dev bench schedules: \(count) schedules over \(over) s, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(servers) server(s)")
+        print(
+            "herald-dev bench schedules: \(count) schedules over \(over) s, \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(servers) server(s)"
+        )
 
         let encryptionKey = SecretBox.generateEncodedKey()
         let configuration = ServerConfiguration(
@@ -53,7 +57,8 @@ struct ScheduleBenchmark: AsyncParsableCommand {
             guard let tenant = try await store.tenants.create(name: "bench-\(UUID().uuidString.prefix(8))") else {
                 throw BenchmarkError("could not create the benchmark's tenant")
             }
-            let (app, apiKey) = try await store.applications.create(tenantID: tenant.id, name: "bench", description: "herald-dev bench schedules")
+            let (app, apiKey) = try await store.applications.create(
+                tenantID: tenant.id, name: "bench", description: "herald-dev bench schedules")
             return (app.id, apiKey)
         }
 
@@ -123,8 +128,10 @@ struct ScheduleBenchmark: AsyncParsableCommand {
         guard !lateness.isEmpty else { throw BenchmarkError("nothing fired; logs in \(directory)") }
         print("")
         print("fired                   \(lateness.count) of \(count) (\(unfired) not fired); pushes made: \(pushes)")
-        print(String(format: "lateness                p50 %.0f ms, p99 %.0f ms, max %.0f ms (fired_at − due)",
-                     BenchmarkServer.percentile(lateness, 0.50), BenchmarkServer.percentile(lateness, 0.99), lateness.last ?? 0))
+        print(
+            String(
+                format: "lateness                p50 %.0f ms, p99 %.0f ms, max %.0f ms (fired_at − due)",
+                BenchmarkServer.percentile(lateness, 0.50), BenchmarkServer.percentile(lateness, 0.99), lateness.last ?? 0))
         print(String(format: "early                   %d fired before their time", lateness.filter { $0 < 0 }.count))
     }
 
@@ -150,14 +157,13 @@ struct ScheduleBenchmark: AsyncParsableCommand {
         request.headers.add(name: "Authorization", value: authorization)
         request.headers.add(name: "Content-Type", value: "application/json")
         let device = UUID().lowercasedString
-        request.body = .bytes(ByteBuffer(string: #"{"message":{"body":"bench \#(index)"},"target":{"devices":["\#(device)"]},"scheduleAt":\#(at)}"#))
+        request.body = .bytes(
+            ByteBuffer(string: #"{"message":{"body":"bench \#(index)"},"target":{"devices":["\#(device)"]},"scheduleAt":\#(at)}"#))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 16)
         guard response.status == .ok, String(buffer: body).contains("schedule_id") else {
             throw BenchmarkError("schedule \(index) was refused: \(response.status) \(String(buffer: body))")
         }
     }
-
-
 
 }

@@ -56,7 +56,8 @@ struct AdminClient {
         let bytes = try await response.body.collect(upTo: 16 << 20)
         let data = Data(bytes.readableBytesView)
         if let object = try? JSONSerialization.jsonObject(with: data),
-            let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            let pretty = try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         {
             print(String(decoding: pretty, as: UTF8.self))
         } else if !data.isEmpty {

@@ -58,7 +58,9 @@ struct AppCommand: AsyncParsableCommand {
         var verifyCustomUserID: Bool?
         @Option(help: "Keep the uuid the application has elsewhere (e.g. on Pivotal): the backends' credentials go on working.")
         var uuid: String?
-        @Option(name: .customLong("api-key"), parsing: .unconditional, help: "Keep its api key (16-128 letters, digits, '-', '_', '.', '~'; stored hashed).")
+        @Option(
+            name: .customLong("api-key"), parsing: .unconditional,
+            help: "Keep its api key (16-128 letters, digits, '-', '_', '.', '~'; stored hashed).")
         var apiKey: String?
 
         func run() async throws {
@@ -134,13 +136,15 @@ struct PlatformCommand: AsyncParsableCommand {
         @Option(help: "production or sandbox.") var environment: String?
         @Option(name: .customLong("service-account"), help: "Firebase service-account JSON file.") var serviceAccount: String?
         @Option(help: "VAPID contact (mailto: or https:).") var subject: String?
-        @Option(name: .customLong("vapid-private-key"), help: "An existing VAPID private key (base64url, 32 bytes).") var vapidPrivateKey: String?
+        @Option(name: .customLong("vapid-private-key"), help: "An existing VAPID private key (base64url, 32 bytes).") var vapidPrivateKey:
+            String?
         @Option(name: .customLong("client-id"), help: "WNS package SID.") var clientID: String?
         @Option(name: .customLong("client-secret"), help: "WNS client secret.") var clientSecret: String?
         @Option(help: "iOS: this platform's APNs endpoint instead of Apple's (https://host[:port]).") var endpoint: String?
         @Option(name: .customLong("extra-ca"), help: "iOS: a PEM CA file to trust for --endpoint.") var extraCA: String?
         @Option(help: "Keep the uuid the platform has elsewhere (e.g. on Pivotal): shipped apps carry it.") var uuid: String?
-        @Option(parsing: .unconditional, help: "Keep its secret (16-128 letters, digits, '-', '_', '.', '~'; stored hashed).") var secret: String?
+        @Option(parsing: .unconditional, help: "Keep its secret (16-128 letters, digits, '-', '_', '.', '~'; stored hashed).") var secret:
+            String?
 
         func run() async throws {
             var credentials: [String: Any] = [:]

@@ -1,6 +1,6 @@
 import ArgumentParser
-import HeraldCore
 import Foundation
+import HeraldCore
 import HeraldServer
 import HeraldStore
 import Logging

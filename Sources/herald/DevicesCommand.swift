@@ -41,7 +41,8 @@ struct DevicesCommand: AsyncParsableCommand {
             var progress = TransferProgress(verb: "exported", total: nil)
             for try await buffer in response.body {
                 try handle.write(contentsOf: buffer.readableBytesView)
-                progress.advance(bytes: buffer.readableBytes, lines: buffer.readableBytesView.lazy.filter { $0 == UInt8(ascii: "\n") }.count)
+                progress.advance(
+                    bytes: buffer.readableBytes, lines: buffer.readableBytesView.lazy.filter { $0 == UInt8(ascii: "\n") }.count)
             }
             progress.finish()
         }

@@ -4,7 +4,7 @@ import Logging
 import SQLiteNIO
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `herald restore --from FILE`: puts a backup made by `herald backup` back as the SQLite database

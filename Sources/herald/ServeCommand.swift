@@ -37,17 +37,25 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("batch-size"), help: "Devices per delivery batch: a crash can resend at most one batch per worker.")
     var batchSize: Int = ServerConfiguration().delivery.batchSize
 
-    @Option(name: .customLong("job-lease"), help: "Seconds a claimed delivery job stays reserved without being renewed: after a crash, its jobs are taken again this long after it.")
+    @Option(
+        name: .customLong("job-lease"),
+        help:
+            "Seconds a claimed delivery job stays reserved without being renewed: after a crash, its jobs are taken again this long after it."
+    )
     var jobLease: Int = 30
 
     @Option(
         name: .customLong("idle-poll"),
-        help: "Seconds idle delivery workers and the scheduler sleep at most before looking at the database again, for work no process announced (another process's retries and expired leases). Default 5 on PostgreSQL, 600 on SQLite.")
+        help:
+            "Seconds idle delivery workers and the scheduler sleep at most before looking at the database again, for work no process announced (another process's retries and expired leases). Default 5 on PostgreSQL, 600 on SQLite."
+    )
     var idlePoll: Int?
 
     @Option(
         name: .customLong("shutdown-grace"),
-        help: "Seconds: on SIGTERM or SIGINT, how long provider requests already sent may wait for their answers (none starts after the signal). (env: HERALD_SHUTDOWN_GRACE; default 10)")
+        help:
+            "Seconds: on SIGTERM or SIGINT, how long provider requests already sent may wait for their answers (none starts after the signal). (env: HERALD_SHUTDOWN_GRACE; default 10)"
+    )
     var shutdownGrace: Int?
 
     @Option(help: "Days raw analytics events are kept (their hourly aggregates are kept for ever).")
@@ -64,19 +72,25 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("webhook-allow-private"),
-        help: "Let webhooks reach private, loopback and link-local addresses, and plain http:// URLs (tests, or receivers on this private network).")
+        help:
+            "Let webhooks reach private, loopback and link-local addresses, and plain http:// URLs (tests, or receivers on this private network)."
+    )
     var webhookAllowPrivate = false
 
     @Option(name: .customLong("webhook-workers"), help: "Webhook deliveries in flight at once in this process (0: none from this process).")
     var webhookWorkers: Int = ServerConfiguration().webhooks.workers
     @Option(
         name: .customLong("dashboard-assets"),
-        help: "Where the dashboard's third-party browser libraries are (Debian's libjs-chart.js: chart.js/chart.min.js; libjs-leaflet: leaflet/leaflet.min.js and leaflet.css).")
+        help:
+            "Where the dashboard's third-party browser libraries are (Debian's libjs-chart.js: chart.js/chart.min.js; libjs-leaflet: leaflet/leaflet.min.js and leaflet.css)."
+    )
     var dashboardAssets: String = "/usr/share/javascript"
 
     @Option(
         name: .customLong("dashboard-map-tiles"),
-        help: "A tile server URL for the dashboard's map, as Leaflet takes it (https://tiles.example.com/{z}/{x}/{y}.png); default none: a plain background, nothing fetched from elsewhere.")
+        help:
+            "A tile server URL for the dashboard's map, as Leaflet takes it (https://tiles.example.com/{z}/{x}/{y}.png); default none: a plain background, nothing fetched from elsewhere."
+    )
     var dashboardMapTiles: String?
 
     @Option(name: .customLong("dashboard-map-attribution"), help: "The credit the tile server asks for, shown on the map.")
@@ -84,12 +98,16 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("send-immediately-within"),
-        help: "Seconds: a push scheduled closer than this (or in the past) is sent at once. (env: HERALD_SEND_IMMEDIATELY_WITHIN; default 60)")
+        help:
+            "Seconds: a push scheduled closer than this (or in the past) is sent at once. (env: HERALD_SEND_IMMEDIATELY_WITHIN; default 60)"
+    )
     var sendImmediatelyWithin: Int64?
 
     @Option(
         name: .customLong("missed-occurrence-grace"),
-        help: "Seconds: a recurring schedule's occurrence missed by at most this much (every server down) still fires once; older ones are skipped and recorded. (default 3600)")
+        help:
+            "Seconds: a recurring schedule's occurrence missed by at most this much (every server down) still fires once; older ones are skipped and recorded. (default 3600)"
+    )
     var missedOccurrenceGrace: Int64?
 
     @Option(name: .customLong("import-max-bytes"), help: "The largest device import body, in bytes (default 4 GiB).")
@@ -102,11 +120,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try database.configuration(environment: ProcessInfo.processInfo.environment)
-        let threshold = try sendImmediatelyWithin ?? ProcessInfo.processInfo.environment["HERALD_SEND_IMMEDIATELY_WITHIN"].flatMap { raw in
-            guard !raw.isEmpty else { return nil }
-            guard let seconds = Int64(raw) else { throw ValidationError("HERALD_SEND_IMMEDIATELY_WITHIN must be a number of seconds") }
-            return seconds
-        }
+        let threshold =
+            try sendImmediatelyWithin
+            ?? ProcessInfo.processInfo.environment["HERALD_SEND_IMMEDIATELY_WITHIN"].flatMap { raw in
+                guard !raw.isEmpty else { return nil }
+                guard let seconds = Int64(raw) else { throw ValidationError("HERALD_SEND_IMMEDIATELY_WITHIN must be a number of seconds") }
+                return seconds
+            }
         if let threshold {
             guard (0...86_400).contains(threshold) else { throw ValidationError("--send-immediately-within must be 0 to 86400 seconds") }
             configuration.scheduling.sendImmediatelyWithin = .seconds(threshold)
@@ -139,11 +159,13 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.webhooks.idlePoll = .seconds(idlePoll)
             configuration.scheduling.maximumSleep = .seconds(idlePoll)
         }
-        let grace = try shutdownGrace ?? ProcessInfo.processInfo.environment["HERALD_SHUTDOWN_GRACE"].flatMap { raw in
-            guard !raw.isEmpty else { return nil }
-            guard let seconds = Int(raw) else { throw ValidationError("HERALD_SHUTDOWN_GRACE must be a whole number of seconds") }
-            return seconds
-        }
+        let grace =
+            try shutdownGrace
+            ?? ProcessInfo.processInfo.environment["HERALD_SHUTDOWN_GRACE"].flatMap { raw in
+                guard !raw.isEmpty else { return nil }
+                guard let seconds = Int(raw) else { throw ValidationError("HERALD_SHUTDOWN_GRACE must be a whole number of seconds") }
+                return seconds
+            }
         if let grace {
             guard (0...300).contains(grace) else { throw ValidationError("--shutdown-grace must be 0 to 300 seconds") }
             configuration.delivery.shutdownGrace = .seconds(grace)

@@ -10,10 +10,16 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Directory for the SQLite database, encryption key and admin token.")
     var dataDirectory: String = "herald-data"
 
-    @Option(name: .customLong("database-url"), help: "postgres://user:password@host:port/database to use PostgreSQL instead of SQLite. (env: HERALD_DATABASE_URL)")
+    @Option(
+        name: .customLong("database-url"),
+        help: "postgres://user:password@host:port/database to use PostgreSQL instead of SQLite. (env: HERALD_DATABASE_URL)")
     var databaseURL: String?
 
-    @Option(name: .customLong("database-connections"), help: "The most PostgreSQL connections this process opens (default 20; one stays open, the others close after 10 s idle). (env: HERALD_DATABASE_CONNECTIONS)")
+    @Option(
+        name: .customLong("database-connections"),
+        help:
+            "The most PostgreSQL connections this process opens (default 20; one stays open, the others close after 10 s idle). (env: HERALD_DATABASE_CONNECTIONS)"
+    )
     var databaseConnections: Int?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -22,7 +28,9 @@ struct DatabaseOptions: ParsableArguments {
     /// Read by `Herald.main` before parsing (ConfigFile); declared here for --help and parsing.
     @Option(
         name: .customLong("config"),
-        help: "A JSON file of settings under their flag names (\"port\": 8080) or environment names without HERALD_ (\"encryption-key\"); flags and the environment win over it (docs/DEPLOYING.md).")
+        help:
+            "A JSON file of settings under their flag names (\"port\": 8080) or environment names without HERALD_ (\"encryption-key\"); flags and the environment win over it (docs/DEPLOYING.md)."
+    )
     var configFile: String?
 
     func configuration(environment: [String: String]) throws -> ServerConfiguration {

@@ -106,9 +106,10 @@ import Testing
             #expect(expired == .rejected(status: 403, reason: .expiredProviderToken, timestamp: nil))
             #expect(APNsErrorReason.expiredProviderToken.meansCredentialsRejected)
 
-            let otherKey = try APNsTokenGenerator(credentials: APNsTokenCredentials(
-                privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ",
-                topic: "t", environment: .sandbox))
+            let otherKey = try APNsTokenGenerator(
+                credentials: APNsTokenCredentials(
+                    privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ",
+                    topic: "t", environment: .sandbox))
             let forged = try await setup.client.send(
                 try notification(), deviceToken: randomAPNsToken(), topic: "t", bearer: try otherKey.token(issuedAt: now))
             #expect(forged == .rejected(status: 403, reason: .invalidProviderToken, timestamp: nil))
@@ -133,12 +134,16 @@ import Testing
         let port = try await server.start()
         let credentials = APNsCertificateCredentials(
             pkcs12: p12, password: P12Fixtures.password, topic: "com.example.app", environment: .sandbox)
-        let client = try APNsClient(endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM, clientCertificate: credentials)
+        let client = try APNsClient(
+            endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM, clientCertificate: credentials)
         let anonymous = try APNsClient(
             endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM, connectTimeout: .seconds(1))
         do {
             let outcome = try await client.send(try notification(), deviceToken: randomAPNsToken(), topic: "com.example.app", bearer: nil)
-            guard case .accepted = outcome else { Issue.record("not accepted: \(outcome)"); throw CancellationError() }
+            guard case .accepted = outcome else {
+                Issue.record("not accepted: \(outcome)")
+                throw CancellationError()
+            }
             #expect(server.received.count == 1)
             // Without the certificate the TLS handshake fails: nothing reaches the mock.
             await #expect(throws: (any Error).self) {
@@ -268,7 +273,9 @@ import Testing
             let bearer = try setup.generator.token(issuedAt: now)
             var accepted = 0
             for _ in 0..<12 {
-                if case .accepted? = try? await setup.client.send(try notification(), deviceToken: randomAPNsToken(), topic: "t", bearer: bearer) {
+                if case .accepted? = try? await setup.client.send(
+                    try notification(), deviceToken: randomAPNsToken(), topic: "t", bearer: bearer)
+                {
                     accepted += 1
                 }
             }

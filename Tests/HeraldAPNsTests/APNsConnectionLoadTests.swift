@@ -53,7 +53,8 @@ import Testing
             let results = await withTaskGroup(of: [Result<APNsOutcome, ProviderSendError>].self) { group in
                 for _ in 0..<8 {
                     group.addTask {
-                        await client.send(message, deviceTokens: (0..<400).map { _ in randomAPNsToken() }, topic: "com.example.app", bearer: bearer)
+                        await client.send(
+                            message, deviceTokens: (0..<400).map { _ in randomAPNsToken() }, topic: "com.example.app", bearer: bearer)
                     }
                 }
                 return await group.reduce(into: []) { $0 += $1 }

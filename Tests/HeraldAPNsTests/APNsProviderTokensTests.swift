@@ -31,8 +31,10 @@ import Testing
     }
 
     static func generator(_ key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()) throws -> APNsTokenGenerator {
-        try APNsTokenGenerator(credentials: APNsTokenCredentials(
-            privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.app", environment: .sandbox))
+        try APNsTokenGenerator(
+            credentials: APNsTokenCredentials(
+                privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.app",
+                environment: .sandbox))
     }
 
     func token(_ tokens: APNsProviderTokens) async throws -> String {

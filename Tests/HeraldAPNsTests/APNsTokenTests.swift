@@ -7,9 +7,10 @@ import Testing
 @Suite struct APNsTokenGeneratorTests {
     @Test func signsAnES256JWTThatVerifiesWithTheKeysPublicHalf() throws {
         let key = P256.Signing.PrivateKey()
-        let generator = try APNsTokenGenerator(credentials: APNsTokenCredentials(
-            privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.app",
-            environment: .sandbox))
+        let generator = try APNsTokenGenerator(
+            credentials: APNsTokenCredentials(
+                privateKeyPEM: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.app",
+                environment: .sandbox))
         let token = try generator.token(issuedAt: 1_800_000_000)
         let parts = token.split(separator: ".").map(String.init)
         #expect(parts.count == 3)

@@ -14,7 +14,9 @@ import Testing
     }
 
     @Test func fileOptionsJoinTheCommandLineAfterTheFlagsGiven() throws {
-        let read = Self.files(["/etc/herald.json": #"{"port": 9090, "host": "0.0.0.0", "workers": 2, "metrics-public": true, "log-sensitive": false}"#])
+        let read = Self.files([
+            "/etc/herald.json": #"{"port": 9090, "host": "0.0.0.0", "workers": 2, "metrics-public": true, "log-sensitive": false}"#
+        ])
         let resolved = try ConfigFile.resolve(
             arguments: ["serve", "--config", "/etc/herald.json", "--port", "7070"], environment: [:], readFile: read)
         // --port on the command line wins; the file gives host, workers and the flag it turns on.

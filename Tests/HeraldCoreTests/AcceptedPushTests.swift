@@ -41,7 +41,8 @@ import Testing
         let again = AcceptedPush(try AcceptedPush.check(try input(json), now: now))
         #expect(again.storedText == accepted.storedText)
         // A validate-only flag is not kept: such a push is never stored.
-        let checked = try AcceptedPush.check(try input(#"{"message":{"body":"x"},"target":{"platform":"ios"},"validate_only":true}"#), now: now)
+        let checked = try AcceptedPush.check(
+            try input(#"{"message":{"body":"x"},"target":{"platform":"ios"},"validate_only":true}"#), now: now)
         #expect(checked.validateOnly)
         #expect(try AcceptedPush(stored: AcceptedPush(checked).storedText, acceptedAt: 0).push.validateOnly == false)
     }
@@ -77,7 +78,10 @@ import Testing
     @Test func theAcceptanceCheckRefusesWhatAProviderWouldNamingTheField() throws {
         let refused: [(String, String)] = [
             (#"{"message":{"custom":{"ios":{"badge":-1}}},"target":{"platform":"ios"}}"#, "message.custom.ios.badge"),
-            (#"{"message":{"custom":{"android":{"priority":"urgent"}}},"target":{"platform":"android"}}"#, "message.custom.android.priority"),
+            (
+                #"{"message":{"custom":{"android":{"priority":"urgent"}}},"target":{"platform":"android"}}"#,
+                "message.custom.android.priority"
+            ),
             (#"{"message":{"custom":{"web":{"urgency":"now"}}},"target":{"platform":"web"}}"#, "message.custom.web.urgency"),
             (#"{"message":{"body":"x"},"target":{"devices":["nope"]}}"#, "target.devices[0]"),
         ]
@@ -88,7 +92,9 @@ import Testing
     }
 
     @Test func localTimesAndAudiencesHaveStableStoredShapes() throws {
-        let topical = AcceptedPush(try AcceptedPush.check(try input(#"{"message":{"body":"x"},"target":{"topics":["a"]},"scheduleLocal":"2027-01-15T09:00"}"#), now: now))
+        let topical = AcceptedPush(
+            try AcceptedPush.check(
+                try input(#"{"message":{"body":"x"},"target":{"topics":["a"]},"scheduleLocal":"2027-01-15T09:00"}"#), now: now))
         let push = try #require(try object(topical.storedText)["push"] as? [String: Any])
         #expect(push["local_time"] as? String == "2027-01-15T09:00:00")
         let audience = try #require(push["audience"] as? [String: Any])

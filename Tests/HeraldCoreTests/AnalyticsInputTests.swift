@@ -9,19 +9,23 @@ import Testing
 
     @Test func readsBothSDKsAndNormalisesTheirTimes() throws {
         // The iOS SDK: milliseconds, every field present.
-        let ios = try batch(#"""
+        let ios = try batch(
+            #"""
             {"events":[{"receiptId":"9D1A0C6E-7F52-4D7C-9C53-3C1E1B2A0F11","eventType":"pcf_push_event_type_push_notification_received",
               "eventTime":"1700000000123","deviceUuid":"d1","geofenceId":null,"locationId":null,"sdkVersion":"1.6.0",
               "platformType":"ios","platformUuid":"p1"}]}
-            """#).validated()
+            """#
+        ).validated()
         #expect(ios[0].time == 1_700_000_000_123)
         #expect(ios[0].receiptID == "9d1a0c6e-7f52-4d7c-9c53-3c1e1b2a0f11")
         #expect(ios[0].platformType == "ios")
         // The Android SDK: seconds, absent fields left out (Gson), a geofence trigger.
-        let android = try batch(#"""
+        let android = try batch(
+            #"""
             {"events":[{"eventType":"pcf_push_event_type_geofence_location_triggered","eventTime":"1700000000",
               "deviceUuid":"d2","geofenceId":"5","locationId":"88","sdkVersion":"1.8.0","platformType":"android"}]}
-            """#).validated()
+            """#
+        ).validated()
         #expect(android[0].time == 1_700_000_000_000)
         #expect(android[0].geofenceID == "5" && android[0].receiptID == nil)
         #expect(android[0].hour == 1_699_999_200_000)

@@ -17,10 +17,12 @@ import Testing
     @Test func nestedOperatorsAreParenthesizedAndALoneOperandIsItself() throws {
         #expect(try parse(#"{"topic":"news"}"#).compactText() == "topic:news")
         #expect(try parse(#"{"or":[{"topic":"a"}]}"#).compactText() == "topic:a")
-        #expect(try parse(#"{"and":[{"or":[{"topic":"a"},{"topic":"b"}]},{"not":{"and":[{"os":"ios"},{"time_zone":"Europe/Paris"}]}}]}"#)
-            .compactText() == "(topic:a or topic:b) and not (os:ios and time_zone:Europe/Paris)")
-        #expect(try parse(#"{"or":[{"and":[{"topic":"a"},{"topic":"b"}]},{"custom_user_id":"u@example.com"}]}"#)
-            .compactText() == "(topic:a and topic:b) or custom_user_id:u@example.com")
+        #expect(
+            try parse(#"{"and":[{"or":[{"topic":"a"},{"topic":"b"}]},{"not":{"and":[{"os":"ios"},{"time_zone":"Europe/Paris"}]}}]}"#)
+                .compactText() == "(topic:a or topic:b) and not (os:ios and time_zone:Europe/Paris)")
+        #expect(
+            try parse(#"{"or":[{"and":[{"topic":"a"},{"topic":"b"}]},{"custom_user_id":"u@example.com"}]}"#)
+                .compactText() == "(topic:a and topic:b) or custom_user_id:u@example.com")
     }
 
     @Test func aValueThatIsNotAPlainWordIsAJSONString() throws {

@@ -40,7 +40,8 @@ import Testing
         }
         #expect(AcceptedPush(try push(#""auto""#)).storedText.contains(#""badge":"+1""#))
         // A push stored before the change was kept typed (version 1 without `badge`) had a number.
-        let older = #"{"version":1,"push":{"audience":{"platforms":["ios"],"topics":[],"custom_user_ids":[],"interactive_only":false},"custom":{"ios":{"badge":3}}}}"#
+        let older =
+            #"{"version":1,"push":{"audience":{"platforms":["ios"],"topics":[],"custom_user_ids":[],"interactive_only":false},"custom":{"ios":{"badge":3}}}}"#
         #expect(try AcceptedPush(stored: older, acceptedAt: 0).push.badge == .set(3))
     }
 }

@@ -18,9 +18,10 @@ import Testing
     }
 
     @Test func anythingElseIsRefusedNamingTheField() {
-        for bad: JSONValue in [.int(-1), .string("+"), .string("3"), .string("+ 3"), .string("+3.5"), .string("++3"), .double(1.5),
-            .bool(true), .null, .string("+99999999999999999999")]
-        {
+        for bad: JSONValue in [
+            .int(-1), .string("+"), .string("3"), .string("+ 3"), .string("+3.5"), .string("++3"), .double(1.5),
+            .bool(true), .null, .string("+99999999999999999999"),
+        ] {
             #expect(throws: ValidationError.self, "\(bad)") { try BadgeChange(bad, field: "custom.ios.badge") }
             #expect((try? BadgeChange(bad, field: "custom.ios.badge")) == nil)
         }
@@ -71,9 +72,10 @@ import Testing
     }
 
     @Test func badTimesAreRefusedNamingTheField() {
-        for (start, end, field) in [("24:00", "07:00", "quiet_time.start"), ("22:00", "7:00", "quiet_time.end"),
-            ("22:60", "07:00", "quiet_time.start"), ("10:00", "10:00", "quiet_time.end"), ("", "07:00", "quiet_time.start")]
-        {
+        for (start, end, field) in [
+            ("24:00", "07:00", "quiet_time.start"), ("22:00", "7:00", "quiet_time.end"),
+            ("22:60", "07:00", "quiet_time.start"), ("10:00", "10:00", "quiet_time.end"), ("", "07:00", "quiet_time.start"),
+        ] {
             do {
                 _ = try QuietTime(start: start, end: end, field: "quiet_time")
                 Issue.record("accepted \(start)–\(end)")

@@ -12,7 +12,10 @@ import Testing
         let credentials = try CredentialsInput(
             p8: p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.app", environment: "sandbox"
         ).validate(for: .ios)
-        guard case .apnsToken(let token) = credentials else { Issue.record("not token auth"); return }
+        guard case .apnsToken(let token) = credentials else {
+            Issue.record("not token auth")
+            return
+        }
         #expect(token.environment == .sandbox)
         #expect(credentials.summary.fields["key_id"] == "ABC123DEFG")
         #expect(credentials.summary.fields.values.allSatisfy { !$0.contains("PRIVATE KEY") })
@@ -22,7 +25,10 @@ import Testing
         var input = CredentialsInput(p8: p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.example.app")
         input.endpoint = "https://apns-proxy.internal:8443"
         input.extraCAPEM = try MockTLS().caCertificatePEM
-        guard case .apnsToken(let token) = try input.validate(for: .ios) else { Issue.record("not token auth"); return }
+        guard case .apnsToken(let token) = try input.validate(for: .ios) else {
+            Issue.record("not token auth")
+            return
+        }
         #expect(token.endpoint == "https://apns-proxy.internal:8443")
         #expect(token.extraTrustedCAPEM != nil)
         #expect(try input.validate(for: .ios).summary.fields["endpoint"] == "https://apns-proxy.internal:8443")
@@ -44,8 +50,10 @@ import Testing
 
     @Test func namesTheFieldOfAMalformedP8() {
         let error = #expect(throws: ValidationError.self) {
-            try CredentialsInput(p8: "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----", keyID: "ABC123DEFG",
-                                 teamID: "DEF123GHIJ", topic: "com.example.app").validate(for: .ios)
+            try CredentialsInput(
+                p8: "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----", keyID: "ABC123DEFG",
+                teamID: "DEF123GHIJ", topic: "com.example.app"
+            ).validate(for: .ios)
         }
         #expect(error?.field == "credentials.p8")
     }
@@ -72,7 +80,10 @@ import Testing
     @Test(arguments: [P12Fixtures.legacy, P12Fixtures.modern])
     func acceptsAP12WithItsPassword(_ p12: String) throws {
         let credentials = try CredentialsInput(p12: p12, password: P12Fixtures.password, topic: "com.example.app").validate(for: .ios)
-        guard case .apnsCertificate(let certificate) = credentials else { Issue.record("not certificate auth"); return }
+        guard case .apnsCertificate(let certificate) = credentials else {
+            Issue.record("not certificate auth")
+            return
+        }
         #expect(certificate.environment == .production)
         #expect(!certificate.pkcs12.isEmpty)
     }
@@ -95,7 +106,10 @@ import Testing
     @Test func acceptsAServiceAccountAsTextOrObject() throws {
         let json = try serviceAccountJSON(projectID: "my-project")
         let credentials = try CredentialsInput(serviceAccount: JSONText(json)).validate(for: .android)
-        guard case .fcm(let fcm) = credentials else { Issue.record("not fcm"); return }
+        guard case .fcm(let fcm) = credentials else {
+            Issue.record("not fcm")
+            return
+        }
         #expect(fcm.projectID == "my-project")
         #expect(fcm.tokenURI == "https://oauth2.googleapis.com/token")
     }
@@ -104,7 +118,10 @@ import Testing
         let json = try serviceAccountJSON(projectID: "embedded")
         let body = #"{"service_account":\#(json)}"#
         let input = try JSONDecoder().decode(CredentialsInput.self, from: Data(body.utf8))
-        guard case .fcm(let fcm) = try input.validate(for: .android) else { Issue.record("not fcm"); return }
+        guard case .fcm(let fcm) = try input.validate(for: .android) else {
+            Issue.record("not fcm")
+            return
+        }
         #expect(fcm.projectID == "embedded")
         #expect(fcm.privateKeyPEM.contains("PRIVATE KEY"))
     }
@@ -119,9 +136,11 @@ import Testing
         }
         #expect(wrongType?.field == "credentials.service_account.type")
         let badKey = #expect(throws: ValidationError.self) {
-            try CredentialsInput(serviceAccount: JSONText(
-                #"{"type":"service_account","project_id":"p","client_email":"e@x","private_key":"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"}"#
-            )).validate(for: .android)
+            try CredentialsInput(
+                serviceAccount: JSONText(
+                    #"{"type":"service_account","project_id":"p","client_email":"e@x","private_key":"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"}"#
+                )
+            ).validate(for: .android)
         }
         #expect(badKey?.field == "credentials.service_account.private_key")
         let noProject = #expect(throws: ValidationError.self) {
@@ -140,13 +159,19 @@ import Testing
 
     @Test func generatesAVAPIDKeyPairOrKeepsTheGivenOne() throws {
         let generated = try CredentialsInput(subject: "mailto:ops@example.com").validate(for: .web)
-        guard case .webPush(let vapid) = generated else { Issue.record("not vapid"); return }
+        guard case .webPush(let vapid) = generated else {
+            Issue.record("not vapid")
+            return
+        }
         #expect(Base64URL.decode(vapid.publicKey)?.count == 65)
         let key = P256.Signing.PrivateKey()
         let given = try CredentialsInput(
             subject: "https://example.com", vapidPrivateKey: Base64URL.encode(Array(key.rawRepresentation))
         ).validate(for: .web)
-        guard case .webPush(let kept) = given else { Issue.record("not vapid"); return }
+        guard case .webPush(let kept) = given else {
+            Issue.record("not vapid")
+            return
+        }
         #expect(kept.publicKey == Base64URL.encode(Array(key.publicKey.x963Representation)))
         #expect(throws: ValidationError.self) { try CredentialsInput(subject: "ops@example.com").validate(for: .web) }
         #expect(throws: ValidationError.self) { try CredentialsInput(subject: "mailto:a@b", vapidPrivateKey: "AAAA").validate(for: .web) }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import HeraldCore
 import Testing
+
+@testable import HeraldCore
 
 @Suite struct CronExpressionTests {
     let paris = TimeZone(identifier: "Europe/Paris")!
@@ -56,9 +57,10 @@ import Testing
             try occurrences("15 12 1,15 jan,Jul *", after: at("2026-01-10T00:00", utc), in: utc)
                 == ["2026-01-15T12:15:00Z", "2026-07-01T12:15:00Z", "2026-07-15T12:15:00Z"])
         // `a/n`: from a to the end of the field.
-        #expect(try occurrences("50/5 0 * * *", after: at("2026-03-01T00:00", utc), in: utc) == [
-            "2026-03-01T00:50:00Z", "2026-03-01T00:55:00Z", "2026-03-02T00:50:00Z",
-        ])
+        #expect(
+            try occurrences("50/5 0 * * *", after: at("2026-03-01T00:00", utc), in: utc) == [
+                "2026-03-01T00:50:00Z", "2026-03-01T00:55:00Z", "2026-03-02T00:50:00Z",
+            ])
         // 7 is Sunday, like 0.
         #expect(try occurrences("0 0 * * 7", after: at("2026-11-25T00:00", utc), in: utc, count: 1) == ["2026-11-29T00:00:00Z"])
         #expect(try occurrences("@monthly", after: at("2026-11-25T00:00", utc), in: utc, count: 1) == ["2026-12-01T00:00:00Z"])
@@ -72,9 +74,10 @@ import Testing
     }
 
     @Test func aLeapDayComesEveryFourYears() throws {
-        #expect(try occurrences("0 0 29 2 *", after: at("2026-01-01T00:00", utc), in: utc, count: 2) == [
-            "2028-02-29T00:00:00Z", "2032-02-29T00:00:00Z",
-        ])
+        #expect(
+            try occurrences("0 0 29 2 *", after: at("2026-01-01T00:00", utc), in: utc, count: 2) == [
+                "2028-02-29T00:00:00Z", "2032-02-29T00:00:00Z",
+            ])
     }
 
     // MARK: Daylight-saving changes
@@ -129,10 +132,11 @@ import Testing
     // MARK: Refusals
 
     @Test func badExpressionsAreRefusedNamingTheField() {
-        for bad in ["", "* * * *", "* * * * * *", "60 * * * *", "* 24 * * *", "* * 0 * *", "* * * 13 *", "* * * * 8",
+        for bad in [
+            "", "* * * *", "* * * * * *", "60 * * * *", "* 24 * * *", "* * 0 * *", "* * * 13 *", "* * * * 8",
             "*/0 * * * *", "5-1 * * * *", "a * * * *", "1,,2 * * * *", "* * 31 2 *", "* * 30,31 feb *", "1-2-3 * * * *",
-            "*/5/2 * * * *", "@fortnightly"]
-        {
+            "*/5/2 * * * *", "@fortnightly",
+        ] {
             let error = refusal(bad)
             #expect(error?.field == "schedule.cron", "\(bad)")
             #expect(error?.code == "invalid_cron", "\(bad)")

@@ -17,8 +17,9 @@ import Testing
     @Test func aTokenSignedWithTheSecretsTextGivesItsID() throws {
         let signed = token(payload: #"{"custom_user_id":"jsmith"}"#, key: Array(secret.utf8))
         #expect(try CustomUserIDToken.verify(signed, secret: secret) == "jsmith")
-        #expect(try CustomUserIDToken.verify(CustomUserIDToken.sign(customUserID: "Ann@Example.com", key: Array(secret.utf8)), secret: secret)
-            == "Ann@Example.com")
+        #expect(
+            try CustomUserIDToken.verify(CustomUserIDToken.sign(customUserID: "Ann@Example.com", key: Array(secret.utf8)), secret: secret)
+                == "Ann@Example.com")
     }
 
     /// Tokens made with the openssl recipe of docs/TOPICS.md (text key, and `-macopt hexkey:`).
@@ -34,7 +35,8 @@ import Testing
         let hexSecret = "8f1e0c2d4b6a79583746a5b4c3d2e1f00112233445566778899aabbccddeeff0"
         let bytes = try #require(Hex.decode(hexSecret))
         #expect(try CustomUserIDToken.verify(token(payload: #"{"custom_user_id":"a"}"#, key: bytes), secret: hexSecret) == "a")
-        #expect(try CustomUserIDToken.verify(token(payload: #"{"custom_user_id":"b"}"#, key: Array(hexSecret.utf8)), secret: hexSecret) == "b")
+        #expect(
+            try CustomUserIDToken.verify(token(payload: #"{"custom_user_id":"b"}"#, key: Array(hexSecret.utf8)), secret: hexSecret) == "b")
         // A secret that is not hex is only ever its text.
         #expect(CustomUserIDToken.keys(forSecret: secret).count == 1)
     }

@@ -25,10 +25,14 @@ import Testing
 
     /// A platform with `fcm_notification` adds the notification block (Android shows it itself).
     @Test func aNotifyingPlatformAddsTheNotificationBody() throws {
-        let message = try render(#"{"message":{"body":"Town Hall this Thursday"},"target":{"platform":"android"}}"#, notificationByDefault: true)
+        let message = try render(
+            #"{"message":{"body":"Town Hall this Thursday"},"target":{"platform":"android"}}"#, notificationByDefault: true)
         #expect(message.data == ["message": "Town Hall this Thursday", "receiptId": "receipt-1"])
         #expect(message.notification == FCMMessage.Notification(body: "Town Hall this Thursday"))
-        #expect(message.jsonText == #"{"data":{"message":"Town Hall this Thursday","receiptId":"receipt-1"},"notification":{"body":"Town Hall this Thursday"}}"#)
+        #expect(
+            message.jsonText
+                == #"{"data":{"message":"Town Hall this Thursday","receiptId":"receipt-1"},"notification":{"body":"Town Hall this Thursday"}}"#
+        )
     }
 
     /// A push decides for itself: `true` adds the block on a data platform, `false` leaves it out
@@ -37,19 +41,22 @@ import Testing
         let loud = try render(#"{"message":{"body":"hi","custom":{"android":{"notification":true}}},"target":{"platform":"android"}}"#)
         #expect(loud.notification == FCMMessage.Notification(body: "hi"))
         let quiet = try render(
-            #"{"message":{"body":"hi","custom":{"android":{"notification":false}}},"target":{"platform":"android"}}"#, notificationByDefault: true)
+            #"{"message":{"body":"hi","custom":{"android":{"notification":false}}},"target":{"platform":"android"}}"#,
+            notificationByDefault: true)
         #expect(quiet.notification == nil)
     }
 
     @Test func customAndroidKeysBecomeStringDataValues() throws {
-        let message = try render(#"""
+        let message = try render(
+            #"""
             {"message":{"body":"hi","custom":{"android":{"story_url":"https://example.com/1","count":3,"ratio":0.5,"live":true,
               "story":{"id":7,"tags":["a","b"]},"list":[1,2],"gone":null}}},"target":{"platform":"android"}}
             """#)
-        #expect(message.data == [
-            "message": "hi", "receiptId": "receipt-1", "story_url": "https://example.com/1", "count": "3", "ratio": "0.5",
-            "live": "true", "story": #"{"id":7,"tags":["a","b"]}"#, "list": "[1,2]",
-        ])
+        #expect(
+            message.data == [
+                "message": "hi", "receiptId": "receipt-1", "story_url": "https://example.com/1", "count": "3", "ratio": "0.5",
+                "live": "true", "story": #"{"id":7,"tags":["a","b"]}"#, "list": "[1,2]",
+            ])
     }
 
     /// The seed's example puts the text in `custom.android.message`: the custom block wins.
@@ -63,7 +70,8 @@ import Testing
 
     @Test func collapseKeyPriorityAndExpiryBecomeAndroidOptions() throws {
         let expiry = now + 3_600_000
-        let message = try render(#"""
+        let message = try render(
+            #"""
             {"message":{"body":"hi","custom":{"android":{"collapse_key":"scores","priority":"HIGH"}}},
              "target":{"platform":"android"},"expiryTime":\#(expiry)}
             """#)
@@ -91,7 +99,8 @@ import Testing
     }
 
     @Test func aNotificationObjectSetsTitleImageAndAndroidDisplayKeys() throws {
-        let message = try render(#"""
+        let message = try render(
+            #"""
             {"message":{"body":"hi","custom":{"android":{"notification":{"title":"News","image":"https://example.com/i.png",
               "channel_id":"breaking","color":"#FF8800","sound":"default"}}}},"target":{"platform":"android"}}
             """#)
@@ -101,7 +110,9 @@ import Testing
     }
 
     @Test func nothingForAndroidIsNil() throws {
-        #expect(try FCMRenderer.render(push(#"{"message":{"custom":{"ios":{"badge":1}}},"target":{"platform":"all"}}"#), receiptID: nil, now: now) == nil)
+        #expect(
+            try FCMRenderer.render(
+                push(#"{"message":{"custom":{"ios":{"badge":1}}},"target":{"platform":"all"}}"#), receiptID: nil, now: now) == nil)
     }
 
     @Test func receiptIDIsLeftOutWhenNil() throws {
@@ -139,7 +150,9 @@ import Testing
         #expect(message.dataPayloadBytes == 4096)
 
         let over = #"{"message":{"body":"\#(fits)","custom":{"android":{"k":"vv"}}},"target":{"platform":"android"}}"#
-        let error = #expect(throws: ValidationError.self) { try FCMRenderer.render(push(over), receiptID: FCMRenderer.receiptPlaceholder, now: now) }
+        let error = #expect(throws: ValidationError.self) {
+            try FCMRenderer.render(push(over), receiptID: FCMRenderer.receiptPlaceholder, now: now)
+        }
         #expect(error?.code == "payload_too_large")
         #expect(error?.message == "the FCM data payload (keys and values) would be 4099 bytes, 3 over Google's 4096-byte limit")
     }

@@ -13,7 +13,8 @@ import Testing
         let seed = try decode(LocationInput.self, #"{"name":"sample","lat":"0.0","long":"-123.1207","rad":100}"#)
         #expect(try seed.validated(requireAll: true) == LocationChanges(name: "sample", latitude: 0, longitude: -123.1207, radius: 100))
         let numbers = try decode(LocationInput.self, #"{"name":" Office ","lat":49.2827,"long":-123,"rad":"25.5"}"#)
-        #expect(try numbers.validated(requireAll: true) == LocationChanges(name: "Office", latitude: 49.2827, longitude: -123, radius: 25.5))
+        #expect(
+            try numbers.validated(requireAll: true) == LocationChanges(name: "Office", latitude: 49.2827, longitude: -123, radius: 25.5))
         // An update may give only some fields.
         #expect(try decode(LocationInput.self, #"{"rad":10}"#).validated(requireAll: false) == LocationChanges(radius: 10))
     }
@@ -43,7 +44,9 @@ import Testing
     }
 
     @Test func theSeedsGeofenceIsAccepted() throws {
-        let input = try decode(GeofenceInput.self, #"""
+        let input = try decode(
+            GeofenceInput.self,
+            #"""
             {"tags":["Tag1","tag2","TAG1"],"locations":["1","2",2],"trigger_type":"enter","start_time":0,
              "expiry_time":1900000000000,"platform":"all",
              "data":{"ios":{"alertBody":"Welcome","hasAction":false,"applicationBadgeNumber":0,"userInfo":{"k":"v"}},

@@ -6,7 +6,8 @@ struct HTTPTokenTests {
         let allowed = Set("abcxyzABCXYZ0189!#$%&'*+-.^_`|~".utf8)
         for byte in allowed { #expect(HTTPToken.isTokenCharacter(byte), "\(byte)") }
         for byte in UInt8.min...UInt8.max where !allowed.contains(byte) {
-            let isLetterOrDigit = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            let isLetterOrDigit =
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
             #expect(HTTPToken.isTokenCharacter(byte) == isLetterOrDigit, "\(byte)")
         }

@@ -33,7 +33,9 @@ import _CryptoExtras
         #expect(token.header == .object(["alg": .string("RS256"), "typ": .string("JWT")]))
         let signature = _RSA.Signing.RSASignature(rawRepresentation: token.signature)
         #expect(key.publicKey.isValidSignature(signature, for: token.input, padding: .insecurePKCS1v1_5))
-        #expect(!(try _RSA.Signing.PrivateKey(keySize: .bits2048)).publicKey.isValidSignature(signature, for: token.input, padding: .insecurePKCS1v1_5))
+        #expect(
+            !(try _RSA.Signing.PrivateKey(keySize: .bits2048)).publicKey.isValidSignature(
+                signature, for: token.input, padding: .insecurePKCS1v1_5))
     }
 
     @Test func hs256() throws {
@@ -41,6 +43,8 @@ import _CryptoExtras
         let token = try parts(JWTSigner(.hs256(key)).sign(claims: claims))
         #expect(token.header == .object(["alg": .string("HS256"), "typ": .string("JWT")]))
         #expect(HMAC<SHA256>.isValidAuthenticationCode(token.signature, authenticating: token.input, using: key))
-        #expect(!HMAC<SHA256>.isValidAuthenticationCode(token.signature, authenticating: token.input, using: SymmetricKey(data: Array("other".utf8))))
+        #expect(
+            !HMAC<SHA256>.isValidAuthenticationCode(
+                token.signature, authenticating: token.input, using: SymmetricKey(data: Array("other".utf8))))
     }
 }

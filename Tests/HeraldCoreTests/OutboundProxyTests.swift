@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct OutboundProxyTests {
     @Test func readsHTTPAndSOCKS5ProxyURLs() throws {
-        #expect(try OutboundProxy(url: "http://proxy.internal:3128") == OutboundProxy(kind: .httpConnect, host: "proxy.internal", port: 3128))
+        #expect(
+            try OutboundProxy(url: "http://proxy.internal:3128") == OutboundProxy(kind: .httpConnect, host: "proxy.internal", port: 3128))
         #expect(try OutboundProxy(url: "http://proxy.internal") == OutboundProxy(kind: .httpConnect, host: "proxy.internal", port: 8080))
         #expect(
             try OutboundProxy(url: " http://ops:p%40ss@10.0.0.1:3128 ")

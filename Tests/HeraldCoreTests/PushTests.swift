@@ -10,7 +10,8 @@ import Testing
     }
 
     @Test func readsTheSeedsCompleteExample() throws {
-        let input = try push(#"""
+        let input = try push(
+            #"""
             {"message":{"custom":{"ios":{"alert":{"body":"Breaking News"},"content-available":true,
               "extra":{"story_url":"https://my_server/article/123456789"}},
               "android":{"message":"Breaking News","story_url":"https://my_server/article/123456789"}}},
@@ -18,25 +19,31 @@ import Testing
             """#)
         let validated = try input.validated(now: now)
         #expect(validated.scheduledAt == now + 7_200_000)
-        #expect(validated.audience == .selection(
-            platforms: [.ios, .android], topics: ["breaking_news", "local", "dairy"], customUserIDs: [], interactiveOnly: false))
+        #expect(
+            validated.audience
+                == .selection(
+                    platforms: [.ios, .android], topics: ["breaking_news", "local", "dairy"], customUserIDs: [], interactiveOnly: false))
     }
 
     /// The seed's complete example carries a `windowsPhone` block beside `windows8`: WNS
     /// reaches Windows Phone 8.1 apps too, so the block is kept for `WNSRenderer`.
     @Test func keepsAWindowsPhoneBlockForWNS() throws {
-        let validated = try push(#"""
+        let validated = try push(
+            #"""
             {"message":{"body":"x","custom":{"windowsPhone":{"template":"toast","template_fields":{"subtitle":"s"}}}},
              "target":{"platforms":["windows8"]}}
-            """#).validated(now: now)
+            """#
+        ).validated(now: now)
         #expect(validated.custom["windowsPhone"]?.objectValue?["template"] == .string("toast"))
     }
 
     @Test func devicesOverrideEveryOtherTarget() throws {
         let id = UUID()
-        let validated = try push(#"""
+        let validated = try push(
+            #"""
             {"message":{"body":"hi"},"target":{"devices":["\#(id.uuidString)","\#(id.uuidString.lowercased())"],"topics":["x"],"platform":"all"}}
-            """#).validated(now: now)
+            """#
+        ).validated(now: now)
         #expect(validated.audience == .devices([id]))
     }
 
@@ -97,7 +104,8 @@ import Testing
     }
 
     @Test func customIOSFieldsRenderAsApplesKeys() throws {
-        let notification = try render(#"""
+        let notification = try render(
+            #"""
             {"message":{"body":"fallback","custom":{"ios":{"alert":{"title":"Mail","loc-args":["a"]},"subtitle":"From Bakery",
              "badge":1,"sound":"new_email","category":"new_email","thread-id":"inbox","mutable-content":true,
              "interruption-level":"time-sensitive","relevance-score":0.5,"collapse-id":"mail-1",
@@ -119,7 +127,8 @@ import Testing
     }
 
     @Test func contentAvailableAloneIsABackgroundPushAtPriorityFive() throws {
-        let notification = try render(#"{"message":{"custom":{"ios":{"content-available":true,"extra":{"k":"v"}}}},"target":{"platform":"ios"}}"#)
+        let notification = try render(
+            #"{"message":{"custom":{"ios":{"content-available":true,"extra":{"k":"v"}}}},"target":{"platform":"ios"}}"#)
         let aps = try #require(try payload(notification)["aps"] as? [String: Any])
         #expect(aps["content-available"] as? Int == 1)
         #expect(aps["alert"] == nil)
@@ -165,6 +174,7 @@ import Testing
         #expect(error?.code == "payload_too_large")
         #expect(error?.message.contains("over Apple's 4096-byte limit") == true)
         let fits = String(repeating: "x", count: 4000)
-        #expect(try render(#"{"message":{"body":"\#(fits)"},"target":{"platform":"ios"}}"#, receipt: APNsRenderer.receiptPlaceholder) != nil)
+        #expect(
+            try render(#"{"message":{"body":"\#(fits)"},"target":{"platform":"ios"}}"#, receipt: APNsRenderer.receiptPlaceholder) != nil)
     }
 }

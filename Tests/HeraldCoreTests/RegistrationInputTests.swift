@@ -9,7 +9,8 @@ import Testing
     }
 
     @Test func readsTheIOSSDKPost() throws {
-        let input = try decode(#"""
+        let input = try decode(
+            #"""
             {"registration_token":"B50EDAC575BFBA07DD019B28B2AF7189A3DDDA17C806EF14A9ABBFD00533F67E","os":"ios",
              "os_version":"10.3.1","device_manufacturer":"Apple","device_model":"iPhone 7","tags":["beta","Gamma"]}
             """#)
@@ -22,7 +23,8 @@ import Testing
     }
 
     @Test func readsTheAndroidSDKPutWithDeltaTagsAndEmptyStrings() throws {
-        let input = try decode(#"""
+        let input = try decode(
+            #"""
             {"registration_token":"fcm:APA91b-token_1","os_version":"8.1.0","device_model":"Pixel","device_manufacturer":"Google",
              "device_alias":"","custom_user_id":"","tags":{"subscribe":["News"],"unsubscribe":[]}}
             """#)
@@ -34,7 +36,8 @@ import Testing
     }
 
     @Test func acceptsTheAndroidFCMOsNameAndRefusesBaidu() throws {
-        #expect(try decode(#"{"os":"android-fcm","registration_token":"t"}"#).validated(for: .android, requireToken: true).os == "android-fcm")
+        #expect(
+            try decode(#"{"os":"android-fcm","registration_token":"t"}"#).validated(for: .android, requireToken: true).os == "android-fcm")
         let error = #expect(throws: ValidationError.self) {
             try decode(#"{"os":"android-baidu","registration_token":"t"}"#).validated(for: .android, requireToken: true)
         }
@@ -88,8 +91,9 @@ import Testing
         }
         #expect(long?.field == "tags[1]")
         let exactly = (0..<1023).map { "t\($0)" } + ["T0"]
-        #expect(try RegistrationInput(registrationToken: "ab", tags: .replace(exactly)).validated(for: .ios, requireToken: true).tags
-            == .replace((0..<1023).map { "t\($0)" }))
+        #expect(
+            try RegistrationInput(registrationToken: "ab", tags: .replace(exactly)).validated(for: .ios, requireToken: true).tags
+                == .replace((0..<1023).map { "t\($0)" }))
     }
 
     @Test func reportsTheFieldOfAWrongType() throws {
@@ -102,7 +106,8 @@ import Testing
     @Test func validatesWebSubscriptions() throws {
         let key = P256.KeyAgreement.PrivateKey().publicKey.x963Representation
         let auth = Base64URL.encode(Array(repeating: 9, count: 16))
-        let token = #"{"endpoint":"https://push.example.net/send/abc","keys":{"p256dh":"\#(Base64URL.encode(Array(key)))","auth":"\#(auth)"}}"#
+        let token =
+            #"{"endpoint":"https://push.example.net/send/abc","keys":{"p256dh":"\#(Base64URL.encode(Array(key)))","auth":"\#(auth)"}}"#
         let normalized = try RegistrationToken.normalize(token, for: .web)
         #expect(normalized.contains("https://push.example.net/send/abc"))
         let http = #expect(throws: ValidationError.self) {

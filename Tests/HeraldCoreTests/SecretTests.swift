@@ -1,6 +1,7 @@
 import HeraldCore
-import struct Foundation.UUID
 import Testing
+
+import struct Foundation.UUID
 
 @Suite struct SecretTests {
     /// One in 64 base64url strings starts with `-`; of 2,000 draws, some would.

@@ -34,7 +34,9 @@ import Testing
             try TopicBatchInput(topics: [TopicInput(name: "ok"), TopicInput(name: "b", timeToLive: 5)]).validated(now: now)
         }
         #expect(error?.field == "topics[1].timeToLive")
-        #expect(throws: Never.self) { try TopicBatchInput(topics: Array(repeating: TopicInput(name: "x"), count: 1024)).validated(now: now) }
+        #expect(throws: Never.self) {
+            try TopicBatchInput(topics: Array(repeating: TopicInput(name: "x"), count: 1024)).validated(now: now)
+        }
         let tooMany = #expect(throws: ValidationError.self) {
             try TopicBatchInput(topics: Array(repeating: TopicInput(name: "x"), count: 1025)).validated(now: now)
         }

@@ -7,7 +7,8 @@ import Testing
         #expect(try WNSChannel.check("https://DB5.Notify.Windows.COM/?token=x") == "db5.notify.windows.com")
         for uri in [
             "https://notify.windows.com.evil.example/w/?token=x", "https://evilnotify.windows.com/w/", "https://notify.windows.com/w/",
-            "http://db5.notify.windows.com/w/", "https://user:pw@db5.notify.windows.com/w/", "not a url", "https://127.0.0.1:8443/w/?token=x",
+            "http://db5.notify.windows.com/w/", "https://user:pw@db5.notify.windows.com/w/", "not a url",
+            "https://127.0.0.1:8443/w/?token=x",
         ] {
             #expect(throws: ValidationError.self, "\(uri)") { try WNSChannel.check(uri) }
         }

@@ -21,9 +21,10 @@ import Testing
         let notification = try #require(try render(#"{"message":{"body":"Town Hall this Thursday"},"target":{"platforms":["windows"]}}"#))
         #expect(notification.kind == .toast)
         #expect(notification.contentType == "text/xml")
-        #expect(notification.payloadText == #"""
-            <toast launch="receiptId=receipt-1"><visual><binding template="ToastGeneric"><text>Town Hall this Thursday</text></binding></visual></toast>
-            """#)
+        #expect(
+            notification.payloadText == #"""
+                <toast launch="receiptId=receipt-1"><visual><binding template="ToastGeneric"><text>Town Hall this Thursday</text></binding></visual></toast>
+                """#)
         #expect(notification.ttl == nil)
         #expect(notification.tag == nil && notification.group == nil && notification.cachePolicy == nil && !notification.suppressPopup)
         let anonymous = try #require(try render(#"{"message":{"body":"x"},"target":{"platforms":["windows"]}}"#, receiptID: nil))
@@ -31,12 +32,15 @@ import Testing
     }
 
     @Test func theBodyIsXMLEscaped() throws {
-        let notification = try #require(try render(#"""
-            {"message":{"body":"<b>Tom & \"Jerry\"'s</b> ]]> \u0001bell\u0007 tab\tend"},"target":{"platforms":["windows"]}}
-            """#, receiptID: "a&b\"<c>"))
-        #expect(notification.payloadText == #"""
-            <toast launch="receiptId=a&amp;b&quot;&lt;c&gt;"><visual><binding template="ToastGeneric"><text>&lt;b&gt;Tom &amp; &quot;Jerry&quot;&apos;s&lt;/b&gt; ]]&gt; \#u{FFFD}bell\#u{FFFD} tab\#tend</text></binding></visual></toast>
-            """#)
+        let notification = try #require(
+            try render(
+                #"""
+                {"message":{"body":"<b>Tom & \"Jerry\"'s</b> ]]> \u0001bell\u0007 tab\tend"},"target":{"platforms":["windows"]}}
+                """#, receiptID: "a&b\"<c>"))
+        #expect(
+            notification.payloadText == #"""
+                <toast launch="receiptId=a&amp;b&quot;&lt;c&gt;"><visual><binding template="ToastGeneric"><text>&lt;b&gt;Tom &amp; &quot;Jerry&quot;&apos;s&lt;/b&gt; ]]&gt; \#u{FFFD}bell\#u{FFFD} tab\#tend</text></binding></visual></toast>
+                """#)
     }
 
     @Test func escapingLeavesOtherTextAlone() {
@@ -59,25 +63,33 @@ import Testing
     // MARK: custom.windows8
 
     @Test func theSeedsTileExampleRendersItsLegacyTemplateWithNumberedTexts() throws {
-        let notification = try #require(try render(push(#"""
-            "windows8":{"template_name":"TileSquareBlock","template_fields":{"textField1":"text1","textField2":"text2"},"options":{},"type":"tile"}
-            """#)))
+        let notification = try #require(
+            try render(
+                push(
+                    #"""
+                    "windows8":{"template_name":"TileSquareBlock","template_fields":{"textField1":"text1","textField2":"text2"},"options":{},"type":"tile"}
+                    """#)))
         #expect(notification.kind == .tile)
-        #expect(notification.payloadText == #"""
-            <tile><visual><binding template="TileSquareBlock"><text id="1">text1</text><text id="2">text2</text></binding></visual></tile>
-            """#)
+        #expect(
+            notification.payloadText == #"""
+                <tile><visual><binding template="TileSquareBlock"><text id="1">text1</text><text id="2">text2</text></binding></visual></tile>
+                """#)
     }
 
     @Test func aToastTemplateWithImagesTextsAndOptions() throws {
-        let notification = try #require(try render(push(#"""
-            "windows8":{"type":"toast","template_name":"ToastImageAndText02",
-              "template_fields":{"textField2":"Thursday, 10:00","text1":"Town <Hall>","imageField1":"https://example.com/a.png?x=1&y=2","textField10":7},
-              "options":{"launch":"story=42","duration":"long","tag":"townhall","group":"news","suppress_popup":true,"cache_policy":"no-cache"}}
-            """#)))
+        let notification = try #require(
+            try render(
+                push(
+                    #"""
+                    "windows8":{"type":"toast","template_name":"ToastImageAndText02",
+                      "template_fields":{"textField2":"Thursday, 10:00","text1":"Town <Hall>","imageField1":"https://example.com/a.png?x=1&y=2","textField10":7},
+                      "options":{"launch":"story=42","duration":"long","tag":"townhall","group":"news","suppress_popup":true,"cache_policy":"no-cache"}}
+                    """#)))
         #expect(notification.kind == .toast)
-        #expect(notification.payloadText == #"""
-            <toast launch="story=42" duration="long"><visual><binding template="ToastImageAndText02"><image id="1" src="https://example.com/a.png?x=1&amp;y=2"/><text id="1">Town &lt;Hall&gt;</text><text id="2">Thursday, 10:00</text><text id="10">7</text></binding></visual></toast>
-            """#)
+        #expect(
+            notification.payloadText == #"""
+                <toast launch="story=42" duration="long"><visual><binding template="ToastImageAndText02"><image id="1" src="https://example.com/a.png?x=1&amp;y=2"/><text id="1">Town &lt;Hall&gt;</text><text id="2">Thursday, 10:00</text><text id="10">7</text></binding></visual></toast>
+                """#)
         #expect(notification.tag == "townhall")
         #expect(notification.group == "news")
         #expect(notification.suppressPopup)
@@ -88,16 +100,18 @@ import Testing
         let tile = try #require(try render(push(#""windows":{"type":"tile"}"#)))
         #expect(tile.payloadText == #"<tile><visual><binding template="TileMedium"><text>Town Hall</text></binding></visual></tile>"#)
         let legacy = try #require(try render(push(#""windows8":{"template_name":"ToastText01"}"#)))
-        #expect(legacy.payloadText == #"""
-            <toast launch="receiptId=receipt-1"><visual><binding template="ToastText01"><text id="1">Town Hall</text></binding></visual></toast>
-            """#)
+        #expect(
+            legacy.payloadText == #"""
+                <toast launch="receiptId=receipt-1"><visual><binding template="ToastText01"><text id="1">Town Hall</text></binding></visual></toast>
+                """#)
     }
 
     @Test func badgesTakeANumberOrAGlyph() throws {
         let number = try #require(try render(push(#""windows8":{"type":"badge","template_fields":{"value":7}}"#)))
         #expect(number.kind == .badge)
         #expect(number.payloadText == #"<badge value="7"/>"#)
-        let glyph = try render(push(#""windows8":{"type":"badge","template_fields":{"value":"newMessage"},"options":{"cache_policy":"cache"}}"#))
+        let glyph = try render(
+            push(#""windows8":{"type":"badge","template_fields":{"value":"newMessage"},"options":{"cache_policy":"cache"}}"#))
         #expect(glyph?.payloadText == #"<badge value="newMessage"/>"#)
         #expect(glyph?.cachePolicy == .cache)
     }
@@ -114,7 +128,8 @@ import Testing
     }
 
     @Test func wholeXMLIsSentAsGivenWhenItsRootMatches() throws {
-        let xml = #"<?xml version="1.0"?><!-- adaptive --><toast scenario="reminder"><visual><binding template="ToastGeneric"><text>Hi</text></binding></visual></toast>"#
+        let xml =
+            #"<?xml version="1.0"?><!-- adaptive --><toast scenario="reminder"><visual><binding template="ToastGeneric"><text>Hi</text></binding></visual></toast>"#
         let notification = try #require(try render(push(#""windows8":{"xml":\#(JSONValue.string(xml).jsonText)}"#)))
         #expect(notification.payloadText == xml)
         let error = #expect(throws: ValidationError.self) {
@@ -135,26 +150,36 @@ import Testing
     // MARK: custom.windowsPhone
 
     @Test func aWindowsPhoneToastBecomesAToastWithItsParameterAsLaunch() throws {
-        let notification = try #require(try render(push(#"""
-            "windowsPhone":{"template_fields":{"subtitle":"Thursday & Friday","parameter":"/Page.xaml?id=7"},"template":"toast"}
-            """#)))
+        let notification = try #require(
+            try render(
+                push(
+                    #"""
+                    "windowsPhone":{"template_fields":{"subtitle":"Thursday & Friday","parameter":"/Page.xaml?id=7"},"template":"toast"}
+                    """#)))
         #expect(notification.kind == .toast)
-        #expect(notification.payloadText == #"""
-            <toast launch="/Page.xaml?id=7"><visual><binding template="ToastGeneric"><text>Town Hall</text><text>Thursday &amp; Friday</text></binding></visual></toast>
-            """#)
+        #expect(
+            notification.payloadText == #"""
+                <toast launch="/Page.xaml?id=7"><visual><binding template="ToastGeneric"><text>Town Hall</text><text>Thursday &amp; Friday</text></binding></visual></toast>
+                """#)
     }
 
     @Test func windows8WinsOverWindowsPhone() throws {
-        let notification = try render(push(#""windows8":{"type":"badge","template_fields":{"value":1}},"windowsPhone":{"template":"toast"}"#))
+        let notification = try render(
+            push(#""windows8":{"type":"badge","template_fields":{"value":1}},"windowsPhone":{"template":"toast"}"#))
         #expect(notification?.kind == .badge)
     }
 
     @Test func aWindowsPhoneTile() throws {
-        let notification = try #require(try render(push(#""windowsPhone":{"template":"tile","template_fields":{"title":"News","content":"3 new","background_image":"/tile.png"}}"#)))
+        let notification = try #require(
+            try render(
+                push(
+                    #""windowsPhone":{"template":"tile","template_fields":{"title":"News","content":"3 new","background_image":"/tile.png"}}"#
+                )))
         #expect(notification.kind == .tile)
-        #expect(notification.payloadText == #"""
-            <tile><visual><binding template="TileMedium"><image src="/tile.png"/><text>News</text><text>3 new</text></binding></visual></tile>
-            """#)
+        #expect(
+            notification.payloadText == #"""
+                <tile><visual><binding template="TileMedium"><image src="/tile.png"/><text>News</text><text>3 new</text></binding></visual></tile>
+                """#)
     }
 
     // MARK: Refusals

@@ -24,7 +24,8 @@ import Testing
     }
 
     @Test func customWebKeysJoinTheNotificationAndHeraldsOwnKeysSetTheHeaders() throws {
-        let notification = try render(#"""
+        let notification = try render(
+            #"""
             {"message":{"body":"Town Hall","custom":{"web":{"title":"News","icon":"/i.png","actions":[{"action":"open","title":"Open"}],
               "urgency":"very-low","collapse_key":"town-hall"}}},"target":{"platforms":["web"]}}
             """#)
@@ -40,7 +41,8 @@ import Testing
     }
 
     @Test func customWebBodyReplacesTheMessageBody() throws {
-        let json = try object(try render(#"{"message":{"body":"plain","custom":{"web":{"body":"for browsers"}}},"target":{"platforms":["web"]}}"#))
+        let json = try object(
+            try render(#"{"message":{"body":"plain","custom":{"web":{"body":"for browsers"}}},"target":{"platforms":["web"]}}"#))
         #expect(json["body"] as? String == "for browsers")
     }
 
@@ -64,7 +66,10 @@ import Testing
         let key = "news/town hall, Thursday the 14th of a long month"
         let topic = WebPushRenderer.topic(forCollapseKey: key)
         #expect(topic.utf8.count == 32)
-        #expect(topic.utf8.allSatisfy { $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || $0 == 0x2d || $0 == 0x5f) })
+        #expect(
+            topic.utf8.allSatisfy {
+                $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || $0 == 0x2d || $0 == 0x5f)
+            })
         #expect(WebPushRenderer.topic(forCollapseKey: key) == topic)
         #expect(WebPushRenderer.topic(forCollapseKey: key + "!") != topic)
         #expect(WebPushRenderer.topic(forCollapseKey: "Abc_-123") == "Abc_-123")
@@ -77,7 +82,9 @@ import Testing
         #expect(throws: ValidationError(code: "invalid_type", message: "must be a string", field: "message.custom.web.title")) {
             try render(#"{"message":{"body":"x","custom":{"web":{"title":7}}},"target":{"platforms":["web"]}}"#)
         }
-        #expect(throws: ValidationError(code: "invalid_type", message: "must be a non-empty string", field: "message.custom.web.collapse_key")) {
+        #expect(
+            throws: ValidationError(code: "invalid_type", message: "must be a non-empty string", field: "message.custom.web.collapse_key")
+        ) {
             try render(#"{"message":{"body":"x","custom":{"web":{"collapse_key":""}}},"target":{"platforms":["web"]}}"#)
         }
     }

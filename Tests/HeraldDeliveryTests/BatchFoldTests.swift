@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Testing
+
 @testable import HeraldDelivery
 
 /// The providers' answers folded into a batch's result, each round with the instant it arrived.
@@ -19,7 +20,8 @@ import Testing
         var fold = Self.fold()
         let refused = F.start.advanced(by: .seconds(3))
         let devices = [F.target(1, .android), F.target(2, .android)]
-        _ = fold.answered(devices, [.retry(reason: "QUOTA_EXCEEDED", after: .seconds(4)), .delivered], round: 0, stopping: false, at: refused)
+        _ = fold.answered(
+            devices, [.retry(reason: "QUOTA_EXCEEDED", after: .seconds(4)), .delivered], round: 0, stopping: false, at: refused)
         let result = fold.take()
         let due = try! #require(result.retries.first)
         #expect(due.value == [1])
@@ -40,11 +42,12 @@ import Testing
             at: first)
         _ = fold.answered([F.target(3, .windows)], [.retry(reason: "Throttled", after: .seconds(3))], round: 0, stopping: false, at: second)
         let result = fold.take()
-        #expect(result.retries == [
-            first.advanced(by: .seconds(3)).epochMilliseconds: [1],
-            first.advanced(by: .seconds(2)).epochMilliseconds: [2],
-            second.advanced(by: .seconds(3)).epochMilliseconds: [3],
-        ])
+        #expect(
+            result.retries == [
+                first.advanced(by: .seconds(3)).epochMilliseconds: [1],
+                first.advanced(by: .seconds(2)).epochMilliseconds: [2],
+                second.advanced(by: .seconds(3)).epochMilliseconds: [3],
+            ])
     }
 
     @Test func onTheLastAttemptARetryIsAFailure() {
@@ -103,7 +106,8 @@ import Testing
         let once = fold.answered(
             [F.target(1, .ios)], [.retry(reason: "InvalidProviderToken", after: nil)], round: 0, stopping: false, at: F.start)
         #expect(once.refusedCredentials && !once.pausePlatform)
-        let twice = fold.answered([F.target(2, .ios)], [.credentialsRejected(reason: "InvalidProviderToken")], round: 0, stopping: false, at: F.start)
+        let twice = fold.answered(
+            [F.target(2, .ios)], [.credentialsRejected(reason: "InvalidProviderToken")], round: 0, stopping: false, at: F.start)
         #expect(twice.refusedCredentials && twice.pausePlatform)
         fold.paused([3, 4], at: F.start)
         fold.deferred([5], at: F.start)
@@ -136,7 +140,9 @@ import Testing
         #expect(
             DeliveryTelemetry.shownCause("timed out sending to https://wns2-par02p.notify.windows.com/w/?token=SECRET now")
                 == "timed out sending to https://wns2-par02p.notify.windows.com/… now")
-        #expect(DeliveryTelemetry.shownCause("'https://push.example/send/abc' and http://h:8080") == "'https://push.example/…' and http://h:8080")
+        #expect(
+            DeliveryTelemetry.shownCause("'https://push.example/send/abc' and http://h:8080")
+                == "'https://push.example/…' and http://h:8080")
         #expect(DeliveryTelemetry.shownCause(String(repeating: "x", count: 400)).count == 300)
     }
 }

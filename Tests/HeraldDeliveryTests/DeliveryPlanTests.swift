@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldStore
 import Testing
+
 @testable import HeraldDelivery
 
 /// The nine decisions of a batch, each reached without a store, a socket or a wall clock.
@@ -72,7 +73,8 @@ import Testing
     @Test func silentSendsQuietDevicesTheSilentRenderingAsAGroupOfTheirOwn() throws {
         let push = try F.push(#"{"message":{"body":"hello","custom":{"ios":{"sound":"bell"}}},"quiet_time":"silent"}"#)
         let targets = [F.target(1, .ios), F.target(2, .ios)]
-        let audience = DeliveryPlan.audience(jobDevices: 2, targets: targets, policy: .silent, ends: [2: F.start.advanced(by: .seconds(60))])
+        let audience = DeliveryPlan.audience(
+            jobDevices: 2, targets: targets, policy: .silent, ends: [2: F.start.advanced(by: .seconds(60))])
         #expect(audience.quiet == [2])
         let plan = try DeliveryPlan(
             push: push, receiptID: nil, attempt: 0, pushCreatedAt: F.start, audience: audience, badges: nil,
@@ -126,7 +128,10 @@ import Testing
     }
 
     @Test func aGroupIsSentInRoundsProbingAPlatformNotYetSeenToAccept() {
-        let rules = F.rules { $0.progressEvery = 1000; $0.probe = 50 }
+        let rules = F.rules {
+            $0.progressEvery = 1000
+            $0.probe = 50
+        }
         #expect(DeliveryPlan.rounds(of: 2500, probing: true, rules: rules) == [0..<50, 50..<1050, 1050..<2050, 2050..<2500])
         #expect(DeliveryPlan.rounds(of: 2500, probing: false, rules: rules) == [0..<1000, 1000..<2000, 2000..<2500])
         #expect(DeliveryPlan.rounds(of: 30, probing: true, rules: rules) == [0..<30])
@@ -137,7 +142,8 @@ import Testing
 
     @Test func aPlatformWithoutCredentialsFailsItsDevices() throws {
         let plan = try F.plan(
-            try F.push(#"{"message":{"body":"x"}}"#), [F.target(1, .ios), F.target(2, .android)], credentials: [F.ios: .missing, F.android: .ready])
+            try F.push(#"{"message":{"body":"x"}}"#), [F.target(1, .ios), F.target(2, .android)],
+            credentials: [F.ios: .missing, F.android: .ready])
         #expect(plan.fold.result.failed == ["CredentialsMissing": 1])
         #expect(plan.sends.map(\.platformID) == [F.android])
         #expect(plan.problems.map(\.failed) == ["CredentialsMissing"])

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+
 @testable import HeraldDelivery
 
 /// Pushes, devices and instants for the plan's tests: no store, no sockets, no wall clock.
@@ -18,12 +19,13 @@ enum PlanFixture {
     }
 
     static func target(_ id: Int64, _ type: PlatformType, quiet: QuietTime? = nil, zone: String? = nil) -> DeliveryTarget {
-        let platform = switch type {
-        case .ios: ios
-        case .android: android
-        case .web: web
-        case .windows: UUID()
-        }
+        let platform =
+            switch type {
+            case .ios: ios
+            case .android: android
+            case .web: web
+            case .windows: UUID()
+            }
         return DeliveryTarget(id: id, platformID: platform, platformType: type, token: "token-\(id)", timeZone: zone, quietTime: quiet)
     }
 
@@ -36,7 +38,8 @@ enum PlanFixture {
     /// The plan of `targets` (all of the job's devices, none held) with every platform ready.
     static func plan(
         _ push: Push, _ targets: [DeliveryTarget], attempt: Int = 0, credentials: [UUID: DeliveryPlan.Credentials]? = nil,
-        badges: [Int64: Int64]? = nil, rules: DeliveryRules = DeliveryRules(), retryDelay: Duration = .seconds(1), now: EpochClock.Instant = start
+        badges: [Int64: Int64]? = nil, rules: DeliveryRules = DeliveryRules(), retryDelay: Duration = .seconds(1),
+        now: EpochClock.Instant = start
     ) throws -> DeliveryPlan {
         let audience = DeliveryPlan.audience(jobDevices: targets.count, targets: targets, policy: push.quietTime, ends: [:])
         return try DeliveryPlan(

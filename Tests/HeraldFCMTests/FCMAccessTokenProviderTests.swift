@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
-import HeraldTestSupport
 import HeraldHTTP
+import HeraldTestSupport
 import Testing
 import _CryptoExtras
 
@@ -11,7 +11,8 @@ import _CryptoExtras
 /// (one request in flight, renewal, a 401's one refresh) are `AccessTokenProviderTests`'.
 @Suite struct FCMAccessTokenProviderTests {
     func credentials() throws -> FCMCredentials {
-        guard case .fcm(let credentials) = try CredentialsInput(serviceAccount: JSONText(serviceAccountJSON())).validate(for: .android) else {
+        guard case .fcm(let credentials) = try CredentialsInput(serviceAccount: JSONText(serviceAccountJSON())).validate(for: .android)
+        else {
             throw CancellationError()
         }
         return credentials
@@ -71,21 +72,27 @@ import _CryptoExtras
         let header = try JSONDecoder().decode(JSONValue.self, from: Data(try #require(Base64URL.decode(parts[0]))))
         #expect(header == .object(["alg": .string("RS256"), "typ": .string("JWT")]))
         let claims = try JSONDecoder().decode(JSONValue.self, from: Data(try #require(Base64URL.decode(parts[1]))))
-        #expect(claims == .object([
-            "iss": .string("herald@demo.iam.gserviceaccount.com"),
-            "scope": .string("https://www.googleapis.com/auth/firebase.messaging"),
-            "aud": .string("https://127.0.0.1:9/token"),
-            "iat": .int(1_800_000_000),
-            "exp": .int(1_800_003_600),
-        ]))
+        #expect(
+            claims
+                == .object([
+                    "iss": .string("herald@demo.iam.gserviceaccount.com"),
+                    "scope": .string("https://www.googleapis.com/auth/firebase.messaging"),
+                    "aud": .string("https://127.0.0.1:9/token"),
+                    "iat": .int(1_800_000_000),
+                    "exp": .int(1_800_003_600),
+                ]))
         let signature = _RSA.Signing.RSASignature(rawRepresentation: try #require(Base64URL.decode(parts[2])))
         let signed = Array((parts[0] + "." + parts[1]).utf8)
         #expect(key.publicKey.isValidSignature(signature, for: signed, padding: .insecurePKCS1v1_5))
-        #expect(!(try _RSA.Signing.PrivateKey(keySize: .bits2048)).publicKey.isValidSignature(signature, for: signed, padding: .insecurePKCS1v1_5))
+        #expect(
+            !(try _RSA.Signing.PrivateKey(keySize: .bits2048)).publicKey.isValidSignature(
+                signature, for: signed, padding: .insecurePKCS1v1_5))
     }
 
     @Test func formEncodingEscapesAllButUnreservedCharacters() {
-        #expect(OAuthTokenEndpoint.formEncoded("urn:ietf:params:oauth:grant-type:jwt-bearer") == "urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer")
+        #expect(
+            OAuthTokenEndpoint.formEncoded("urn:ietf:params:oauth:grant-type:jwt-bearer")
+                == "urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer")
         #expect(OAuthTokenEndpoint.formEncoded("a.b_c-d~e f+g/é") == "a.b_c-d~e%20f%2Bg%2F%C3%A9")
     }
 }

@@ -33,8 +33,10 @@ import Testing
         do {
             let json = try serviceAccountJSON(projectID: projectID, tokenURI: "https://127.0.0.1:\(port)/token")
             let account = try MockFCMServer.Account(serviceAccountJSON: json)
-            server.update { $0.accounts[account.clientEmail] = MockFCMServer.Account(
-                clientEmail: account.clientEmail, projectID: "demo-project", publicKey: account.publicKey) }
+            server.update {
+                $0.accounts[account.clientEmail] = MockFCMServer.Account(
+                    clientEmail: account.clientEmail, projectID: "demo-project", publicKey: account.publicKey)
+            }
             client = try FCMClient(
                 credentials: try Self.credentials(json), endpoint: "https://127.0.0.1:\(port)", extraTrustedCAPEM: tls.caCertificatePEM,
                 // Connections to the mock may wait for a loaded machine (a whole suite starting at
@@ -109,7 +111,10 @@ import Testing
                  "target":{"platform":"android"},"expiryTime":3600000}
                 """#
             let outcome = try await setup.client.send(try message(json), token: token)
-            guard case .delivered(let name) = outcome else { Issue.record("not delivered: \(outcome)"); return }
+            guard case .delivered(let name) = outcome else {
+                Issue.record("not delivered: \(outcome)")
+                return
+            }
             #expect(name.hasPrefix("projects/demo-project/messages/0:"))
             let received = try #require(setup.server.received.first)
             #expect(received.projectID == "demo-project")
@@ -117,9 +122,11 @@ import Testing
             #expect(received.data == ["message": "Hello", "receiptId": "receipt-1", "story": #"{"id":7}"#])
             // A data message, the default since the PCF Android SDK needs one (FCMRendererTests).
             #expect(received["notification"] == nil)
-            #expect(received["android"] == .object([
-                "collapse_key": .string("news"), "priority": .string("high"), "ttl": .string("3600s"),
-            ]))
+            #expect(
+                received["android"]
+                    == .object([
+                        "collapse_key": .string("news"), "priority": .string("high"), "ttl": .string("3600s"),
+                    ]))
             #expect(setup.server.tokenRequests == 1)
         }
     }
@@ -154,14 +161,18 @@ import Testing
             #expect(setup.server.tokenRequests == 1)
             setup.clock.advance(by: .seconds(1))
             let outcome = try await setup.client.send(message, token: randomFCMToken())
-            guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+            guard case .delivered = outcome else {
+                Issue.record("not delivered: \(outcome)")
+                return
+            }
             #expect(setup.server.tokenRequests == 2)
             let used = setup.server.received.map(\.accessToken)
             #expect(used[0] == used[1] && used[1] != used[2])
             // Well past the first token's life, the second one is still good at the mock.
             setup.clock.advance(by: .seconds(3000))
             guard case .delivered = try await setup.client.send(message, token: randomFCMToken()) else {
-                Issue.record("not delivered after renewal"); return
+                Issue.record("not delivered after renewal")
+                return
             }
             #expect(setup.server.tokenRequests == 2)
         }
@@ -173,13 +184,17 @@ import Testing
             _ = try await setup.client.send(message, token: randomFCMToken())
             setup.server.update { $0.rejectAccessTokens = 1 }
             let outcome = try await setup.client.send(message, token: randomFCMToken())
-            guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+            guard case .delivered = outcome else {
+                Issue.record("not delivered: \(outcome)")
+                return
+            }
             #expect(setup.server.tokenRequests == 2)
             #expect(setup.server.received.count == 2)
             // The fresh token was accepted, so a later revocation earns another refresh.
             setup.server.update { $0.rejectAccessTokens = 1 }
             guard case .delivered = try await setup.client.send(message, token: randomFCMToken()) else {
-                Issue.record("not delivered after a second revocation"); return
+                Issue.record("not delivered after a second revocation")
+                return
             }
             #expect(setup.server.tokenRequests == 3)
         }
@@ -189,13 +204,19 @@ import Testing
         try await withMock { setup in
             setup.server.update { $0.rejectAccessTokens = 2 }
             let outcome = try await setup.client.send(try message(), token: randomFCMToken())
-            guard case .credentialsRejected(let rejection) = outcome else { Issue.record("not rejected: \(outcome)"); return }
+            guard case .credentialsRejected(let rejection) = outcome else {
+                Issue.record("not rejected: \(outcome)")
+                return
+            }
             #expect(rejection.status == 401)
             #expect(rejection.reason == .unauthenticated)
             #expect(setup.server.tokenRequests == 2)
             // From then on nothing is sent and no token is fetched.
             let later = try await setup.client.send(try message(), token: randomFCMToken())
-            guard case .credentialsRejected = later else { Issue.record("not rejected: \(later)"); return }
+            guard case .credentialsRejected = later else {
+                Issue.record("not rejected: \(later)")
+                return
+            }
             #expect(setup.server.tokenRequests == 2)
             #expect(setup.server.received.isEmpty)
         }
@@ -207,11 +228,15 @@ import Testing
             let other = try MockFCMServer.Account(serviceAccountJSON: try serviceAccountJSON())
             setup.server.update { behavior in
                 for email in behavior.accounts.keys {
-                    behavior.accounts[email] = MockFCMServer.Account(clientEmail: email, projectID: "demo-project", publicKey: other.publicKey)
+                    behavior.accounts[email] = MockFCMServer.Account(
+                        clientEmail: email, projectID: "demo-project", publicKey: other.publicKey)
                 }
             }
             let outcome = try await setup.client.send(try message(), token: randomFCMToken())
-            guard case .credentialsRejected(let rejection) = outcome else { Issue.record("not rejected: \(outcome)"); return }
+            guard case .credentialsRejected(let rejection) = outcome else {
+                Issue.record("not rejected: \(outcome)")
+                return
+            }
             #expect(rejection.status == 400)
             #expect(rejection.reason.name == "invalid_grant")
             #expect(rejection.message.contains("signature"))
@@ -224,10 +249,14 @@ import Testing
         try await withMock { setup in
             setup.server.update { $0.tokenEndpointUnavailable = 1 }
             let outcome = try await setup.client.send(try message(), token: randomFCMToken())
-            guard case .retry(let rejection, _) = outcome else { Issue.record("not retry: \(outcome)"); return }
+            guard case .retry(let rejection, _) = outcome else {
+                Issue.record("not retry: \(outcome)")
+                return
+            }
             #expect(rejection.status == 503)
             guard case .delivered = try await setup.client.send(try message(), token: randomFCMToken()) else {
-                Issue.record("not delivered once the endpoint is back"); return
+                Issue.record("not delivered once the endpoint is back")
+                return
             }
             #expect(setup.server.tokenRequests == 2)
         }
@@ -236,7 +265,10 @@ import Testing
     @Test func aTokenForAnotherProjectIsPermissionDenied() async throws {
         try await withMock(projectID: "other-project") { setup in
             let outcome = try await setup.client.send(try message(), token: randomFCMToken())
-            guard case .credentialsRejected(let rejection) = outcome else { Issue.record("not rejected: \(outcome)"); return }
+            guard case .credentialsRejected(let rejection) = outcome else {
+                Issue.record("not rejected: \(outcome)")
+                return
+            }
             #expect(rejection.status == 403)
             #expect(rejection.reason == .permissionDenied)
         }
@@ -252,7 +284,10 @@ import Testing
         do {
             try await withMock(proxy: configuration) { setup in
                 let outcome = try await setup.client.send(try message(), token: randomFCMToken())
-                guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+                guard case .delivered = outcome else {
+                    Issue.record("not delivered: \(outcome)")
+                    return
+                }
                 #expect(setup.server.tokenRequests == 1)
                 #expect(!proxy.tunnels.isEmpty)
                 #expect(proxy.tunnels.allSatisfy { $0.target == "127.0.0.1:\(setup.port)" })
@@ -274,7 +309,10 @@ import Testing
             #expect(gone == .deviceGone(FCMRejection(status: 404, reason: .unregistered, message: "Requested entity was not found.")))
 
             let malformed = try await setup.client.send(try message(), token: "not a token")
-            guard case .deviceGone(let rejection) = malformed else { Issue.record("not gone: \(malformed)"); return }
+            guard case .deviceGone(let rejection) = malformed else {
+                Issue.record("not gone: \(malformed)")
+                return
+            }
             #expect(rejection.status == 400)
             #expect(rejection.reason == .invalidArgument)
             #expect(setup.server.received.isEmpty)
@@ -290,15 +328,23 @@ import Testing
             }
             let message = try message()
             let quota = try await setup.client.send(message, token: randomFCMToken())
-            #expect(quota == .retry(FCMRejection(status: 429, reason: .quotaExceeded, message: "the sending quota is exceeded"), retryAfter: .seconds(30)))
+            #expect(
+                quota
+                    == .retry(
+                        FCMRejection(status: 429, reason: .quotaExceeded, message: "the sending quota is exceeded"),
+                        retryAfter: .seconds(30)))
             for _ in 0..<2 {
                 let unavailable = try await setup.client.send(message, token: randomFCMToken())
-                guard case .retry(let rejection, let after) = unavailable else { Issue.record("not retry: \(unavailable)"); return }
+                guard case .retry(let rejection, let after) = unavailable else {
+                    Issue.record("not retry: \(unavailable)")
+                    return
+                }
                 #expect(rejection.status == 503 && rejection.reason == .unavailable && after == .seconds(30))
             }
             // The burst is over.
             guard case .delivered = try await setup.client.send(message, token: randomFCMToken()) else {
-                Issue.record("not delivered after the burst"); return
+                Issue.record("not delivered after the burst")
+                return
             }
         }
     }
@@ -313,18 +359,25 @@ import Testing
 
     @Test func senderMismatchesAndThirdPartyAuthErrorsRejectTheCredentials() async throws {
         try await withMock { setup in
-            let foreign = randomFCMToken(), apple = randomFCMToken()
+            let foreign = randomFCMToken()
+            let apple = randomFCMToken()
             setup.server.update {
                 $0.senderIDMismatch = [foreign]
                 $0.thirdPartyAuthError = [apple]
             }
             let mismatch = try await setup.client.send(try message(), token: foreign)
-            guard case .credentialsRejected(let rejection) = mismatch else { Issue.record("not rejected: \(mismatch)"); return }
+            guard case .credentialsRejected(let rejection) = mismatch else {
+                Issue.record("not rejected: \(mismatch)")
+                return
+            }
             #expect(rejection.status == 403 && rejection.reason == .senderIDMismatch)
 
             // A 401 about the app's APNs credentials in Firebase: no access-token refresh helps.
             let thirdParty = try await setup.client.send(try message(), token: apple)
-            guard case .credentialsRejected(let other) = thirdParty else { Issue.record("not rejected: \(thirdParty)"); return }
+            guard case .credentialsRejected(let other) = thirdParty else {
+                Issue.record("not rejected: \(thirdParty)")
+                return
+            }
             #expect(other.status == 401 && other.reason == .thirdPartyAuthError)
             #expect(setup.server.tokenRequests == 1)
         }
@@ -334,14 +387,18 @@ import Testing
         try await withMock { setup in
             let reserved = FCMMessage(data: ["from": "me"])
             let outcome = try await setup.client.send(reserved, token: randomFCMToken())
-            guard case .failed(let rejection) = outcome else { Issue.record("not failed: \(outcome)"); return }
+            guard case .failed(let rejection) = outcome else {
+                Issue.record("not failed: \(outcome)")
+                return
+            }
             #expect(rejection.status == 400)
             #expect(rejection.reason == .invalidArgument)
             #expect(rejection.message.contains("message.data[0].key"))
 
             let badTTL = FCMMessage(data: ["k": "v"], android: .init(ttlSeconds: 3_000_000))
             guard case .failed(let ttl) = try await setup.client.send(badTTL, token: randomFCMToken()) else {
-                Issue.record("a ttl over four weeks was accepted"); return
+                Issue.record("a ttl over four weeks was accepted")
+                return
             }
             #expect(ttl.message.contains("message.android.ttl"))
             #expect(setup.server.received.isEmpty)

@@ -12,7 +12,9 @@ import Testing
     }
 
     @Test func theFCMErrorCodeWinsOverTheStatus() {
-        let body = read(404, #"""
+        let body = read(
+            404,
+            #"""
             {"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND",
               "details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}
             """#)
@@ -22,7 +24,8 @@ import Testing
     }
 
     @Test func withoutAnFCMErrorTheStatusIsTheReason() {
-        let body = read(401, #"{"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}"#)
+        let body = read(
+            401, #"{"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}"#)
         #expect(body.reason == .unauthenticated)
         #expect(body.reason.meansCredentialsRejected)
         let bare = read(502, "<html>Bad Gateway</html>")
@@ -31,20 +34,26 @@ import Testing
     }
 
     @Test func anInvalidArgumentIsAboutTheTokenOnlyWhenItSaysSo() {
-        let token = read(400, #"""
+        let token = read(
+            400,
+            #"""
             {"error":{"code":400,"message":"The registration token is not a valid FCM registration token","status":"INVALID_ARGUMENT",
               "details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"}]}}
             """#)
         #expect(token.reason == .invalidArgument && token.isAboutTheRegistrationToken)
 
-        let tokenField = read(400, #"""
+        let tokenField = read(
+            400,
+            #"""
             {"error":{"code":400,"message":"Invalid value","status":"INVALID_ARGUMENT",
               "details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"message.token","description":"bad"}]}]}}
             """#)
         #expect(tokenField.badFields == ["message.token"])
         #expect(tokenField.isAboutTheRegistrationToken)
 
-        let dataField = read(400, #"""
+        let dataField = read(
+            400,
+            #"""
             {"error":{"code":400,"message":"Invalid value at 'message.data[0].value' (TYPE_STRING), 12","status":"INVALID_ARGUMENT",
               "details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"message.data[0].value"}]}]}}
             """#)

@@ -1,8 +1,8 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import Synchronization
 import Testing
-import HeraldTestSupport
 
 @testable import HeraldFCM
 

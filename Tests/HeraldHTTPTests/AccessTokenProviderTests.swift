@@ -110,13 +110,16 @@ import Testing
             let refused = refusing.withLock { $0.contains(bearer) }
             return indices.map { index in
                 if index == 2 { return .unanswered("\(index): no answer") }
-                return refused ? .refused(status: 401, message: "revoked", ifFailing: "\(index): rejected") : .answered("\(index): sent with \(bearer)")
+                return refused
+                    ? .refused(status: 401, message: "revoked", ifFailing: "\(index): rejected")
+                    : .answered("\(index): sent with \(bearer)")
             }
         }
     }
 
     func send(_ tokens: TestTokenProvider, to provider: Provider, count: Int) async -> [String] {
-        await tokens.send(count: count, noToken: { "no token: \($0)" }, gaveUp: "gave up") { indices, bearer in
+        let noToken: (any Error) -> String = { "no token: \($0)" }
+        return await tokens.send(count: count, noToken: noToken, gaveUp: "gave up") { indices, bearer in
             provider.answer(indices, bearer)
         }
     }
@@ -150,9 +153,10 @@ import Testing
         let tokens = endpoint.provider(clock: TestClock())
         endpoint.fail(with: TestTokenError(reason: .unavailable, status: 503, message: "down"))
         let provider = Provider(refusing: [])
-        #expect(await send(tokens, to: provider, count: 2) == [
-            "no token: no Test access token: HTTP 503: down", "no token: no Test access token: HTTP 503: down",
-        ])
+        #expect(
+            await send(tokens, to: provider, count: 2) == [
+                "no token: no Test access token: HTTP 503: down", "no token: no Test access token: HTTP 503: down",
+            ])
         #expect(provider.sent.withLock { $0.isEmpty })
     }
 }

@@ -10,8 +10,12 @@ import Testing
         // The first steps wait (polling, with a deadline) until `limit` of them run together:
         // a loop that ran fewer at once would leave `most` below the limit.
         let deadline = ContinuousClock.now + .seconds(10)
-        let results = await BoundedConcurrency.map(Array(0..<50), limit: 4, notStarted: -1, stopStarting: { false }) { element in
-            running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+        let never: @Sendable () -> Bool = { false }
+        let results = await BoundedConcurrency.map(Array(0..<50), limit: 4, notStarted: -1, stopStarting: never) { element in
+            running.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
             while running.withLock({ $0.most }) < 4, ContinuousClock.now < deadline { await Task.yield() }
             running.withLock { $0.now -= 1 }
             return element * 2
@@ -23,9 +27,9 @@ import Testing
     /// Once told to stop starting, the elements not started get `notStarted`; the started ones finish.
     @Test func stopsStartingWhenTold() async {
         let started = Mutex(0)
-        let results = await BoundedConcurrency.map(
-            Array(0..<10), limit: 2, notStarted: "not started", stopStarting: { started.withLock { $0 } >= 3 }
-        ) { element in
+        let afterThree: @Sendable () -> Bool = { started.withLock { $0 } >= 3 }
+        let results = await BoundedConcurrency.map(Array(0..<10), limit: 2, notStarted: "not started", stopStarting: afterThree) {
+            element in
             started.withLock { $0 += 1 }
             return "sent \(element)"
         }

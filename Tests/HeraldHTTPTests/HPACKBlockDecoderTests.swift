@@ -26,9 +26,9 @@ import Testing
 
     @Test func huffmanCodesDerivedFromTheLengthsAreTheAppendixCodes() {
         let appendix: [(Int, UInt32)] = [
-            (0, 0x1ff8), (1, 0x7fffd8), (9, 0xffffea), (10, 0x3ffffffc), (32, 0x14), (48, 0x0), (58, 0x5c), (92, 0x7fff0),
+            (0, 0x1ff8), (1, 0x7fffd8), (9, 0xffffea), (10, 0x3fff_fffc), (32, 0x14), (48, 0x0), (58, 0x5c), (92, 0x7fff0),
             (97, 0x3), (127, 0xffffffc), (128, 0xfffe6), (195, 0x7fff1), (203, 0x7ffffde), (225, 0xfffff3), (254, 0x7fffff0),
-            (255, 0x3ffffee), (256, 0x3fffffff),
+            (255, 0x3ffffee), (256, 0x3fff_ffff),
         ]
         for (symbol, code) in appendix {
             #expect(HPACKHuffman.codes[symbol] == code, "symbol \(symbol)")
@@ -177,7 +177,8 @@ import Testing
             var copy = block
             let expected = try theirs.decodeHeaders(from: &copy)
             let head = try ours.decode(block)
-            #expect(head.fields.map { "\($0.name)=\($0.value)/\($0.indexable)" } == expected.map { "\($0.name)=\($0.value)/\($0.indexable)" })
+            #expect(
+                head.fields.map { "\($0.name)=\($0.value)/\($0.indexable)" } == expected.map { "\($0.name)=\($0.value)/\($0.indexable)" })
             #expect(head.status == Int(expected.first(name: ":status")!))
             let leanHead = try lean.decode(block)
             #expect(leanHead.status == head.status)
@@ -202,23 +203,24 @@ import Testing
 
     // MARK: Malformed blocks
 
-    @Test(arguments: [
-        ([0x80], "index 0"),
-        ([0xBE], "index 62 with an empty dynamic table"),
-        ([0x40, 0x01, 0x61, 0x00, 0xBF], "index 63 with one entry"),
-        ([0x7F], "a literal name index past the tables, truncated"),
-        ([0xFF], "a truncated integer"),
-        ([0xFF, 0x80, 0x80, 0x80, 0x80, 0x01], "an integer of more than 28 bits"),
-        ([0x40], "a literal without its name"),
-        ([0x40, 0x85, 0x61], "a truncated string"),
-        ([0x00, 0x01, 0x61], "a literal without its value"),
-        ([0x00, 0x01, 0x61, 0x84, 0xFF, 0xFF, 0xFF, 0xFC], "Huffman: EOS"),
-        ([0x00, 0x01, 0x61, 0x81, 0x18], "Huffman: padding of zeros"),
-        ([0x00, 0x01, 0x61, 0x82, 0x1F, 0xFF], "Huffman: padding longer than 7 bits"),
-        ([0x3F, 0xE2, 0x1F], "a table size update to 4,097"),
-        ([0x88, 0x20], "a table size update after a field"),
-        ([0x20, 0x20, 0x20, 0x88], "three table size updates"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([0x80], "index 0"),
+            ([0xBE], "index 62 with an empty dynamic table"),
+            ([0x40, 0x01, 0x61, 0x00, 0xBF], "index 63 with one entry"),
+            ([0x7F], "a literal name index past the tables, truncated"),
+            ([0xFF], "a truncated integer"),
+            ([0xFF, 0x80, 0x80, 0x80, 0x80, 0x01], "an integer of more than 28 bits"),
+            ([0x40], "a literal without its name"),
+            ([0x40, 0x85, 0x61], "a truncated string"),
+            ([0x00, 0x01, 0x61], "a literal without its value"),
+            ([0x00, 0x01, 0x61, 0x84, 0xFF, 0xFF, 0xFF, 0xFC], "Huffman: EOS"),
+            ([0x00, 0x01, 0x61, 0x81, 0x18], "Huffman: padding of zeros"),
+            ([0x00, 0x01, 0x61, 0x82, 0x1F, 0xFF], "Huffman: padding longer than 7 bits"),
+            ([0x3F, 0xE2, 0x1F], "a table size update to 4,097"),
+            ([0x88, 0x20], "a table size update after a field"),
+            ([0x20, 0x20, 0x20, 0x88], "three table size updates"),
+        ] as [([UInt8], String)])
     func malformedBlocksAreCompressionErrors(_ block: [UInt8], _ label: String) {
         var decoder = HPACKBlockDecoder(tableCapacity: 4096, maxHeaderListSize: 1 << 16)
         do {

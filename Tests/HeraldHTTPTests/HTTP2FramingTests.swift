@@ -241,9 +241,13 @@ import Testing
             }
             for index in 0..<4 {
                 let request = HTTP2Request(
-                    shared: batch, pathSuffix: String(repeating: "ab", count: index == 3 ? 100 : 32) + "\(index)", id: UUID(), body: ByteBuffer())
+                    shared: batch, pathSuffix: String(repeating: "ab", count: index == 3 ? 100 : 32) + "\(index)", id: UUID(),
+                    body: ByteBuffer())
                 let list = request.headers
-                #expect(list.map(\.name) == [":path", ":method", ":scheme", ":authority", "apns-id", "apns-topic", "apns-priority", "authorization"])
+                #expect(
+                    list.map(\.name) == [
+                        ":path", ":method", ":scheme", ":authority", "apns-id", "apns-topic", "apns-priority", "authorization",
+                    ])
                 var expected = ByteBuffer()
                 try lists.writeHeaders(list, streamID: streamID, endStream: false, into: &expected)
                 var bytes = ByteBuffer()
@@ -261,7 +265,8 @@ import Testing
     /// never-indexed ones, and `:path` by its static index, read back by NIOHPACK's decoder.
     @Test func unindexedLiteralsDecode() throws {
         var encoder = HTTP2FrameEncoder()
-        var server = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: 1 << 20)
+        var server = HPACKDecoder(
+            allocator: ByteBufferAllocator(), maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize, maxHeaderListSize: 1 << 20)
         for length in [0, 1, 126, 127, 128, 300, 20_000] {
             var headers = HPACKHeaders()
             headers.add(name: ":path", value: "/" + String(repeating: "p", count: length), indexing: .nonIndexable)

@@ -29,7 +29,9 @@ import Testing
                 let length = data.data.readableBytes
                 received[frame.streamID, default: 0] += length
                 if length > 0 {
-                    context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: length))), promise: nil)
+                    context.write(
+                        wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: length))),
+                        promise: nil)
                 }
                 if data.endStream { answer(frame.streamID, context: context) }
             default:
@@ -120,7 +122,8 @@ import Testing
         handler.enqueue(batch)
         try pump(client, server)
         // The server processed stream 1 only and goes away; it answers stream 1 after.
-        server.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 1, errorCode: .noError, opaqueData: nil)), promise: nil)
+        server.writeAndFlush(
+            HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 1, errorCode: .noError, opaqueData: nil)), promise: nil)
         let answer = HTTP2Frame(streamID: 1, payload: .headers(.init(headers: [":status": "204"], endStream: true)))
         server.writeAndFlush(answer, promise: nil)
         try pump(client, server)

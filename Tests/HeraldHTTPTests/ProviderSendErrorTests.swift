@@ -8,7 +8,8 @@ import Testing
     @Test func describesItselfAsTheThreeProviderErrorsDid() {
         #expect(ProviderSendError.notSent.description == "not sent")
         #expect(ProviderSendError.connectionFailed("connection reset by peer").description == "connection reset by peer")
-        #expect(ProviderSendError.noAccessToken("the token endpoint timed out").description == "no access token: the token endpoint timed out")
+        #expect(
+            ProviderSendError.noAccessToken("the token endpoint timed out").description == "no access token: the token endpoint timed out")
         #expect(ProviderSendError.unknown("something else").description == "something else")
     }
 

@@ -6,6 +6,7 @@ import HeraldStore
 import HeraldTestSupport
 import HummingbirdTesting
 import Testing
+
 @testable import HeraldDelivery
 
 /// Each APNs answer the issue lists, through the engine to the mock over TLS, and what Herald

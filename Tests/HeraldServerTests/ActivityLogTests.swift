@@ -62,7 +62,8 @@ import Testing
             let (_, mineToken) = try await store.adminTokens.create(tenantID: mine.id, name: "ops")
             let (_, theirToken) = try await store.adminTokens.create(tenantID: theirs.id, name: "ops")
             observability.activity.record(
-                ActivityEvent(time: EpochClock.system.now.epochMilliseconds, kind: .pushAccepted, pushID: UUID(), message: "push accepted"), applicationID: app.id)
+                ActivityEvent(time: EpochClock.system.now.epochMilliseconds, kind: .pushAccepted, pushID: UUID(), message: "push accepted"),
+                applicationID: app.id)
             let id = app.id.uuidString.lowercased()
 
             for path in ["/admin/v1/apps/\(id)/logs", "/admin/v1/apps/\(id)/logs/stream"] {

@@ -22,7 +22,9 @@ import Testing
             let p8 = P256.Signing.PrivateKey().pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
             let ios = try await client.execute(
                 uri: "/admin/v1/apps/\(appUUID)/platforms", method: .post, headers: root,
-                body: body(#"{"type":"ios","name":"iPhone","credentials":{"p8":"\#(p8)","key_id":"ABC123DEFG","team_id":"DEF123GHIJ","topic":"com.example.news"}}"#))
+                body: body(
+                    #"{"type":"ios","name":"iPhone","credentials":{"p8":"\#(p8)","key_id":"ABC123DEFG","team_id":"DEF123GHIJ","topic":"com.example.news"}}"#
+                ))
             #expect(ios.status == .created)
             let platform = try ios.json()
             let platformUUID = try #require(platform["uuid"] as? String)
@@ -81,9 +83,15 @@ import Testing
             let fixture = try await Fixture.make(harness.store)
             let root = bearer(harness.adminToken)
             let cases: [(String, String)] = [
-                (#"{"type":"ios","credentials":{"p8":"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----","key_id":"ABC123DEFG","team_id":"DEF123GHIJ","topic":"t"}}"#, "credentials.p8"),
+                (
+                    #"{"type":"ios","credentials":{"p8":"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----","key_id":"ABC123DEFG","team_id":"DEF123GHIJ","topic":"t"}}"#,
+                    "credentials.p8"
+                ),
                 (#"{"type":"ios","credentials":{"p12":"\#(P12Fixtures.legacy)","password":"wrong","topic":"t"}}"#, "credentials.password"),
-                (#"{"type":"android","credentials":{"service_account":"{\"type\":\"service_account\"}"}}"#, "credentials.service_account.project_id"),
+                (
+                    #"{"type":"android","credentials":{"service_account":"{\"type\":\"service_account\"}"}}"#,
+                    "credentials.service_account.project_id"
+                ),
                 (#"{"type":"android","credentials":{"service_account":"not json"}}"#, "credentials.service_account"),
                 (#"{"type":"windows","credentials":{"client_id":"ms-app://x"}}"#, "credentials.client_secret"),
                 (#"{"type":"web","credentials":{"subject":"nobody"}}"#, "credentials.subject"),
@@ -100,7 +108,9 @@ import Testing
             #expect(try await harness.store.platforms.list(applicationID: fixture.app.id).count == 1)
             let good = try await client.execute(
                 uri: "/admin/v1/apps/\(fixture.app.id)/platforms", method: .post, headers: root,
-                body: body(#"{"type":"ios","credentials":{"p12":"\#(P12Fixtures.legacy)","password":"\#(P12Fixtures.password)","topic":"com.example.app"}}"#))
+                body: body(
+                    #"{"type":"ios","credentials":{"p12":"\#(P12Fixtures.legacy)","password":"\#(P12Fixtures.password)","topic":"com.example.app"}}"#
+                ))
             #expect(good.status == .created)
             #expect((try good.json()["credentials"] as? [String: String])?["kind"] == "apns_certificate")
         }
@@ -111,7 +121,8 @@ import Testing
         try await ServerHarness.run(backend) { harness, client in
             let fixture = try await Fixture.make(harness.store)
             let root = bearer(harness.adminToken)
-            _ = try await client.execute(uri: "/v1/registration", method: .post, headers: basic(fixture), body: body(#"{"registration_token":"abcd"}"#))
+            _ = try await client.execute(
+                uri: "/v1/registration", method: .post, headers: basic(fixture), body: body(#"{"registration_token":"abcd"}"#))
             let deleteApp = try await client.execute(uri: "/admin/v1/apps/\(fixture.app.id)", method: .delete, headers: root)
             #expect(deleteApp.status == .conflict)
             let deletePlatform = try await client.execute(uri: "/admin/v1/platforms/\(fixture.platform.id)", method: .delete, headers: root)
@@ -164,7 +175,8 @@ import Testing
             #expect(foreignTenant.status == .notFound)
             let ownApp = try await client.execute(uri: "/admin/v1/apps", method: .post, headers: scoped, body: body(#"{"name":"Second"}"#))
             #expect(try ownApp.json()["tenant_id"] as? String == mine.app.tenantID.uuidString.lowercased())
-            let createTenant = try await client.execute(uri: "/admin/v1/tenants", method: .post, headers: scoped, body: body(#"{"name":"new"}"#))
+            let createTenant = try await client.execute(
+                uri: "/admin/v1/tenants", method: .post, headers: scoped, body: body(#"{"name":"new"}"#))
             #expect(createTenant.status == .forbidden)
             // The other tenant's api key is unchanged.
             #expect(try await harness.store.applications.authenticate(id: theirs.app.id, apiKey: theirs.apiKey) != nil)

@@ -10,10 +10,13 @@ import Testing
     func aTokenIsRevokedByItsIDAndNotByItsSecret(_ backend: Backend) async throws {
         try await ServerHarness.run(backend) { harness, client in
             let root = bearer(harness.adminToken)
-            let tenant = try #require(try await client.execute(
-                uri: "/admin/v1/tenants", method: .post, headers: root, body: body(#"{"name":"t"}"#)).json()["id"] as? String)
+            let tenant = try #require(
+                try await client.execute(
+                    uri: "/admin/v1/tenants", method: .post, headers: root, body: body(#"{"name":"t"}"#)
+                ).json()["id"] as? String)
             let created = try await client.execute(
-                uri: "/admin/v1/tenants/\(tenant)/tokens", method: .post, headers: root, body: body(#"{"name":"ops"}"#)).json()
+                uri: "/admin/v1/tenants/\(tenant)/tokens", method: .post, headers: root, body: body(#"{"name":"ops"}"#)
+            ).json()
             let id = try #require(created["id"] as? String)
             let token = try #require(created["token"] as? String)
             #expect(try await client.execute(uri: "/admin/v1/apps", method: .get, headers: bearer(token)).status == .ok)
@@ -21,7 +24,9 @@ import Testing
             // The secret in the id's place finds nothing.
             let bySecret = try await client.execute(uri: "/admin/v1/tenants/\(tenant)/tokens/\(token)", method: .delete, headers: root)
             #expect(bySecret.status == .notFound)
-            #expect(try await client.execute(uri: "/admin/v1/tenants/\(tenant)/tokens/\(id)", method: .delete, headers: root).status == .noContent)
+            #expect(
+                try await client.execute(uri: "/admin/v1/tenants/\(tenant)/tokens/\(id)", method: .delete, headers: root).status
+                    == .noContent)
             #expect(try await client.execute(uri: "/admin/v1/apps", method: .get, headers: bearer(token)).status == .unauthorized)
         }
     }

@@ -32,7 +32,9 @@ import Testing
             let nowSeconds = nowMillis / 1000
 
             // The iOS SDK: milliseconds, upper-case uuids, "Basic" and two spaces.
-            let ios = try await post(client, basic(fixture, spaces: 2), #"""
+            let ios = try await post(
+                client, basic(fixture, spaces: 2),
+                #"""
                 {"events":[
                   {"receiptId":"\#(receipt.uppercased())","eventType":"pcf_push_event_type_push_notification_received","eventTime":"\#(nowMillis)",
                    "deviceUuid":"8E0F2C46-1B0B-4C43-9D1A-6B0F6D3F2A10","sdkVersion":"1.6.1","platformType":"ios",
@@ -46,7 +48,9 @@ import Testing
 
             // The Android SDK (Gson): seconds, null fields left out, a geofence trigger without a receipt.
             let androidAuth = basic(android.id.uuidString.lowercased(), androidSecret, spaces: 2)
-            let androidBatch = try await post(client, androidAuth, #"""
+            let androidBatch = try await post(
+                client, androidAuth,
+                #"""
                 {"events":[
                   {"receiptId":"\#(receipt)","eventType":"pcf_push_event_type_push_notification_received","eventTime":"\#(nowSeconds)",
                    "deviceUuid":"3f1e","sdkVersion":"1.8.0","platformType":"android","platformUuid":"\#(android.id.uuidString.lowercased())"},
@@ -65,7 +69,8 @@ import Testing
             let hour: Int64 = 3_600_000
             let summary = try await client.execute(
                 uri: "/v1/analytics/summary?interval=hour&from=\(nowMillis - hour)&to=\(nowMillis + 1)", method: .get,
-                headers: appAuth(fixture)).json()
+                headers: appAuth(fixture)
+            ).json()
             #expect(summary["interval"] as? String == "hour")
             let buckets = try #require(summary["buckets"] as? [[String: Any]])
             #expect(buckets.count == 2)
@@ -96,7 +101,8 @@ import Testing
                 #expect(try refused.error()["field"] as? String == field, "\(json)")
             }
             // Unknown types are stored, not refused.
-            let unknown = try await post(client, basic(fixture), #"{"events":[{"eventType":"pcf_push_event_type_future","eventTime":"1700000000"}]}"#)
+            let unknown = try await post(
+                client, basic(fixture), #"{"events":[{"eventType":"pcf_push_event_type_future","eventTime":"1700000000"}]}"#)
             #expect(unknown.status == .ok)
             #expect(try await harness.store.analytics.eventCount(applicationID: fixture.app.id) == 1)
             // Devices post with platform credentials only.
@@ -113,10 +119,12 @@ import Testing
             let fence = try await harness.store.geofences.create(
                 applicationID: fixture.app.id,
                 GeofenceChanges(
-                    platform: .ios, triggerType: .enter, expiryTime: EpochClock.system.now.epochMilliseconds + 86_400_000, data: ["ios": .object([:])],
+                    platform: .ios, triggerType: .enter, expiryTime: EpochClock.system.now.epochMilliseconds + 86_400_000,
+                    data: ["ios": .object([:])],
                     locationIDs: [place.id]),
                 notify: GeofenceUpdatePolicy())
-            let trigger = #"{"eventType":"pcf_push_event_type_geofence_location_triggered","eventTime":"\#(EpochClock.system.now.epochMilliseconds)","geofenceId":"\#(fence.id)","locationId":"\#(place.id)"}"#
+            let trigger =
+                #"{"eventType":"pcf_push_event_type_geofence_location_triggered","eventTime":"\#(EpochClock.system.now.epochMilliseconds)","geofenceId":"\#(fence.id)","locationId":"\#(place.id)"}"#
             #expect(try await post(client, basic(fixture), #"{"events":[\#(trigger),\#(trigger)]}"#).status == .ok)
             let read = try await client.execute(uri: "/v1/geofence/\(fence.id)", method: .get, headers: appAuth(fixture)).json()
             #expect(read["triggered"] as? Int == 2)
@@ -133,7 +141,8 @@ import Testing
             #expect((try reversed.json()["buckets"] as? [Any])?.isEmpty == true)
             let to = EpochClock.system.now.epochMilliseconds
             let long = try await client.execute(
-                uri: "/v1/analytics/summary?interval=hour&from=0&to=\(to)", method: .get, headers: appAuth(fixture)).json()
+                uri: "/v1/analytics/summary?interval=hour&from=0&to=\(to)", method: .get, headers: appAuth(fixture)
+            ).json()
             #expect((long["buckets"] as? [Any])?.count == 2000)
             #expect(long["from"] as? Int == Int(to - 1) / 3_600_000 * 3_600_000 - 1999 * 3_600_000)
             #expect(try await client.execute(uri: "/v1/analytics/summary", method: .get, headers: basic(fixture)).status == .unauthorized)

@@ -23,7 +23,8 @@ import Testing
             let stranger = try await Fixture.make(world.db.store)
             let strangerDevice = try await world.db.store.devices.register(
                 on: stranger.platform,
-                try RegistrationInput(registrationToken: randomAPNsToken(), tags: .replace(["news"])).validated(for: .ios, requireToken: true))
+                try RegistrationInput(registrationToken: randomAPNsToken(), tags: .replace(["news"])).validated(
+                    for: .ios, requireToken: true))
 
             // validate_only: the count, nothing stored.
             let preview = try await client.execute(
@@ -66,7 +67,8 @@ import Testing
             func register(_ tags: [String]) async throws -> Device {
                 try await world.store.devices.register(
                     on: world.fixture.platform,
-                    try RegistrationInput(registrationToken: randomAPNsToken(), tags: .replace(tags)).validated(for: .ios, requireToken: true))
+                    try RegistrationInput(registrationToken: randomAPNsToken(), tags: .replace(tags)).validated(
+                        for: .ios, requireToken: true))
             }
             let reached = try await register(["news"])
             _ = try await register(["news", "sports"])
@@ -87,8 +89,10 @@ import Testing
             let pushID = try #require(fired.first?.pushID)
             let stored = try #require(try await world.store.pushes.find(id: pushID, applicationID: world.fixture.app.id))
             let push = try stored.accepted().push
-            #expect(push.audienceExpression == (try AudienceExpression.parse(
-                try JSONDecoder().decode(JSONValue.self, from: Data(Self.example.utf8)), path: "target.audience")))
+            #expect(
+                push.audienceExpression
+                    == (try AudienceExpression.parse(
+                        try JSONDecoder().decode(JSONValue.self, from: Data(Self.example.utf8)), path: "target.audience")))
             let page = try await world.store.pushes.audiencePage(of: push, applicationID: world.fixture.app.id, after: 0, limit: 100)
             #expect(page.deviceIDs == [reached.id])
         }

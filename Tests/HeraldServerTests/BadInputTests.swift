@@ -32,8 +32,14 @@ import Testing
                 (#"{"registration_token":"abcd","tags":[\#(tooMany)]}"#, "tags", "limit_exceeded"),
                 (#"{"registration_token":"abcd","tags":["ok","\#(String(repeating: "x", count: 256))"]}"#, "tags[1]", "limit_exceeded"),
                 (#"{"registration_token":"abcd","tags":[""]}"#, "tags[0]", "invalid_field"),
-                (#"{"registration_token":"abcd","custom_user_id":"\#(String(repeating: "u", count: 256))"}"#, "custom_user_id", "invalid_field"),
-                (#"{"registration_token":"abcd","device_alias":"\#(String(repeating: "a", count: 256))"}"#, "device_alias", "invalid_field"),
+                (
+                    #"{"registration_token":"abcd","custom_user_id":"\#(String(repeating: "u", count: 256))"}"#, "custom_user_id",
+                    "invalid_field"
+                ),
+                (
+                    #"{"registration_token":"abcd","device_alias":"\#(String(repeating: "a", count: 256))"}"#, "device_alias",
+                    "invalid_field"
+                ),
                 // PostgreSQL cannot store a NUL in text: refused alike on both backends.
                 (#"{"registration_token":"abcd","device_alias":"a\u0000b"}"#, "device_alias", "invalid_field"),
                 (#"{"registration_token":"abcd","tags":["ok","x\u0000"]}"#, "tags[1]", "invalid_field"),
@@ -48,17 +54,20 @@ import Testing
             }
             // Another platform's device is not what these credentials may register: 403.
             let mismatch = try await client.execute(
-                uri: "/v1/registration", method: .post, headers: basic(fixture), body: body(#"{"registration_token":"abcd","os":"android"}"#))
+                uri: "/v1/registration", method: .post, headers: basic(fixture),
+                body: body(#"{"registration_token":"abcd","os":"android"}"#))
             #expect(mismatch.status == .forbidden)
             #expect(try mismatch.error()["code"] as? String == "platform_mismatch")
             #expect(try await harness.store.devices.count(platformID: fixture.platform.id) == 0)
 
             // The same on an update: the device is left as it was.
             let post = try await client.execute(
-                uri: "/v1/registration", method: .post, headers: basic(fixture), body: body(#"{"registration_token":"abcd","tags":["keep"]}"#))
+                uri: "/v1/registration", method: .post, headers: basic(fixture),
+                body: body(#"{"registration_token":"abcd","tags":["keep"]}"#))
             let uuid = try #require(try post.json()["device_uuid"] as? String)
             for (json, _, _) in cases where !json.contains(#""os":"ios"}"#) {
-                let response = try await client.execute(uri: "/v1/registration/\(uuid)", method: .put, headers: basic(fixture), body: body(json))
+                let response = try await client.execute(
+                    uri: "/v1/registration/\(uuid)", method: .put, headers: basic(fixture), body: body(json))
                 #expect(response.status == .badRequest, "\(json.prefix(60))")
             }
             let device = try #require(try await harness.store.devices.find(platformID: fixture.platform.id, uuid: UUID(uuidString: uuid)!))

@@ -6,6 +6,7 @@ import HeraldStore
 import HeraldTestSupport
 import HummingbirdTesting
 import Testing
+
 @testable import HeraldDelivery
 
 /// What a fault costs in requests: a refused credential stops the batch (issue 31, defect 2),
@@ -58,7 +59,8 @@ import Testing
             // Past the probe (50) and one round (20): a round is in flight, its answers held.
             try await DeliveryWorld.poll("a later round is in flight") { world.mock.statistics.requests > 70 }
             // What a worker taking the job over now would send: the claimed batch's devices.
-            let rows = try await world.db.store.database.query("SELECT device_ids FROM push_jobs WHERE kind = 'batch' AND state = 'claimed'")
+            let rows = try await world.db.store.database.query(
+                "SELECT device_ids FROM push_jobs WHERE kind = 'batch' AND state = 'claimed'")
             let held = try rows.flatMap { try $0.string("device_ids").split(separator: ",").compactMap { Int64($0) } }
             #expect(!held.isEmpty)
             let sent = Set(world.mock.received.map(\.deviceToken))

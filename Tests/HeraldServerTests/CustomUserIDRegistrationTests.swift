@@ -83,10 +83,12 @@ import Testing
             let shown = try await client.execute(uri: "/admin/v1/apps/\(app)", method: .get, headers: bearer(harness.adminToken))
             #expect(try shown.json()["verify_custom_user_id"] as? Bool == true)
             let off = try await client.execute(
-                uri: "/admin/v1/apps/\(app)", method: .put, headers: bearer(harness.adminToken), body: body(#"{"verify_custom_user_id":false}"#))
+                uri: "/admin/v1/apps/\(app)", method: .put, headers: bearer(harness.adminToken),
+                body: body(#"{"verify_custom_user_id":false}"#))
             #expect(try off.json()["verify_custom_user_id"] as? Bool == false)
             let wrong = try await client.execute(
-                uri: "/admin/v1/apps/\(app)", method: .put, headers: bearer(harness.adminToken), body: body(#"{"verify_custom_user_id":"no"}"#))
+                uri: "/admin/v1/apps/\(app)", method: .put, headers: bearer(harness.adminToken),
+                body: body(#"{"verify_custom_user_id":"no"}"#))
             #expect(wrong.status == .badRequest)
             #expect(try wrong.error()["field"] as? String == "verify_custom_user_id")
 
@@ -112,7 +114,8 @@ import Testing
             let fixture = try await Fixture.make(harness.store)
             // Sealed under another key, as after an encryption-key change.
             let otherBox = try SecretBox(keyBytes: Array(repeating: 9, count: 32))
-            let foreign = try otherBox.seal(Array(fixture.platformSecret.utf8), context: "platform-secret:\(fixture.platform.id.uuidString.lowercased())")
+            let foreign = try otherBox.seal(
+                Array(fixture.platformSecret.utf8), context: "platform-secret:\(fixture.platform.id.uuidString.lowercased())")
             try await harness.store.database.query("UPDATE platforms SET secret_sealed = \(foreign) WHERE id = \(fixture.platform.id)")
             let refused = try await client.execute(
                 uri: "/v1/registration", method: .post, headers: basic(fixture),

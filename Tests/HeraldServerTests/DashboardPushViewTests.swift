@@ -1,9 +1,10 @@
 import Foundation
 import HeraldCore
-@testable import HeraldServer
-@testable import HeraldStore
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldServer
+@testable import HeraldStore
 
 /// The dashboard's push list reads the stored push in every version.
 @Suite struct DashboardPushViewTests {

@@ -1,8 +1,9 @@
 import Foundation
 import HeraldCore
+import Testing
+
 @testable import HeraldServer
 @testable import HeraldStore
-import Testing
 
 /// What the Schedules page shows of a recurring schedule's past occurrences.
 @Suite struct DashboardRecurrenceViewTests {
@@ -18,7 +19,8 @@ import Testing
     @Test func aLateLocalOccurrenceShowsTheZonesItMissed() {
         var late = PastOccurrence(
             dueAt: 1_700_000_000_000, localTime: "2023-11-15T08:00:00", state: .fired, recordedAt: 1_700_050_000_000,
-            pushID: UUID().lowercasedString, skippedUntil: nil, missedTimeZones: 140, status: "sending", targeted: 10, delivered: 4, failed: 0)
+            pushID: UUID().lowercasedString, skippedUntil: nil, missedTimeZones: 140, status: "sending", targeted: 10, delivered: 4,
+            failed: 0)
         #expect(counts(late) == "10 targeted, 4 delivered, 0 failed; 140 time zones missed (no server ran at their time)")
         late.missedTimeZones = nil
         #expect(counts(late) == "10 targeted, 4 delivered, 0 failed")

@@ -45,7 +45,8 @@ extension DashboardSignInTests {
 
     @Test func wrongTokensAreCountedPerClientWithBackoff() {
         let clock = TestClock()
-        let throttle = SignInThrottle(attempts: 5, globalAttempts: 1000, window: .seconds(60), maximumBlock: .seconds(600), clock: clock.epochClock)
+        let throttle = SignInThrottle(
+            attempts: 5, globalAttempts: 1000, window: .seconds(60), maximumBlock: .seconds(600), clock: clock.epochClock)
         for _ in 1...5 { #expect(throttle.failed("a") == .allow) }
         #expect(throttle.failed("a") == .refuse(retryAfter: .seconds(60)))
         // Another client is not slowed by a's guesses.

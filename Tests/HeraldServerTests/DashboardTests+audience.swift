@@ -1,9 +1,9 @@
 import Foundation
+import HTTPTypes
 import HeraldCore
 import HeraldStore
 import HeraldTestSupport
 import Hummingbird
-import HTTPTypes
 import HummingbirdTesting
 import Testing
 
@@ -31,7 +31,8 @@ extension DashboardTests {
                 let registered = try await client.execute(
                     uri: "/v1/registration", method: .post, headers: basic(fixture.platform.id.lowercasedString, fixture.platformSecret),
                     body: body(
-                        #"{"os":"ios","registration_token":"\#(randomAPNsToken())","custom_user_id":"u\#(index)","tags":[\#(tags.map { Dashboard.json($0) }.joined(separator: ","))]}"#)
+                        #"{"os":"ios","registration_token":"\#(randomAPNsToken())","custom_user_id":"u\#(index)","tags":[\#(tags.map { Dashboard.json($0) }.joined(separator: ","))]}"#
+                    )
                 ).json()
                 let uuid = try #require(registered["device_uuid"] as? String)
                 devices.append(try #require(UUID(text: uuid)))
@@ -54,7 +55,8 @@ extension DashboardTests {
                 var fields = fields
                 fields["csrf"] = csrf
                 let response = try await client.execute(
-                    uri: "/dashboard/apps/\(world.app)/compose", method: .post, headers: Dashboard.formHeaders(session), body: Dashboard.form(fields))
+                    uri: "/dashboard/apps/\(world.app)/compose", method: .post, headers: Dashboard.formHeaders(session),
+                    body: Dashboard.form(fields))
                 return (response.status, String(buffer: response.body))
             }
             func count(_ html: String) -> String? {
@@ -67,7 +69,8 @@ extension DashboardTests {
             #expect(status == .ok)
             #expect(count(previewed) == "1")
             let push = try AcceptedPush.check(
-                try JSONDecoder().decode(PushInput.self, from: Data(#"{"message":{"body":"x"},"target":{"audience":\#(expression)},"validate_only":true}"#.utf8)),
+                try JSONDecoder().decode(
+                    PushInput.self, from: Data(#"{"message":{"body":"x"},"target":{"audience":\#(expression)},"validate_only":true}"#.utf8)),
                 now: 0)
             #expect(try await harness.store.pushes.audienceCount(of: push, applicationID: world.fixture.app.id) == 1)
             #expect(previewed.contains("&quot;custom_user_id&quot;:&quot;u1&quot;"), "the expression stays in its field, escaped")
@@ -84,7 +87,8 @@ extension DashboardTests {
                 "action": "audience", "audience": #"{"and":[{"topic":"news"},{"<script>alert(1)</script>":"x"}]}"#,
             ])
             #expect(badStatus == .badRequest)
-            #expect(bad.contains(#"id="audience_error">target.audience.and[1].&lt;script&gt;alert(1)&lt;/script&gt;: unknown audience member"#))
+            #expect(
+                bad.contains(#"id="audience_error">target.audience.and[1].&lt;script&gt;alert(1)&lt;/script&gt;: unknown audience member"#))
             #expect(!bad.contains("<script>alert(1)"))
             #expect(count(bad) == nil)
             for (text, message) in [
@@ -103,7 +107,8 @@ extension DashboardTests {
             ).json()
             let locationID = try #require((location["id"] as? NSNumber)?.int64Value)
             let (placeStatus, place) = try await post([
-                "action": "send", "message": "hi", "target_location": "location:\(locationID)", "expiry": "2040-01-01T10:00", "audience": expression,
+                "action": "send", "message": "hi", "target_location": "location:\(locationID)", "expiry": "2040-01-01T10:00",
+                "audience": expression,
             ])
             #expect(placeStatus == .badRequest)
             #expect(place.contains(#"id="audience_error">a location push targets platforms and topics, not an audience expression"#))
@@ -129,7 +134,9 @@ extension DashboardTests {
             for (badge, shown) in [("auto", "+1"), ("+3", "+3"), ("-2", "-2")] {
                 let response = try await client.execute(
                     uri: "/dashboard/apps/\(world.app)/compose", method: .post, headers: Dashboard.formHeaders(session),
-                    body: Dashboard.form(["csrf": csrf, "action": "validate", "message": "hi", "platform_ios": "on", "custom_ios": #"{"badge":"\#(badge)"}"#]))
+                    body: Dashboard.form([
+                        "csrf": csrf, "action": "validate", "message": "hi", "platform_ios": "on", "custom_ios": #"{"badge":"\#(badge)"}"#,
+                    ]))
                 let html = String(buffer: response.body)
                 #expect(response.status == .ok)
                 #expect(html.contains("&quot;badge&quot;:&quot;\(shown)&quot;"), "\(badge)")
@@ -139,7 +146,9 @@ extension DashboardTests {
             // A number is sent as it is, with no note.
             let fixed = try await client.execute(
                 uri: "/dashboard/apps/\(world.app)/compose", method: .post, headers: Dashboard.formHeaders(session),
-                body: Dashboard.form(["csrf": csrf, "action": "validate", "message": "hi", "platform_ios": "on", "custom_ios": #"{"badge":7}"#]))
+                body: Dashboard.form([
+                    "csrf": csrf, "action": "validate", "message": "hi", "platform_ios": "on", "custom_ios": #"{"badge":7}"#,
+                ]))
             let html = String(buffer: fixed.body)
             #expect(html.contains("&quot;badge&quot;:7") && !html.contains("badge-note"))
         }
@@ -173,7 +182,8 @@ extension DashboardTests {
             let theirCSRF = try await Dashboard.csrf(client, theirSession)
             #expect(try await client.execute(uri: page, method: .get, headers: Dashboard.cookie(theirSession)).status == .notFound)
             let crossed = try await client.execute(
-                uri: page + "/badge", method: .post, headers: Dashboard.formHeaders(theirSession), body: Dashboard.form(["csrf": theirCSRF]))
+                uri: page + "/badge", method: .post, headers: Dashboard.formHeaders(theirSession), body: Dashboard.form(["csrf": theirCSRF])
+            )
             #expect(crossed.status == .notFound)
             #expect(try await world.badge(harness.store, 0) == 5)
             // Another application's device under this one's path is not found either.
@@ -192,7 +202,9 @@ extension DashboardTests {
             let html = String(buffer: reset.body)
             #expect(html.contains(#"<span id="device-badge">0</span>"#) && html.contains("The badge count is reset to 0."))
             #expect(try await world.badge(harness.store, 0) == 0)
-            let read = try await client.execute(uri: "/admin/v1/apps/\(world.app)/devices/\(device)/badge", method: .get, headers: bearer(harness.adminToken)).json()
+            let read = try await client.execute(
+                uri: "/admin/v1/apps/\(world.app)/devices/\(device)/badge", method: .get, headers: bearer(harness.adminToken)
+            ).json()
             #expect((read["badge"] as? NSNumber)?.intValue == 0)
         }
     }
@@ -205,10 +217,12 @@ extension DashboardTests {
             _ = try await client.execute(
                 uri: "/v1/push", method: .post, headers: basic(world.app, world.fixture.apiKey),
                 body: body(
-                    #"{"message":{"body":"later"},"target":{"platforms":["ios"],"audience":{"and":[{"topic":"news"},{"or":[{"custom_user_id":"u0"},{"custom_user_id":\#(user)}]}]}},"scheduleIn":3600}"#)
+                    #"{"message":{"body":"later"},"target":{"platforms":["ios"],"audience":{"and":[{"topic":"news"},{"or":[{"custom_user_id":"u0"},{"custom_user_id":\#(user)}]}]}},"scheduleIn":3600}"#
+                )
             ).json()
             let session = try await Dashboard.signIn(client, harness.adminToken)
-            let page = try await client.execute(uri: "/dashboard/apps/\(world.app)/schedules", method: .get, headers: Dashboard.cookie(session))
+            let page = try await client.execute(
+                uri: "/dashboard/apps/\(world.app)/schedules", method: .get, headers: Dashboard.cookie(session))
             let html = String(buffer: page.body)
             let target = try #require(html.firstMatch(of: /<dd class="schedule-target">([^<]*)<\/dd>/).map { String($0.1) })
             #expect(target.hasPrefix("platforms ios; audience topic:news and (custom_user_id:u0 or custom_user_id:&quot;&lt;script&gt;"))

@@ -1,12 +1,13 @@
 import Foundation
+import HTTPTypes
 import HeraldCore
-@testable import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import Hummingbird
-import HTTPTypes
 import HummingbirdTesting
 import Testing
+
+@testable import HeraldServer
 
 /// Issue 32's dashboard edges that the server decides: its own 404 and 403 pages, the page asked
 /// for before signing in, the favicon.
@@ -51,7 +52,9 @@ extension DashboardTests {
                 body: Dashboard.form(["token": harness.adminToken, "next": next]))
             #expect(signedIn.headers[.location] == asked)
             // Only a dashboard address: nothing sends the browser to another site.
-            for elsewhere in ["https://example.com/dashboard/apps", "//example.com/dashboard", "/dashboard/../admin", "/admin/v1/apps", "/dashboard\\x"] {
+            for elsewhere in [
+                "https://example.com/dashboard/apps", "//example.com/dashboard", "/dashboard/../admin", "/admin/v1/apps", "/dashboard\\x",
+            ] {
                 let answer = try await client.execute(
                     uri: "/dashboard/signin", method: .post, headers: Dashboard.formHeaders,
                     body: Dashboard.form(["token": harness.adminToken, "next": elsewhere]))

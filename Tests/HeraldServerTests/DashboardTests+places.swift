@@ -1,10 +1,10 @@
 import Foundation
+import HTTPTypes
 import HeraldCore
 import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import Hummingbird
-import HTTPTypes
 import HummingbirdTesting
 import Testing
 
@@ -20,7 +20,9 @@ extension DashboardTests {
 
         var app: String { fixture.app.id.lowercasedString }
 
-        static func make(_ harness: ServerHarness, _ client: any TestClientProtocol, tenant: String, text: String = "Harbour") async throws -> Places {
+        static func make(_ harness: ServerHarness, _ client: any TestClientProtocol, tenant: String, text: String = "Harbour") async throws
+            -> Places
+        {
             let fixture = try await Fixture.make(harness.store, tenantName: tenant)
             let auth = basic(fixture.app.id.lowercasedString, fixture.apiKey)
             let scheduled = try await client.execute(
@@ -35,7 +37,8 @@ extension DashboardTests {
                 body: body(#"{"name":\#(Dashboard.json(text)),"lat":"49.28","long":"-123.12","rad":150}"#)
             ).json()
             return Places(
-                fixture: fixture, schedule: try #require(scheduled["schedule_id"] as? String), topic: try #require((topic["id"] as? NSNumber)?.int64Value),
+                fixture: fixture, schedule: try #require(scheduled["schedule_id"] as? String),
+                topic: try #require((topic["id"] as? NSNumber)?.int64Value),
                 location: try #require((location["id"] as? NSNumber)?.int64Value))
         }
 
@@ -52,7 +55,10 @@ extension DashboardTests {
                 ("/dashboard/apps/\(app)/location_groups", ["name": "Sneaky", "location_\(location)": "on"]),
                 (
                     "/dashboard/apps/\(app)/compose",
-                    ["message": "m", "target_location": "location:\(location)", "trigger_type": "enter", "expiry": "2040-01-01T10:00", "action": "send"]
+                    [
+                        "message": "m", "target_location": "location:\(location)", "trigger_type": "enter", "expiry": "2040-01-01T10:00",
+                        "action": "send",
+                    ]
                 ),
             ]
         }
@@ -79,7 +85,8 @@ extension DashboardTests {
                 for csrf in [nil, "forged"] as [String?] {
                     var fields = fields
                     fields["csrf"] = csrf
-                    let refused = try await client.execute(uri: uri, method: .post, headers: Dashboard.formHeaders(session), body: Dashboard.form(fields))
+                    let refused = try await client.execute(
+                        uri: uri, method: .post, headers: Dashboard.formHeaders(session), body: Dashboard.form(fields))
                     #expect(refused.status == .forbidden, "\(uri)")
                 }
             }
@@ -107,7 +114,8 @@ extension DashboardTests {
             for (uri, fields) in theirs.forms {
                 var fields = fields
                 fields["csrf"] = csrf
-                let refused = try await client.execute(uri: uri, method: .post, headers: Dashboard.formHeaders(session), body: Dashboard.form(fields))
+                let refused = try await client.execute(
+                    uri: uri, method: .post, headers: Dashboard.formHeaders(session), body: Dashboard.form(fields))
                 #expect(refused.status == .notFound, "\(uri)")
             }
             try await theirs.expectUnchanged(harness.store)
@@ -125,7 +133,8 @@ extension DashboardTests {
             func post(_ uri: String, _ fields: [String: String]) async throws -> TestResponse {
                 var fields = fields
                 fields["csrf"] = csrf
-                return try await client.execute(uri: uri, method: .post, headers: Dashboard.formHeaders(session), body: Dashboard.form(fields))
+                return try await client.execute(
+                    uri: uri, method: .post, headers: Dashboard.formHeaders(session), body: Dashboard.form(fields))
             }
             func html(_ response: TestResponse) -> String { String(buffer: response.body) }
 
@@ -144,10 +153,13 @@ extension DashboardTests {
             // A recurring schedule shows its rule, and no time to change (its rule changes through PUT).
             let recurring = try await client.execute(
                 uri: "/v1/push", method: .post, headers: basic(places.fixture.app.id.lowercasedString, places.fixture.apiKey),
-                body: body(#"{"message":{"body":"Weekly"},"target":{"platforms":["ios"]},"schedule":{"cron":"0 9 * * MON","time_zone":"Europe/Paris"}}"#)
+                body: body(
+                    #"{"message":{"body":"Weekly"},"target":{"platforms":["ios"]},"schedule":{"cron":"0 9 * * MON","time_zone":"Europe/Paris"}}"#
+                )
             ).json()
             let recurringID = try #require(recurring["schedule_id"] as? String)
-            let recurringList = html(try await client.execute(uri: "/dashboard/apps/\(app)/schedules", method: .get, headers: Dashboard.cookie(session)))
+            let recurringList = html(
+                try await client.execute(uri: "/dashboard/apps/\(app)/schedules", method: .get, headers: Dashboard.cookie(session)))
             #expect(recurringList.contains(#"<dd class="schedule-recurrence"><code>0 9 * * MON</code> in Europe/Paris, never ends</dd>"#))
             #expect(!recurringList.contains("schedule_at_\(recurringID)"))
             #expect(try await post("/dashboard/apps/\(app)/schedules/\(recurringID)/cancel", [:]).status == .seeOther)
@@ -157,8 +169,11 @@ extension DashboardTests {
                 body: body(#"{"message":{"body":"Daily"},"target":{"platforms":["ios"]},"schedule":{"cron":"0 8 * * *","local":true}}"#)
             ).json()
             let localID = try #require(local["schedule_id"] as? String)
-            let localRuleList = html(try await client.execute(uri: "/dashboard/apps/\(app)/schedules", method: .get, headers: Dashboard.cookie(session)))
-            #expect(localRuleList.contains(#"<dd class="schedule-recurrence"><code>0 8 * * *</code> in the local time of each device, never ends</dd>"#))
+            let localRuleList = html(
+                try await client.execute(uri: "/dashboard/apps/\(app)/schedules", method: .get, headers: Dashboard.cookie(session)))
+            #expect(
+                localRuleList.contains(
+                    #"<dd class="schedule-recurrence"><code>0 8 * * *</code> in the local time of each device, never ends</dd>"#))
             // Its next times are wall-clock times (each listed at the instant the earliest zone reaches it).
             #expect(localRuleList.contains("T08:00:00 in each device"), "\(localRuleList)")
             #expect(try await post("/dashboard/apps/\(app)/schedules/\(localID)/cancel", [:]).status == .seeOther)
@@ -169,11 +184,14 @@ extension DashboardTests {
             notATime["schedule_local"] = "tomorrow"
             let refusedLocal = try await post("/dashboard/apps/\(app)/compose", notATime)
             #expect(refusedLocal.status == .badRequest)
-            #expect(html(refusedLocal).range(of: #"id="schedule_local"[^>]*>\s*<p class="field-error" id="schedule_error">"#, options: .regularExpression) != nil)
+            #expect(
+                html(refusedLocal).range(
+                    of: #"id="schedule_local"[^>]*>\s*<p class="field-error" id="schedule_error">"#, options: .regularExpression) != nil)
             var atEight = morning
             atEight["schedule_local"] = "2039-06-01T08:15"
             #expect(try await post("/dashboard/apps/\(app)/compose", atEight).status == .seeOther)
-            let localList = try await client.execute(uri: "/dashboard/apps/\(app)/schedules", method: .get, headers: Dashboard.cookie(session))
+            let localList = try await client.execute(
+                uri: "/dashboard/apps/\(app)/schedules", method: .get, headers: Dashboard.cookie(session))
             #expect(html(localList).contains("local time 2039-06-01T08:15"))
 
             // Topics: a name too long is refused at the name; a new one is listed with its subscribers; delete.
@@ -194,21 +212,33 @@ extension DashboardTests {
             let north = try await post("/dashboard/apps/\(app)/locations", ["name": "Pole", "lat": "100", "long": "0", "rad": "50"])
             #expect(north.status == .badRequest)
             #expect(html(north).contains(#"<p class="field-error" id="lat-error">"#))
-            #expect(try await post("/dashboard/apps/\(app)/locations", ["name": "Pier", "lat": "49.3", "long": "-123.1", "rad": "80"]).status == .seeOther)
+            #expect(
+                try await post("/dashboard/apps/\(app)/locations", ["name": "Pier", "lat": "49.3", "long": "-123.1", "rad": "80"]).status
+                    == .seeOther)
             let all = try await harness.store.locations.list(applicationID: id, query: nil, changedSince: nil, page: 1, size: 10).locations
             let pier = try #require(all.first { $0.name == "Pier" })
             #expect(pier.latitude == 49.3 && pier.longitude == -123.1 && pier.radius == 80)
             let unnamed = try await post("/dashboard/apps/\(app)/location_groups", ["name": " ", "location_\(pier.id)": "on"])
             #expect(unnamed.status == .badRequest)
             #expect(html(unnamed).contains(#"id="group-name-error""#))
-            #expect(try await post("/dashboard/apps/\(app)/location_groups", ["name": "Shore", "location_\(pier.id)": "on"]).status == .seeOther)
-            let group = try #require(try await harness.store.locationGroups.list(applicationID: id, query: nil, changedSince: nil, page: 1, size: 10).groups.first)
+            #expect(
+                try await post("/dashboard/apps/\(app)/location_groups", ["name": "Shore", "location_\(pier.id)": "on"]).status == .seeOther
+            )
+            let group = try #require(
+                try await harness.store.locationGroups.list(applicationID: id, query: nil, changedSince: nil, page: 1, size: 10).groups
+                    .first)
             #expect(group.locations.map(\.id) == [pier.id])
-            #expect(try await post("/dashboard/apps/\(app)/locations/\(pier.id)", ["name": "Pier 2", "lat": "49.31", "long": "-123.1", "rad": "90"]).status == .seeOther)
+            #expect(
+                try await post(
+                    "/dashboard/apps/\(app)/locations/\(pier.id)", ["name": "Pier 2", "lat": "49.31", "long": "-123.1", "rad": "90"]
+                ).status == .seeOther)
             #expect(try await harness.store.locations.find(id: pier.id, applicationID: id)?.name == "Pier 2")
 
             // The composer's location target: the expiry is required (said at the expiry), then a geofence is made.
-            let target = ["message": "Welcome ashore", "target_location": "group:\(group.id)", "trigger_type": "exit", "action": "send", "topics": "offers"]
+            let target = [
+                "message": "Welcome ashore", "target_location": "group:\(group.id)", "trigger_type": "exit", "action": "send",
+                "topics": "offers",
+            ]
             let noExpiry = try await post("/dashboard/apps/\(app)/compose", target)
             #expect(noExpiry.status == .badRequest)
             #expect(html(noExpiry).range(of: #"id="expiry"[^>]*>\s*<p class="field-error">"#, options: .regularExpression) != nil)
@@ -221,14 +251,17 @@ extension DashboardTests {
             #expect(geofence.locations.map(\.id) == [pier.id])
             #expect(geofence.definition.expiryTime == 2_209_024_800_000)
             // Its page edits it as PUT /v1/geofence does: a past expiry is refused at the expiry.
-            let geofencePage = try await client.execute(uri: "/dashboard/apps/\(app)/geofences/\(geofence.id)", method: .get, headers: Dashboard.cookie(session))
+            let geofencePage = try await client.execute(
+                uri: "/dashboard/apps/\(app)/geofences/\(geofence.id)", method: .get, headers: Dashboard.cookie(session))
             #expect(html(geofencePage).contains("Welcome ashore"))
             let expired = try await post(
-                "/dashboard/apps/\(app)/geofences/\(geofence.id)", ["message": "Bye", "trigger_type": "enter", "expiry": "2001-01-01T00:00"])
+                "/dashboard/apps/\(app)/geofences/\(geofence.id)",
+                ["message": "Bye", "trigger_type": "enter", "expiry": "2001-01-01T00:00"])
             #expect(expired.status == .conflict, "a time already past conflicts with the clock, as in the API")
             #expect(html(expired).contains(#"id="expiry-error""#))
             let edited = try await post(
-                "/dashboard/apps/\(app)/geofences/\(geofence.id)", ["message": "Bye", "trigger_type": "enter", "expiry": "2041-01-01T10:00"])
+                "/dashboard/apps/\(app)/geofences/\(geofence.id)",
+                ["message": "Bye", "trigger_type": "enter", "expiry": "2041-01-01T10:00"])
             #expect(edited.status == .seeOther)
             let changed = try #require(try await harness.store.geofences.find(id: geofence.id, applicationID: id))
             #expect(changed.definition.triggerType == .enter && changed.definition.expiryTime == 2_240_647_200_000)

@@ -1,10 +1,10 @@
 import Foundation
+import HTTPTypes
 import HeraldCore
 import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import Hummingbird
-import HTTPTypes
 import HummingbirdTesting
 import Testing
 
@@ -22,7 +22,8 @@ import Testing
             #expect(signedOut.headers[.location]?.hasPrefix("/dashboard/signin") == true)
 
             let response = try await client.execute(
-                uri: "/dashboard/signin", method: .post, headers: Dashboard.formHeaders, body: Dashboard.form(["token": harness.adminToken]))
+                uri: "/dashboard/signin", method: .post, headers: Dashboard.formHeaders, body: Dashboard.form(["token": harness.adminToken])
+            )
             #expect(response.status == .seeOther)
             let cookie = try #require(response.headers[.setCookie])
             let attributes = Set(cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
@@ -75,7 +76,8 @@ import Testing
         try await ServerHarness.run(.sqlite) { harness, client in
             for attempt in 1...5 {
                 let wrong = try await client.execute(
-                    uri: "/dashboard/signin", method: .post, headers: Dashboard.formHeaders, body: Dashboard.form(["token": "guess-\(attempt)"]))
+                    uri: "/dashboard/signin", method: .post, headers: Dashboard.formHeaders,
+                    body: Dashboard.form(["token": "guess-\(attempt)"]))
                 #expect(wrong.status == .unauthorized)
                 #expect(String(buffer: wrong.body).contains("That admin token was not accepted."))
                 #expect(wrong.headers[.setCookie] == nil)
@@ -86,7 +88,8 @@ import Testing
             #expect(limited.headers[.retryAfter].flatMap { Int($0) }.map { (1...60).contains($0) } == true)
             // A right token is never refused: a guesser behind the same proxy cannot lock operators out.
             let right = try await client.execute(
-                uri: "/dashboard/signin", method: .post, headers: Dashboard.formHeaders, body: Dashboard.form(["token": harness.adminToken]))
+                uri: "/dashboard/signin", method: .post, headers: Dashboard.formHeaders, body: Dashboard.form(["token": harness.adminToken])
+            )
             #expect(right.status == .seeOther)
             #expect(Dashboard.session(from: right) != nil)
         }
@@ -172,7 +175,8 @@ import Testing
             let session = try await Dashboard.signIn(client, harness.adminToken)
             let pagesShown = [
                 "/dashboard/apps", "/dashboard/apps/\(appUUID)", "/dashboard/platforms/\(platformUUID)",
-                "/dashboard/apps/\(appUUID)/devices", "/dashboard/apps/\(appUUID)/devices?q=\(payload.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                "/dashboard/apps/\(appUUID)/devices",
+                "/dashboard/apps/\(appUUID)/devices?q=\(payload.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
                 "/dashboard/apps/\(appUUID)/devices/\(deviceUUID)", "/dashboard/apps/\(appUUID)/pushes",
                 "/dashboard/apps/\(appUUID)/pushes/\(receipt)",
             ]
@@ -182,7 +186,9 @@ import Testing
                 let html = String(buffer: page.body)
                 #expect(!html.contains("<script>alert"), "\(uri) echoes a script tag")
                 #expect(!html.contains("<img src=x"), "\(uri) echoes an img tag")
-                #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&lt;img src=x onerror=alert(1)&gt;"), "\(uri) shows the text")
+                #expect(
+                    html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&lt;img src=x onerror=alert(1)&gt;"),
+                    "\(uri) shows the text")
             }
             // A refused form shows what was typed, escaped.
             let csrf = try await Dashboard.csrf(client, session)
@@ -215,7 +221,8 @@ import Testing
             for uri in [
                 "/dashboard/apps/\(app)", "/dashboard/platforms/\(theirs.platform.id.lowercasedString)", "/dashboard/apps/\(app)/devices",
                 "/dashboard/apps/\(app)/devices/\(device.uuid.lowercasedString)", "/dashboard/apps/\(app)/pushes",
-                "/dashboard/apps/\(app)/logs", "/dashboard/apps/\(app)/logs/download", "/dashboard/apps/\(app)/analytics", "/dashboard/apps/\(app)/compose",
+                "/dashboard/apps/\(app)/logs", "/dashboard/apps/\(app)/logs/download", "/dashboard/apps/\(app)/analytics",
+                "/dashboard/apps/\(app)/compose",
             ] {
                 let page = try await client.execute(uri: uri, method: .get, headers: Dashboard.cookie(session))
                 #expect(page.status == .notFound, "\(uri)")
@@ -233,7 +240,8 @@ import Testing
             #expect(stolen.status == .forbidden)
             #expect(try await harness.store.adminTokens.list(tenantID: theirTenant.id).isEmpty)
             for uri in [
-                "/dashboard/apps/\(app)/delete", "/dashboard/apps/\(app)/api_key", "/dashboard/platforms/\(theirs.platform.id.lowercasedString)/secret",
+                "/dashboard/apps/\(app)/delete", "/dashboard/apps/\(app)/api_key",
+                "/dashboard/platforms/\(theirs.platform.id.lowercasedString)/secret",
                 "/dashboard/apps/\(app)/compose",
             ] {
                 let refused = try await client.execute(
@@ -262,8 +270,10 @@ enum Dashboard {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return ByteBuffer(
-            string: fields.map { "\($0.key.addingPercentEncoding(withAllowedCharacters: allowed)!)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)" }
-                .joined(separator: "&"))
+            string: fields.map {
+                "\($0.key.addingPercentEncoding(withAllowedCharacters: allowed)!)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)"
+            }
+            .joined(separator: "&"))
     }
 
     static func json(_ text: String) -> String {

@@ -44,7 +44,12 @@ import Testing
 
             // Nine slow queries at once: three connections, never more.
             let busiest = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<9 { group.addTask { try await database.query("SELECT pg_sleep(0.4)"); return 0 } }
+                for _ in 0..<9 {
+                    group.addTask {
+                        try await database.query("SELECT pg_sleep(0.4)")
+                        return 0
+                    }
+                }
                 // The most connections seen while they run (polled until three are, or a minute).
                 group.addTask {
                     var most = 0

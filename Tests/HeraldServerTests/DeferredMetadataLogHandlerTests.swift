@@ -21,10 +21,11 @@ import Testing
         logger.info("request", metadata: ["status": "201"])
         struct Failure: Error {}
         logger.error("failed", error: Failure())
-        #expect(logs.all == [
-            "info deferred: request request_id=r-1 route=/v1/registration status=201",
-            "error deferred: failed request_id=r-1 route=/v1/registration error=Failure()",
-        ])
+        #expect(
+            logs.all == [
+                "info deferred: request request_id=r-1 route=/v1/registration status=201",
+                "error deferred: failed request_id=r-1 route=/v1/registration error=Failure()",
+            ])
     }
 
     /// The level is the wrapped handler's: below it nothing is logged.

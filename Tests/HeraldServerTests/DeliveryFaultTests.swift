@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
-@testable import HeraldDelivery
 import HeraldMocks
 import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import HummingbirdTesting
 import Testing
+
+@testable import HeraldDelivery
 
 /// The engine against a misbehaving APNs (the mock, over TLS): connections that end with GOAWAY
 /// or are reset mid-flight. Every device must still get the push, the counters must add up, and
@@ -94,7 +95,10 @@ import Testing
             let attempts = 1 + Dispatcher.immediateResends
             let deadline = ContinuousClock.now + .seconds(120)
             while world.mock.statistics.droppedConnections < 3 * attempts {
-                guard ContinuousClock.now < deadline else { Issue.record("the device was not retried"); return }
+                guard ContinuousClock.now < deadline else {
+                    Issue.record("the device was not retried")
+                    return
+                }
                 try await Task.sleep(for: .milliseconds(10))
             }
             world.mock.update { $0.dropConnectionAfterRequests = 0 }

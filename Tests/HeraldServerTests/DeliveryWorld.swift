@@ -136,7 +136,9 @@ struct DeliveryWorld: Sendable {
     }
 
     /// Polls the receipt until the push is done; fails past the deadline.
-    func finished(_ receipt: String, _ client: any TestClientProtocol, within deadline: Duration = .seconds(30)) async throws -> [String: Any] {
+    func finished(_ receipt: String, _ client: any TestClientProtocol, within deadline: Duration = .seconds(30)) async throws -> [String:
+        Any]
+    {
         let end = ContinuousClock.now + deadline
         while ContinuousClock.now < end {
             let json = try await status(receipt, client)

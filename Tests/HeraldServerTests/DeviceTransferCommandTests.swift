@@ -50,8 +50,10 @@ import Testing
             #expect(created == 0)
             #expect(createdOut.contains(appUUID))
             let (added, _, _) = try await Self.herald(
-                ["platform", "add", "android", "--app", appUUID, "--uuid", DeviceTransferTests.androidUUID, "--secret",
-                 DeviceTransferTests.secret] + server)
+                [
+                    "platform", "add", "android", "--app", appUUID, "--uuid", DeviceTransferTests.androidUUID, "--secret",
+                    DeviceTransferTests.secret,
+                ] + server)
             #expect(added == 0)
             let (taken, takenOut, _) = try await Self.herald(["app", "create", "Again", "--uuid", appUUID] + server)
             #expect(taken != 0)

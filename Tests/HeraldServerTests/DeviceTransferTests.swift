@@ -58,7 +58,9 @@ import Testing
                 let quiet = index == 1 ? #","quiet_time":{"start":"22:00","end":"07:00"}"# : ""
                 let response = try await client.execute(
                     uri: "/v1/registration", method: .post, headers: ios,
-                    body: body(#"{"os":"ios","os_version":"17.\#(index)","device_alias":"phone \"\#(index)\"","device_model":"iPhone15,2","device_manufacturer":"Apple","registration_token":"\#(String(repeating: "ab", count: 31))\#(index)0","custom_user_id":"user-\#(index)","tags":["News","sport","ünïcode"],"time_zone":"Europe/Paris"\#(quiet),"badge":\#(index + 4)}"#))
+                    body: body(
+                        #"{"os":"ios","os_version":"17.\#(index)","device_alias":"phone \"\#(index)\"","device_model":"iPhone15,2","device_manufacturer":"Apple","registration_token":"\#(String(repeating: "ab", count: 31))\#(index)0","custom_user_id":"user-\#(index)","tags":["News","sport","ünïcode"],"time_zone":"Europe/Paris"\#(quiet),"badge":\#(index + 4)}"#
+                    ))
                 #expect(response.status == .ok)
             }
             // …and, through an import, an inactive device and a bare one, then many more.
@@ -68,7 +70,8 @@ import Testing
             ]
             for index in 0..<pageOverflow {
                 lines.append(
-                    #"{"device_uuid":"\#(UUID().uuidString)","platform_uuid":"\#(Self.androidUUID)","registration_token":"bulk-\#(index)","tags":["bulk"],"custom_user_id":"bulk-user"}"#)
+                    #"{"device_uuid":"\#(UUID().uuidString)","platform_uuid":"\#(Self.androidUUID)","registration_token":"bulk-\#(index)","tags":["bulk"],"custom_user_id":"bulk-user"}"#
+                )
             }
             let report = try await Self.importing(client, root, lines.joined(separator: "\n") + "\n")
             #expect(report["imported"] as? Int == lines.count)
@@ -146,18 +149,26 @@ import Testing
             let lines = [
                 #"{"device_uuid":"\#(good)","platform_uuid":"\#(android)","registration_token":"good-1","tags":["a"]}"#,  // 1
                 #"not json"#,  // 2
-                #"{"device_uuid":"22222222-2222-4222-8222-222222222222","platform_uuid":"33333333-3333-4333-8333-333333333333","registration_token":"t"}"#,  // 3
-                #"{"device_uuid":"44444444-4444-4444-8444-444444444444","platform_uuid":"\#(Self.iosUUID)","registration_token":"not hex"}"#,  // 4
+                // 3
+                #"{"device_uuid":"22222222-2222-4222-8222-222222222222","platform_uuid":"33333333-3333-4333-8333-333333333333","registration_token":"t"}"#,
+                // 4
+                #"{"device_uuid":"44444444-4444-4444-8444-444444444444","platform_uuid":"\#(Self.iosUUID)","registration_token":"not hex"}"#,
                 #"{"device_uuid":"\#(good)","platform_uuid":"\#(android)","registration_token":"good-again"}"#,  // 5
                 #"{"platform_uuid":"\#(android)","registration_token":"no-uuid"}"#,  // 6
-                #"{"device_uuid":"55555555-5555-4555-8555-555555555555","platform_uuid":"\#(android)","registration_token":"t5","tags":[""]}"#,  // 7
-                #"{"device_uuid":"66666666-6666-4666-8666-666666666666","platform_uuid":"\#(Self.iosUUID)","os":"android","registration_token":"abcd"}"#,  // 8
+                // 7
+                #"{"device_uuid":"55555555-5555-4555-8555-555555555555","platform_uuid":"\#(android)","registration_token":"t5","tags":[""]}"#,
+                // 8
+                #"{"device_uuid":"66666666-6666-4666-8666-666666666666","platform_uuid":"\#(Self.iosUUID)","os":"android","registration_token":"abcd"}"#,
                 #"{"device_uuid":"\#(othersUUID)","platform_uuid":"\#(android)","registration_token":"stolen"}"#,  // 9
-                #"{"device_uuid":"77777777-7777-4777-8777-777777777777","platform_uuid":"\#(android)","registration_token":"held-token"}"#,  // 10
+                // 10
+                #"{"device_uuid":"77777777-7777-4777-8777-777777777777","platform_uuid":"\#(android)","registration_token":"held-token"}"#,
                 "   ",  // 11: blank, skipped
-                #"{"device_uuid":"88888888-8888-4888-8888-888888888888","platform_uuid":"\#(android)","registration_token":"x","active":"yes"}"#,  // 12
-                #"{"device_uuid":"12121212-1212-4121-8121-121212121212","platform_uuid":"\#(android)","registration_token":"b","badge":-1}"#,  // 13
-                #"{"device_uuid":"99999999-9999-4999-8999-999999999999","platform_uuid":"\#(Self.iosUUID)","registration_token":"ABCDEF"}"#,  // 14, no \n
+                // 12
+                #"{"device_uuid":"88888888-8888-4888-8888-888888888888","platform_uuid":"\#(android)","registration_token":"x","active":"yes"}"#,
+                // 13
+                #"{"device_uuid":"12121212-1212-4121-8121-121212121212","platform_uuid":"\#(android)","registration_token":"b","badge":-1}"#,
+                // 14, no \n
+                #"{"device_uuid":"99999999-9999-4999-8999-999999999999","platform_uuid":"\#(Self.iosUUID)","registration_token":"ABCDEF"}"#,
             ]
             let report = try await Self.importing(client, root, lines.joined(separator: "\n"))
             #expect(report["lines"] as? Int == 14)
@@ -276,18 +287,24 @@ import Testing
         try await ServerHarness.run(backend) { harness, client in
             let root = bearer(harness.adminToken)
             try await Self.makeApp(client, root)
-            let tenant = try #require(try await client.execute(
-                uri: "/admin/v1/tenants", method: .post, headers: root, body: body(#"{"name":"other"}"#)).json()["id"] as? String)
-            let token = try #require(try await client.execute(
-                uri: "/admin/v1/tenants/\(tenant)/tokens", method: .post, headers: root, body: body(#"{"name":"t"}"#)).json()["token"] as? String)
-            let export = try await client.execute(uri: "/admin/v1/apps/\(Self.appUUID)/devices/export", method: .get, headers: bearer(token))
+            let tenant = try #require(
+                try await client.execute(
+                    uri: "/admin/v1/tenants", method: .post, headers: root, body: body(#"{"name":"other"}"#)
+                ).json()["id"] as? String)
+            let token = try #require(
+                try await client.execute(
+                    uri: "/admin/v1/tenants/\(tenant)/tokens", method: .post, headers: root, body: body(#"{"name":"t"}"#)
+                ).json()["token"] as? String)
+            let export = try await client.execute(
+                uri: "/admin/v1/apps/\(Self.appUUID)/devices/export", method: .get, headers: bearer(token))
             #expect(export.status == .notFound)
             let imported = try await client.execute(
                 uri: "/admin/v1/apps/\(Self.appUUID)/devices/import", method: .post, headers: bearer(token),
                 body: body(#"{"device_uuid":"\#(UUID().uuidString)","platform_uuid":"\#(Self.androidUUID)","registration_token":"x"}"#))
             #expect(imported.status == .notFound)
-            #expect(try await client.execute(uri: "/admin/v1/apps/\(Self.appUUID)/devices/export", method: .get, headers: [:]).status
-                == .unauthorized)
+            #expect(
+                try await client.execute(uri: "/admin/v1/apps/\(Self.appUUID)/devices/export", method: .get, headers: [:]).status
+                    == .unauthorized)
             // A body without a line is refused.
             let empty = try await client.execute(
                 uri: "/admin/v1/apps/\(Self.appUUID)/devices/import", method: .post, headers: root, body: body("\n  \n"))

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the real `herald serve` leaves for the operator on its first start in an empty data
@@ -19,7 +20,8 @@ import Glibc
     /// written unbuffered, not left in stdio's buffer until exit.
     @Test func theGeneratedAdminTokenReachesARedirectedStdoutAtOnce() async throws {
         try await Self.withDataDirectory { directory in
-            let server = try await HeraldProcess(["--data-dir", directory + "/data"], environment: [:], logDirectory: directory, name: "serve")
+            let server = try await HeraldProcess(
+                ["--data-dir", directory + "/data"], environment: [:], logDirectory: directory, name: "serve")
             defer { server.kill(SIGKILL) }
             let saved = try String(contentsOfFile: directory + "/data/admin-token", encoding: .utf8)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -33,7 +35,8 @@ import Glibc
     /// bodies: only their owner may read them.
     @Test func theSQLiteFilesAreReadableByTheirOwnerOnly() async throws {
         try await Self.withDataDirectory { directory in
-            let server = try await HeraldProcess(["--data-dir", directory + "/data"], environment: [:], logDirectory: directory, name: "serve")
+            let server = try await HeraldProcess(
+                ["--data-dir", directory + "/data"], environment: [:], logDirectory: directory, name: "serve")
             defer { server.kill(SIGKILL) }
             // The server has migrated and serves, so the database has been written through the WAL.
             for name in ["herald.sqlite", "herald.sqlite-wal", "herald.sqlite-shm", "admin-token", "encryption.key"] {

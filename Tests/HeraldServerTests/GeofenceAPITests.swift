@@ -39,7 +39,8 @@ import Testing
         try await ServerHarness.run(backend) { harness, client in
             let fixture = try await Fixture.make(harness.store)
             // The seed's body: coordinates as strings.
-            let created = try await send(client, .post, "/v1/locations", appAuth(fixture), #"{"name":"sample","lat":"0.0","long":"0.0","rad":100}"#)
+            let created = try await send(
+                client, .post, "/v1/locations", appAuth(fixture), #"{"name":"sample","lat":"0.0","long":"0.0","rad":100}"#)
             #expect(created.status == .created)
             let sample = try created.json()
             #expect(sample["lat"] as? String == "0.0" && sample["long"] as? String == "0.0" && sample["rad"] as? Int == 100)
@@ -58,7 +59,9 @@ import Testing
             #expect(second["totalPages"] as? Int == 2)
             let search = try await send(client, .get, "/v1/locations?q=OFF", appAuth(fixture)).json()
             #expect(search["totalLocations"] as? Int == 1)
-            let since = try await send(client, .get, "/v1/locations?timestamp=\(EpochClock.system.now.epochMilliseconds + 1000)", appAuth(fixture)).json()
+            let since = try await send(
+                client, .get, "/v1/locations?timestamp=\(EpochClock.system.now.epochMilliseconds + 1000)", appAuth(fixture)
+            ).json()
             #expect(since["totalLocations"] as? Int == 0)
 
             let updated = try await send(client, .put, "/v1/locations/\(id)", appAuth(fixture), #"{"rad":"150","name":"renamed"}"#)
@@ -134,7 +137,8 @@ import Testing
             // The seed's PUT: no platform or start time, which are kept.
             let put = try await send(
                 client, .put, "/v1/geofence/\(id)", appAuth(fixture),
-                #"{"trigger_type":"exit","expiry_time":\#(expiry),"data":{"ios":{"alertBody":"Bye"},"android":{"message":"Bye"}},"tags":["tag2"],"locations":[\#(place)]}"#)
+                #"{"trigger_type":"exit","expiry_time":\#(expiry),"data":{"ios":{"alertBody":"Bye"},"android":{"message":"Bye"}},"tags":["tag2"],"locations":[\#(place)]}"#
+            )
             #expect(put.status == .ok, "\(String(buffer: put.body))")
             #expect(try put.json()["trigger_type"] as? String == "exit" && put.json()["platform"] as? String == "all")
             #expect(try put.json()["tags"] as? [String] == ["tag2"])
@@ -165,10 +169,20 @@ import Testing
                 ("/v1/locations", "{", nil, "invalid_json"),
                 ("/v1/location_groups", #"{"name":"g","location_ids":"1"}"#, "location_ids", "invalid_type"),
                 ("/v1/geofence", geofenceJSON(locations: [999_999]), "locations[0]", "unknown_location"),
-                ("/v1/geofence", geofenceJSON(locations: [place]).replacingOccurrences(of: "\"enter\"", with: "\"inside\""), "trigger_type", "invalid_field"),
+                (
+                    "/v1/geofence", geofenceJSON(locations: [place]).replacingOccurrences(of: "\"enter\"", with: "\"inside\""),
+                    "trigger_type", "invalid_field"
+                ),
                 ("/v1/geofence", geofenceJSON(locations: [place], platform: "web"), "platform", "invalid_field"),
-                ("/v1/geofence", geofenceJSON(locations: [place]).replacingOccurrences(of: "\"start_time\":0", with: "\"start_time\":\(expiry + 1)"), "expiry_time", "invalid_range"),
-                ("/v1/geofence", geofenceJSON(locations: [place]).replacingOccurrences(of: "\"tags\":[]", with: "\"tags\":\"a\""), "tags", "invalid_type"),
+                (
+                    "/v1/geofence",
+                    geofenceJSON(locations: [place]).replacingOccurrences(of: "\"start_time\":0", with: "\"start_time\":\(expiry + 1)"),
+                    "expiry_time", "invalid_range"
+                ),
+                (
+                    "/v1/geofence", geofenceJSON(locations: [place]).replacingOccurrences(of: "\"tags\":[]", with: "\"tags\":\"a\""),
+                    "tags", "invalid_type"
+                ),
             ]
             for (uri, json, field, code) in cases {
                 let response = try await send(client, .post, uri, appAuth(fixture), json)
@@ -219,21 +233,27 @@ import Testing
             let fixture = try await Fixture.make(harness.store)
             let (android, androidSecret) = try await harness.store.platforms.create(
                 applicationID: fixture.app.id, name: "android", type: .android, credentials: try Fixture.credentials(for: .android))
-            let iosDevice = try await send(
-                client, .post, "/v1/registration", basic(fixture, spaces: 2),
-                #"{"registration_token":"\#(randomAPNsToken())","os":"ios","tags":["news"]}"#).json()["device_uuid"] as? String
+            let iosDevice =
+                try await send(
+                    client, .post, "/v1/registration", basic(fixture, spaces: 2),
+                    #"{"registration_token":"\#(randomAPNsToken())","os":"ios","tags":["news"]}"#
+                ).json()["device_uuid"] as? String
             let androidAuth = basic(android.id.uuidString.lowercased(), androidSecret, spaces: 2)
-            let androidDevice = try await send(
-                client, .post, "/v1/registration", androidAuth,
-                #"{"registration_token":"\#(randomFCMToken())","os":"android-fcm","tags":[]}"#).json()["device_uuid"] as? String
+            let androidDevice =
+                try await send(
+                    client, .post, "/v1/registration", androidAuth,
+                    #"{"registration_token":"\#(randomFCMToken())","os":"android-fcm","tags":[]}"#
+                ).json()["device_uuid"] as? String
             let iosUUID = try #require(iosDevice)
             let androidUUID = try #require(androidDevice)
 
             let place = try await location(client, fixture, #"{"name":"shop","lat":"49.5","long":"-123.25","rad":120}"#)
             let both = try #require(
-                try await send(client, .post, "/v1/geofence", appAuth(fixture), geofenceJSON(locations: [place], platform: "all")).json()["id"] as? Int)
+                try await send(client, .post, "/v1/geofence", appAuth(fixture), geofenceJSON(locations: [place], platform: "all")).json()[
+                    "id"] as? Int)
             let news = try #require(
-                try await send(client, .post, "/v1/geofence", appAuth(fixture), geofenceJSON(locations: [place], tags: ["news"])).json()["id"] as? Int)
+                try await send(client, .post, "/v1/geofence", appAuth(fixture), geofenceJSON(locations: [place], tags: ["news"])).json()[
+                    "id"] as? Int)
 
             // The iOS SDK's request.
             let ios = try await send(
@@ -253,7 +273,8 @@ import Testing
 
             // The Android FCM SDK's request: its untagged geofence only, data as strings under androidFcm.
             let androidAnswer = try await send(
-                client, .get, "/v1/geofences?timestamp=0&device_uuid=\(androidUUID)&platform=android-fcm", androidAuth).json()
+                client, .get, "/v1/geofences?timestamp=0&device_uuid=\(androidUUID)&platform=android-fcm", androidAuth
+            ).json()
             let androidFences = try #require(androidAnswer["geofences"] as? [[String: Any]])
             #expect(androidFences.map { $0["id"] as? Int } == [both])
             let androidData = try #require(androidFences[0]["data"] as? [String: Any])
@@ -263,7 +284,8 @@ import Testing
             // A deletion reaches the device as an id to drop.
             #expect(try await send(client, .delete, "/v1/geofence/\(news)", appAuth(fixture)).status == .noContent)
             let later = try await send(
-                client, .get, "/v1/geofences?timestamp=\(lastModified)&device_uuid=\(iosUUID)&platform=ios", basic(fixture)).json()
+                client, .get, "/v1/geofences?timestamp=\(lastModified)&device_uuid=\(iosUUID)&platform=ios", basic(fixture)
+            ).json()
             #expect(later["deleted_geofence_ids"] as? [Int] == [news])
 
             // Wrong requests.
@@ -290,7 +312,8 @@ import Testing
             let fence = try #require(
                 try await send(client, .post, "/v1/geofence", appAuth(fixture), geofenceJSON(locations: [place])).json()["id"] as? Int)
             let device = try #require(
-                try await send(client, .post, "/v1/registration", basic(fixture), #"{"registration_token":"abcd"}"#).json()["device_uuid"] as? String)
+                try await send(client, .post, "/v1/registration", basic(fixture), #"{"registration_token":"abcd"}"#).json()["device_uuid"]
+                    as? String)
             let routes: [(HTTPRequest.Method, String)] = [
                 (.post, "/v1/locations"), (.get, "/v1/locations?size=%ZZ&page=0&timestamp=-1"), (.put, "/v1/locations/\(place)"),
                 (.put, "/v1/locations/abc"), (.delete, "/v1/locations/99999999999999999999"), (.post, "/v1/location_groups"),

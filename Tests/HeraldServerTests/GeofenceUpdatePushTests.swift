@@ -38,11 +38,13 @@ import Testing
                 """#
             var ids: [Int] = []
             for _ in 0..<3 {
-                let created = try await client.execute(uri: "/v1/geofence", method: .post, headers: appAuth(fixture), body: ByteBuffer(string: body))
+                let created = try await client.execute(
+                    uri: "/v1/geofence", method: .post, headers: appAuth(fixture), body: ByteBuffer(string: body))
                 ids.append(try #require(try created.json()["id"] as? Int))
             }
             _ = try await client.execute(
-                uri: "/v1/geofence/\(ids[0])", method: .put, headers: appAuth(fixture), body: ByteBuffer(string: #"{"tags":["news","local"]}"#))
+                uri: "/v1/geofence/\(ids[0])", method: .put, headers: appAuth(fixture),
+                body: ByteBuffer(string: #"{"tags":["news","local"]}"#))
             _ = try await client.execute(uri: "/v1/geofence/\(ids[1])", method: .delete, headers: appAuth(fixture))
 
             // One push for the burst, due once the edits have settled.
@@ -71,7 +73,8 @@ import Testing
                 #expect(notification.headers["apns-priority"] == "5")
             }
             let status = try await client.execute(
-                uri: "/v1/push/\(receipt.uuidString.lowercased())", method: .get, headers: appAuth(fixture)).json()
+                uri: "/v1/push/\(receipt.uuidString.lowercased())", method: .get, headers: appAuth(fixture)
+            ).json()
             #expect(status["delivered"] as? Int == 2)
         }
     }
@@ -103,11 +106,13 @@ import Testing
                 func register(_ tags: [String]) async throws -> Device {
                     try await db.store.devices.register(
                         on: platform,
-                        try RegistrationInput(registrationToken: randomAPNsToken(), tags: .replace(tags)).validated(for: .ios, requireToken: true))
+                        try RegistrationInput(registrationToken: randomAPNsToken(), tags: .replace(tags)).validated(
+                            for: .ios, requireToken: true))
                 }
                 let world = World(
                     db: db, mock: mock, fixture: Fixture(app: app, apiKey: apiKey, platform: platform, platformSecret: secret),
-                    subscribed: [try await register(["news"]), try await register(["local", "other"])], other: try await register(["sports"]),
+                    subscribed: [try await register(["news"]), try await register(["local", "other"])],
+                    other: try await register(["sports"]),
                     clock: clock)
 
                 var configuration = DeliveryConfiguration()

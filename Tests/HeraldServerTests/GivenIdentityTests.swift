@@ -41,9 +41,11 @@ import Testing
             let listed = try await client.execute(
                 uri: "/v2/registrations", method: .get, headers: basic(Self.appUUID.lowercased(), Self.apiKey))
             #expect(listed.status == .ok)
-            #expect(try await client.execute(
-                uri: "/v1/registration/count", method: .get, headers: basic(Self.platformUUID, "wrong-secret-but-long")).status
-                == .unauthorized)
+            #expect(
+                try await client.execute(
+                    uri: "/v1/registration/count", method: .get, headers: basic(Self.platformUUID, "wrong-secret-but-long")
+                ).status
+                    == .unauthorized)
 
             // Stored as generated ones are: a hash, never the secret; never shown again.
             for path in ["/admin/v1/apps/\(Self.appUUID.lowercased())", "/admin/v1/platforms/\(Self.platformUUID)", "/admin/v1/apps"] {
@@ -127,8 +129,10 @@ import Testing
         try await ServerHarness.run(backend) { harness, client in
             let root = bearer(harness.adminToken)
             // Tenant A's application and platform, with kept identities.
-            let tenantA = try #require(try await client.execute(
-                uri: "/admin/v1/tenants", method: .post, headers: root, body: body(#"{"name":"a"}"#)).json()["id"] as? String)
+            let tenantA = try #require(
+                try await client.execute(
+                    uri: "/admin/v1/tenants", method: .post, headers: root, body: body(#"{"name":"a"}"#)
+                ).json()["id"] as? String)
             let appA = try await client.execute(
                 uri: "/admin/v1/apps", method: .post, headers: root,
                 body: body(#"{"name":"A","tenant_id":"\#(tenantA)","uuid":"\#(Self.appUUID)","api_key":"\#(Self.apiKey)"}"#))
@@ -139,14 +143,20 @@ import Testing
             #expect(platformA.status == .created)
 
             // Tenant B, with a token of its own.
-            let tenantB = try #require(try await client.execute(
-                uri: "/admin/v1/tenants", method: .post, headers: root, body: body(#"{"name":"b"}"#)).json()["id"] as? String)
-            let tokenB = try #require(try await client.execute(
-                uri: "/admin/v1/tenants/\(tenantB)/tokens", method: .post, headers: root, body: body(#"{"name":"b"}"#)).json()["token"]
-                as? String)
+            let tenantB = try #require(
+                try await client.execute(
+                    uri: "/admin/v1/tenants", method: .post, headers: root, body: body(#"{"name":"b"}"#)
+                ).json()["id"] as? String)
+            let tokenB = try #require(
+                try await client.execute(
+                    uri: "/admin/v1/tenants/\(tenantB)/tokens", method: .post, headers: root, body: body(#"{"name":"b"}"#)
+                ).json()["token"]
+                    as? String)
             let adminB = bearer(tokenB)
-            let appB = try #require(try await client.execute(
-                uri: "/admin/v1/apps", method: .post, headers: adminB, body: body(#"{"name":"B"}"#)).json()["uuid"] as? String)
+            let appB = try #require(
+                try await client.execute(
+                    uri: "/admin/v1/apps", method: .post, headers: adminB, body: body(#"{"name":"B"}"#)
+                ).json()["uuid"] as? String)
 
             // A's uuids are taken for B, whichever kind B asks for: 409 naming the field.
             let attempts: [(String, String)] = [
@@ -164,16 +174,22 @@ import Testing
                 #expect(!String(buffer: response.body).contains("\"A\""), "nothing of A's shown")
             }
             // Nothing of A moved or changed: B still cannot see it; A's credentials still work.
-            #expect(try await client.execute(uri: "/admin/v1/apps/\(Self.appUUID.lowercased())", method: .get, headers: adminB).status
-                == .notFound)
-            #expect(try await client.execute(uri: "/admin/v1/platforms/\(Self.platformUUID)", method: .get, headers: adminB).status
-                == .notFound)
+            #expect(
+                try await client.execute(uri: "/admin/v1/apps/\(Self.appUUID.lowercased())", method: .get, headers: adminB).status
+                    == .notFound)
+            #expect(
+                try await client.execute(uri: "/admin/v1/platforms/\(Self.platformUUID)", method: .get, headers: adminB).status
+                    == .notFound)
             let listedB = try await client.execute(uri: "/admin/v1/apps", method: .get, headers: adminB)
             #expect(try (listedB.json()["items"] as? [Any])?.count == 1)
-            #expect(try await client.execute(
-                uri: "/v2/registrations", method: .get, headers: basic(Self.appUUID.lowercased(), Self.apiKey)).status == .ok)
-            #expect(try await client.execute(
-                uri: "/v1/registration/count", method: .get, headers: basic(Self.platformUUID, Self.secret)).status == .ok)
+            #expect(
+                try await client.execute(
+                    uri: "/v2/registrations", method: .get, headers: basic(Self.appUUID.lowercased(), Self.apiKey)
+                ).status == .ok)
+            #expect(
+                try await client.execute(
+                    uri: "/v1/registration/count", method: .get, headers: basic(Self.platformUUID, Self.secret)
+                ).status == .ok)
             let appID = try #require(UUID(text: Self.appUUID))
             let stored = try #require(try await harness.store.applications.find(id: appID))
             #expect(stored.tenantID.lowercasedString == tenantA)

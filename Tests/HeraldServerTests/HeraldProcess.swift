@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A real `herald serve` process: the executable `swift build` put next to the test bundle,
@@ -83,9 +84,9 @@ final class HeraldProcess {
     func kill(_ signal: Int32) {
         guard process.isRunning else { return }
         #if canImport(Glibc)
-        _ = Glibc.kill(process.processIdentifier, signal)
+            _ = Glibc.kill(process.processIdentifier, signal)
         #else
-        _ = Darwin.kill(process.processIdentifier, signal)
+            _ = Darwin.kill(process.processIdentifier, signal)
         #endif
     }
 

@@ -22,7 +22,8 @@ import Testing
             request.headers.add(name: "Content-Type", value: "application/json")
             request.headers.add(
                 name: "Authorization",
-                value: "Basic  " + Data("\(fixture.platform.id.uuidString.lowercased()):\(fixture.platformSecret)".utf8).base64EncodedString())
+                value: "Basic  "
+                    + Data("\(fixture.platform.id.uuidString.lowercased()):\(fixture.platformSecret)".utf8).base64EncodedString())
             let parts = [#"{"registration_token":"fcm-token-1","#, #""os":"android-fcm","tags":["#, #""a","b"]}"#]
             request.body = .stream(parts.map { ByteBuffer(string: $0) }.async, length: .unknown)
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
@@ -65,7 +66,8 @@ import Testing
         let directory = NSTemporaryDirectory() + "herald-key-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = SecretBox.generateEncodedKey()
-        let opened = try await Bootstrap.open(ServerConfiguration(dataDirectory: directory, encryptionKey: key), logger: TestDatabase.logger)
+        let opened = try await Bootstrap.open(
+            ServerConfiguration(dataDirectory: directory, encryptionKey: key), logger: TestDatabase.logger)
         let fixture = try await Fixture.make(opened.store, type: .windows)
         await opened.store.database.shutdown()
         #expect(!FileManager.default.fileExists(atPath: directory + "/encryption.key"))

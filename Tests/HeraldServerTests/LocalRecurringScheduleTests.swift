@@ -42,7 +42,9 @@ import Testing
             }
             let response = try await client.execute(
                 uri: "/v1/push", method: .post, headers: appAuth(world.fixture),
-                body: body(#"{"message":{"body":"Good morning"},"target":{"platform":"ios"},"schedule":{"cron":"0 8 * * *","local":true,"count":3}}"#))
+                body: body(
+                    #"{"message":{"body":"Good morning"},"target":{"platform":"ios"},"schedule":{"cron":"0 8 * * *","local":true,"count":3}}"#
+                ))
             #expect(response.status == .ok, "\(String(buffer: response.body))")
             let id = try #require(try response.json()["schedule_id"] as? String)
 
@@ -82,7 +84,8 @@ import Testing
                 // flight when the clock jumps hours ahead would outlive its lease and be sent again).
                 try await DeliveryWorld.poll("\(due.count) deliveries by \(step)") {
                     guard world.mock.received.count >= due.count else { return false }
-                    let busy = try await world.db.database.query("""
+                    let busy = try await world.db.database.query(
+                        """
                         SELECT COUNT(*) AS n FROM push_jobs WHERE state = 'claimed' OR (state = 'ready' AND available_at <= \(step))
                         """)
                     return try busy.first?.int("n") == 0
@@ -134,7 +137,8 @@ import Testing
             #expect(try await world.pushCount() == Int64(2 * count))
             // Each push has its fan-outs, one per group of zones, each due when its zones reach 09:30.
             let groups = PushSchedule.slots(for: try #require(LocalDateTime("2026-06-03T09:30")), defaultZone: "UTC")
-            let jobs = try await world.db.database.query("""
+            let jobs = try await world.db.database.query(
+                """
                 SELECT j.available_at, j.time_zones FROM push_jobs j JOIN push_schedule_slots l ON l.push_id = j.push_id
                 WHERE l.local_time = '2026-06-03T09:30:00' AND j.kind = 'fanout'
                 """)
@@ -156,7 +160,8 @@ import Testing
             let bounded = try await world.schedule(
                 RecurringScheduleTests.recurring(#"{"cron":"0 8 * * *","local":true,"until":\#(Self.ms("2026-06-02T20:00:00Z"))}"#), client)
             let shown = try #require(try await RecurringScheduleTests.get(world, bounded, client))
-            #expect((shown["recurrence"] as? [String: Any])?["next_local_times"] as? [String] == ["2026-06-02T08:00:00", "2026-06-03T08:00:00"])
+            #expect(
+                (shown["recurrence"] as? [String: Any])?["next_local_times"] as? [String] == ["2026-06-02T08:00:00", "2026-06-03T08:00:00"])
 
             let id = try await world.schedule(RecurringScheduleTests.recurring(#"{"cron":"0 8 * * *","local":true}"#), client)
             world.clock.set(Self.ms("2026-06-01T18:00:00Z"))
@@ -165,7 +170,8 @@ import Testing
             let begun = try #require(fired.first { $0.scheduleID == id }?.pushID)
             func openFanOuts(_ push: UUID) async throws -> Int64 {
                 try await world.db.database.query(
-                    "SELECT COUNT(*) AS n FROM push_jobs WHERE push_id = \(push) AND state = 'ready'").first?.int("n") ?? 0
+                    "SELECT COUNT(*) AS n FROM push_jobs WHERE push_id = \(push) AND state = 'ready'"
+                ).first?.int("n") ?? 0
             }
             #expect(try await openFanOuts(begun) > 30)
 
@@ -201,7 +207,9 @@ import Testing
             let late = try await world.store.schedules.fireDue(limit: 10).filter { $0.scheduleID == id }
             #expect(late.map(\.dueAt) == [Self.ms("2026-06-03T17:00:00Z")])
             let push = try #require(late.first?.pushID)
-            let lateDue = try await world.db.database.query("SELECT available_at FROM push_jobs WHERE push_id = \(push)").map { try $0.int("available_at") }
+            let lateDue = try await world.db.database.query("SELECT available_at FROM push_jobs WHERE push_id = \(push)").map {
+                try $0.int("available_at")
+            }
             #expect(lateDue.min() == world.clock.now, "the zones within the grace window: now")
             #expect(lateDue.max() == Self.ms("2026-06-04T18:00:00Z"), "UTC-11, the furthest west of the zones Foundation lists")
             let groups = PushSchedule.slots(for: try #require(LocalDateTime("2026-06-04T07:00")), defaultZone: "UTC")
@@ -209,14 +217,17 @@ import Testing
             // The zones left out are counted with the occurrence, and shown with it.
             let leftOut = groups.filter { $0.dueAt < Self.ms("2026-06-04T09:00:00Z") }.reduce(0) { $0 + $1.timeZones.count }
             #expect(leftOut > 100)
-            let lateRecord = try await world.store.schedules.pastOccurrences(scheduleID: id, limit: 10).first { $0.pushID == push.lowercasedString }
+            let lateRecord = try await world.store.schedules.pastOccurrences(scheduleID: id, limit: 10).first {
+                $0.pushID == push.lowercasedString
+            }
             #expect(lateRecord?.missedTimeZones == leftOut)
             let lateShown = try #require(try await RecurringScheduleTests.get(world, id, client))
             let lateView = (lateShown["occurrences"] as? [[String: Any]])?.first { $0["receipt_id"] as? String == push.lowercasedString }
             #expect(lateView?["missed_time_zones"] as? Int == leftOut)
             // An occurrence that reached every zone in time records none.
-            #expect(try await world.store.schedules.pastOccurrences(scheduleID: id, limit: 10).filter { $0.pushID == begun.lowercasedString }
-                .map(\.missedTimeZones) == [nil])
+            #expect(
+                try await world.store.schedules.pastOccurrences(scheduleID: id, limit: 10).filter { $0.pushID == begun.lowercasedString }
+                    .map(\.missedTimeZones) == [nil])
             #expect(try await world.store.schedules.fireDue(limit: 10).filter { $0.scheduleID == id }.isEmpty)
             // A week down: every zone reached 5 June to 11 June too long ago: one skipped record.
             world.clock.set(Self.ms("2026-06-12T03:00:00Z"))

@@ -5,8 +5,8 @@ import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import Hummingbird
-import Synchronization
 import HummingbirdTesting
+import Synchronization
 import Testing
 
 /// Tokens, credentials, keys and bodies stay out of the logs unless `--log-sensitive`.

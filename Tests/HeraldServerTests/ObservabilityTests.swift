@@ -1,10 +1,10 @@
 import Foundation
+import HTTPTypes
 import HeraldCore
 import HeraldDelivery
 import HeraldServer
 import HeraldStore
 import HeraldTestSupport
-import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -66,8 +66,10 @@ import Testing
 
     @Test func readyzIs503WhenTheDatabaseDoesNotAnswer() async throws {
         // Nothing listens on port 1: the database check fails (or times out) without hanging the probe.
-        let database = try PostgresStoreDatabase(url: "postgres://herald@127.0.0.1:1/herald", maximumConnections: 1, logger: TestDatabase.logger)
-        let store = Store(database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), logger: TestDatabase.logger)
+        let database = try PostgresStoreDatabase(
+            url: "postgres://herald@127.0.0.1:1/herald", maximumConnections: 1, logger: TestDatabase.logger)
+        let store = Store(
+            database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), logger: TestDatabase.logger)
         let app = Application(router: buildRouter(store: store), logger: TestDatabase.logger)
         do {
             try await app.test(.router) { client in

@@ -41,8 +41,9 @@ import Testing
             #expect(try version.json()["error"].flatMap { ($0 as? [String: Any])?["code"] as? String } == "method_not_allowed")
             let device = try await client.execute(uri: "/v1/registration/9a0e5a5c-1c7e-4a43-9d1e-5d9ab6f5c2e1", method: .post)
             #expect(device.status == .methodNotAllowed)
-            #expect(device.headers[.allow].map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
-                == ["DELETE", "GET", "PUT"])
+            #expect(
+                device.headers[.allow].map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
+                    == ["DELETE", "GET", "PUT"])
             #expect(try await client.execute(uri: "/v1/nowhere", method: .delete).status == .notFound)
         }
     }

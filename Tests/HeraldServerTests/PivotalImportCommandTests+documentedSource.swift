@@ -35,19 +35,22 @@ final class DocumentedPivotalSource: Sendable {
         var devices: [Device] = []
         // Upper-case APNs tokens, as Pivotal keeps them; "bob" is in "bobby".
         for (index, id) in ["bob", "bobby", nil].enumerated() {
-            devices.append(Device(
-                uuid: String(format: "00000000-0000-4000-8000-1%011d", index), platform: PivotalImportCommandTests.iosUUID, os: "ios",
-                osVersion: "17.\(index)", alias: "phone \(index)", token: String(repeating: "AB", count: 31) + String(format: "%02d", index),
-                customUserID: id, topics: index < 2 ? ["news"] : []))
+            devices.append(
+                Device(
+                    uuid: String(format: "00000000-0000-4000-8000-1%011d", index), platform: PivotalImportCommandTests.iosUUID, os: "ios",
+                    osVersion: "17.\(index)", alias: "phone \(index)",
+                    token: String(repeating: "AB", count: 31) + String(format: "%02d", index),
+                    customUserID: id, topics: index < 2 ? ["news"] : []))
         }
         // 57 Android devices over two pages; "member-3" is in "member-33"; "cafe" is also in
         // an alias and "fcm" in every token, so neither can be told apart.
         for index in 0..<57 {
             let id: String? = index % 3 == 0 ? "member-\(index)" : index == 1 ? "cafe" : index == 2 ? "fcm" : nil
-            devices.append(Device(
-                uuid: String(format: "00000000-0000-4000-8000-2%011d", index), platform: PivotalImportCommandTests.androidUUID,
-                os: "android", osVersion: "14", alias: index == 1 ? "cafe owner" : "android \(index)", token: "fcm-token-\(index)",
-                customUserID: id, topics: index % 2 == 0 ? ["news"] : []))
+            devices.append(
+                Device(
+                    uuid: String(format: "00000000-0000-4000-8000-2%011d", index), platform: PivotalImportCommandTests.androidUUID,
+                    os: "android", osVersion: "14", alias: index == 1 ? "cafe owner" : "android \(index)", token: "fcm-token-\(index)",
+                    customUserID: id, topics: index % 2 == 0 ? ["news"] : []))
         }
         self.devices = Mutex(devices)
     }
@@ -64,20 +67,24 @@ final class DocumentedPivotalSource: Sendable {
 
     /// The push of the seed's `GET /v1/schedules` example.
     var schedules: [[String: Any]] {
-        [[
-            "schedule_id": Self.scheduleID, "scheduled_for": scheduledFor,
-            "push": [
-                "scheduleAt": scheduledFor, "scheduleIn": 0, "expiryTime": NSNull(),
-                "message": [
-                    "custom": [
-                        "windows8": NSNull(), "windowsPhone": NSNull(), "bb10": NSNull(), "android": NSNull(),
-                        "ios": ["alert": ["body": "Sale", "title": "Offers"], "badge": 0, "sound": "default", "content-available": false],
+        [
+            [
+                "schedule_id": Self.scheduleID, "scheduled_for": scheduledFor,
+                "push": [
+                    "scheduleAt": scheduledFor, "scheduleIn": 0, "expiryTime": NSNull(),
+                    "message": [
+                        "custom": [
+                            "windows8": NSNull(), "windowsPhone": NSNull(), "bb10": NSNull(), "android": NSNull(),
+                            "ios": [
+                                "alert": ["body": "Sale", "title": "Offers"], "badge": 0, "sound": "default", "content-available": false,
+                            ],
+                        ] as [String: Any],
+                        "body": "Sale",
                     ] as [String: Any],
-                    "body": "Sale",
+                    "target": ["topics": ["news"], "platforms": ["ios", "android"], "interactive-only": false] as [String: Any],
                 ] as [String: Any],
-                "target": ["topics": ["news"], "platforms": ["ios", "android"], "interactive-only": false] as [String: Any],
-            ] as [String: Any],
-        ]]
+            ]
+        ]
     }
 
     func addRoutes(to router: Router<BasicRequestContext>) {
@@ -101,7 +108,9 @@ final class DocumentedPivotalSource: Sendable {
             let size = Int(query["size"] ?? "20") ?? 20
             let page = Int(query["page"] ?? "1") ?? 1
             let slice = items.dropFirst((page - 1) * size).prefix(size)
-            return try json([key: Array(slice), total: items.count, "totalPages": max(1, (items.count + size - 1) / size), "page": page, "size": size])
+            return try json([
+                key: Array(slice), total: items.count, "totalPages": max(1, (items.count + size - 1) / size), "page": page, "size": size,
+            ])
         }
         switch path {
         case "/v2/registrations":
@@ -159,8 +168,9 @@ extension PivotalImportCommandTests {
         try await fake.test(.live) { fakeClient in
             let fakePort = try #require(fakeClient.port)
             try await ServerHarness.run(backend, setup: .live) { targetHarness, target in
-                let arguments = Self.arguments(
-                    from: "http://127.0.0.1:\(fakePort)", target: try #require(target.port), token: targetHarness.adminToken)
+                let arguments =
+                    Self.arguments(
+                        from: "http://127.0.0.1:\(fakePort)", target: try #require(target.port), token: targetHarness.adminToken)
                     + ["--source-retry-wait-ms", "1"]
                 let (status, out, err) = try await DeviceTransferCommandTests.herald(arguments)
                 #expect(status == 0, "\(out)\n\(err)")
@@ -197,7 +207,8 @@ extension PivotalImportCommandTests {
                 let device = "00000000-0000-4000-8000-100000000000"
                 let put = try await target.execute(
                     uri: "/v1/registration/\(device)", method: .put, headers: basic(Self.iosUUID, Self.secret),
-                    body: body(#"{"custom_user_id":"bond007","time_zone":"Europe/Paris","tags":{"subscribe":["offers"],"unsubscribe":[]}}"#))
+                    body: body(#"{"custom_user_id":"bond007","time_zone":"Europe/Paris","tags":{"subscribe":["offers"],"unsubscribe":[]}}"#)
+                )
                 #expect(put.status == .ok, "\(String(buffer: put.body))")
                 let (third, thirdOut, _) = try await DeviceTransferCommandTests.herald(arguments)
                 #expect(third == 0)
@@ -227,13 +238,16 @@ extension PivotalImportCommandTests {
                 #expect(Set(line["tags"] as? [String] ?? []) == ["news", "offers", "sport"])
 
                 // Item 4: a page that keeps failing stops the import, naming it; nothing is written.
-                let down = Self.arguments(
-                    from: "http://127.0.0.1:\(fakePort)/down", target: try #require(target.port), token: targetHarness.adminToken)
+                let down =
+                    Self.arguments(
+                        from: "http://127.0.0.1:\(fakePort)/down", target: try #require(target.port), token: targetHarness.adminToken)
                     + ["--source-retries", "2", "--source-retry-wait-ms", "1"]
                 let (failed, failedOut, _) = try await DeviceTransferCommandTests.herald(down)
                 #expect(failed == 1)
-                #expect(failedOut.contains(
-                    "Import stopped: the source answered 503 to GET /v2/registrations?platformUuid=\(Self.androidUUID)&size=50&page=2, with 'try later' (asked 3 times)"),
+                #expect(
+                    failedOut.contains(
+                        "Import stopped: the source answered 503 to GET /v2/registrations?platformUuid=\(Self.androidUUID)&size=50&page=2, with 'try later' (asked 3 times)"
+                    ),
                     "\(failedOut)")
                 #expect(failedOut.contains("Nothing was written to the target."))
 
@@ -242,8 +256,10 @@ extension PivotalImportCommandTests {
                 let sent = try await target.execute(uri: "/v1/push", method: .post, headers: Self.appAuth, body: ByteBuffer(bytes: push))
                 #expect(sent.status == .ok, "\(String(buffer: sent.body))")
                 #expect(try sent.json()["schedule_id"] is String)
-                #expect(try await target.execute(
-                    uri: "/v1/schedules/\(DocumentedPivotalSource.scheduleID)", method: .delete, headers: Self.appAuth).status == .noContent)
+                #expect(
+                    try await target.execute(
+                        uri: "/v1/schedules/\(DocumentedPivotalSource.scheduleID)", method: .delete, headers: Self.appAuth
+                    ).status == .noContent)
             }
         }
     }

@@ -35,7 +35,10 @@ import Testing
         try await DeviceTransferTests.makeApp(client, root)
         // Topics first: a device's tags create the topics it names, without expiry.
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        for topic in [#"{"name":"news","expireAt":\#(now + 86_400_000)}"#, #"{"name":"offers","expireAt":\#(now + 7_200_000)}"#, #"{"name":"forever"}"#] {
+        for topic in [
+            #"{"name":"news","expireAt":\#(now + 86_400_000)}"#, #"{"name":"offers","expireAt":\#(now + 7_200_000)}"#,
+            #"{"name":"forever"}"#,
+        ] {
             let created = try await client.execute(uri: "/v2/topics", method: .post, headers: appAuth, body: body(topic))
             #expect(created.status == .created, "\(String(buffer: created.body))")
         }
@@ -43,14 +46,18 @@ import Testing
         for index in 0..<3 {
             let response = try await client.execute(
                 uri: "/v1/registration", method: .post, headers: ios,
-                body: body(#"{"os":"ios","os_version":"17.\#(index)","device_alias":"phone \"\#(index)\"","device_model":"iPhone15,2","device_manufacturer":"Apple","registration_token":"\#(String(repeating: "ab", count: 31))\#(index)0","custom_user_id":"user-\#(index)","tags":["news","sport"]}"#))
+                body: body(
+                    #"{"os":"ios","os_version":"17.\#(index)","device_alias":"phone \"\#(index)\"","device_model":"iPhone15,2","device_manufacturer":"Apple","registration_token":"\#(String(repeating: "ab", count: 31))\#(index)0","custom_user_id":"user-\#(index)","tags":["news","sport"]}"#
+                ))
             #expect(response.status == .ok)
         }
         // 60 android devices (more than one page of 50), one inactive, through the source's import.
         var lines = (0..<60).map { index in
             #"{"device_uuid":"\#(UUID().uuidString.lowercased())","platform_uuid":"\#(androidUUID)","os":"android","registration_token":"fcm-token-\#(index)","tags":["news"\#(index % 2 == 0 ? #","weather""# : "")],"custom_user_id":\#(index % 3 == 0 ? "\"member-\(index)\"" : "null")}"#
         }
-        lines.append(#"{"device_uuid":"\#(UUID().uuidString.lowercased())","platform_uuid":"\#(androidUUID)","os":"android","registration_token":"fcm-gone","tags":[],"active":false}"#)
+        lines.append(
+            #"{"device_uuid":"\#(UUID().uuidString.lowercased())","platform_uuid":"\#(androidUUID)","os":"android","registration_token":"fcm-gone","tags":[],"active":false}"#
+        )
         let report = try await DeviceTransferTests.importing(client, root, lines.joined(separator: "\n") + "\n")
         #expect(report["imported"] as? Int == 61)
 
@@ -68,7 +75,8 @@ import Testing
         var locations: [Int] = []
         for (name, lat, long) in [("Shop", "49.2827", "-123.1207"), ("Office", "51.5", "-0.12"), ("Shop", "49.2827", "-123.1207")] {
             let created = try await client.execute(
-                uri: "/v1/locations", method: .post, headers: appAuth, body: body(#"{"name":"\#(name)","lat":"\#(lat)","long":"\#(long)","rad":150}"#))
+                uri: "/v1/locations", method: .post, headers: appAuth,
+                body: body(#"{"name":"\#(name)","lat":"\#(lat)","long":"\#(long)","rad":150}"#))
             #expect(created.status == .created)
             locations.append(try #require(try created.json()["id"] as? Int))
         }
@@ -79,7 +87,8 @@ import Testing
         for (place, platform) in [(locations[0], "all"), (locations[2], "ios")] {
             let geofence = try await client.execute(
                 uri: "/v1/geofence", method: .post, headers: appAuth,
-                body: body(#"""
+                body: body(
+                    #"""
                     {"tags":["news"],"locations":[\#(place)],"trigger_type":"enter","start_time":0,"expiry_time":\#(now + 86_400_000),
                      "platform":"\#(platform)","data":{"ios":{"alertBody":"Welcome","hasAction":false,"applicationBadgeNumber":0},"android":{"message":"Welcome"}}}
                     """#))
@@ -144,7 +153,8 @@ import Testing
             #expect(seeded["schedules"]?.contains("2031-12-24T09:00") == true)
             try await ServerHarness.run(backend, setup: .live) { targetHarness, target in
                 let arguments = Self.arguments(
-                    from: "http://127.0.0.1:\(try #require(source.port))", target: try #require(target.port), token: targetHarness.adminToken)
+                    from: "http://127.0.0.1:\(try #require(source.port))", target: try #require(target.port),
+                    token: targetHarness.adminToken)
                 let (status, out, err) = try await DeviceTransferCommandTests.herald(arguments)
                 #expect(status == 0, "\(out)\n\(err)")
                 #expect(out.contains("Imported:"))
@@ -175,20 +185,29 @@ import Testing
                 #expect(try await Self.shown(target) == imported)
 
                 // The PCF SDK after the move: its cached device uuid and the platform's old credentials.
-                let registrations = try #require(try await target.execute(
-                    uri: "/v2/registrations?platformUuid=\(Self.iosUUID)", method: .get, headers: Self.appAuth).json()["registrations"] as? [[String: Any]])
+                let registrations = try #require(
+                    try await target.execute(
+                        uri: "/v2/registrations?platformUuid=\(Self.iosUUID)", method: .get, headers: Self.appAuth
+                    ).json()["registrations"] as? [[String: Any]])
                 let device = try #require(registrations.first?["device_uuid"] as? String)
                 let put = try await target.execute(
                     uri: "/v1/registration/\(device)", method: .put, headers: basic(Self.iosUUID, Self.secret),
-                    body: body(#"{"os":"ios","os_version":"18.1","registration_token":"\#(String(repeating: "cd", count: 32))","tags":{"subscribe":["offers"],"unsubscribe":[]}}"#))
+                    body: body(
+                        #"{"os":"ios","os_version":"18.1","registration_token":"\#(String(repeating: "cd", count: 32))","tags":{"subscribe":["offers"],"unsubscribe":[]}}"#
+                    ))
                 #expect(put.status == .ok, "\(String(buffer: put.body))")
-                let got = try await target.execute(uri: "/v1/registration/\(device)", method: .get, headers: basic(Self.iosUUID, Self.secret))
+                let got = try await target.execute(
+                    uri: "/v1/registration/\(device)", method: .get, headers: basic(Self.iosUUID, Self.secret))
                 #expect(got.status == .ok)
                 let answer = try got.json()
                 #expect(answer["device_uuid"] as? String == device)
                 #expect(answer["os_version"] as? String == "18.1")
                 #expect(answer["registration_token"] as? String == String(repeating: "cd", count: 32))
-                #expect(Set(answer.keys).isSuperset(of: ["os", "os_version", "device_model", "device_manufacturer", "device_alias", "device_uuid", "registration_token", "tags", "active"]))
+                #expect(
+                    Set(answer.keys).isSuperset(of: [
+                        "os", "os_version", "device_model", "device_manufacturer", "device_alias", "device_uuid", "registration_token",
+                        "tags", "active",
+                    ]))
                 #expect((answer["tags"] as? [[String: Any]])?.compactMap { $0["text"] as? String }.sorted() == ["news", "offers", "sport"])
             }
         }
@@ -201,7 +220,9 @@ import Testing
         let gate = Gate()
         let router = Router()
         router.get("unauthorized/**") { _, _ in Response(status: .unauthorized) }
-        router.get("broken/**") { _, _ in Response(status: .internalServerError, body: .init(byteBuffer: ByteBuffer(string: "database down"))) }
+        router.get("broken/**") { _, _ in
+            Response(status: .internalServerError, body: .init(byteBuffer: ByteBuffer(string: "database down")))
+        }
         router.get("garbage/**") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "<html>Welcome</html>"))) }
         router.get("shapeless/**") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"hello":"world"}"#))) }
         router.get("stalled/**") { _, _ -> Response in
@@ -215,10 +236,16 @@ import Testing
                 // Lets the stalled request end whatever happens, so the fake server can stop.
                 defer { gate.open() }
                 let cases = [
-                    ("unauthorized", "the source refused the credentials (401) on GET /v2/registrations?size=1&page=1: check --app UUID:API_KEY"),
+                    (
+                        "unauthorized",
+                        "the source refused the credentials (401) on GET /v2/registrations?size=1&page=1: check --app UUID:API_KEY"
+                    ),
                     ("broken", "the source answered 500 to GET /v2/registrations?size=1&page=1, with 'database down'"),
                     ("garbage", "the source's answer to GET /v2/registrations?size=1&page=1 is not JSON ('<html>Welcome</html>')"),
-                    ("shapeless", "the source's answer to GET /v2/registrations?size=1&page=1 is not the Pivotal Push API's shape: no totalRegistrations"),
+                    (
+                        "shapeless",
+                        "the source's answer to GET /v2/registrations?size=1&page=1 is not the Pivotal Push API's shape: no totalRegistrations"
+                    ),
                     ("stalled", "the source did not answer GET /v2/registrations?size=1&page=1 within 2 s (--source-timeout)"),
                 ]
                 for (path, message) in cases {
@@ -234,7 +261,8 @@ import Testing
                     if path == "stalled" { #expect(ContinuousClock.now - started < .seconds(30)) }
                 }
                 // True: the target has no such application.
-                let app = try await target.execute(uri: "/admin/v1/apps/\(Self.appUUID)", method: .get, headers: bearer(targetHarness.adminToken))
+                let app = try await target.execute(
+                    uri: "/admin/v1/apps/\(Self.appUUID)", method: .get, headers: bearer(targetHarness.adminToken))
                 #expect(app.status == .notFound)
             }
         }
@@ -256,16 +284,21 @@ import Testing
                     body: body(#"{"type":"ios","uuid":"\#(Self.iosUUID)","secret":"\#(Self.secret)"}"#))
                 #expect(taken.status == .created)
                 let arguments = Self.arguments(
-                    from: "http://127.0.0.1:\(try #require(source.port))", target: try #require(target.port), token: targetHarness.adminToken)
+                    from: "http://127.0.0.1:\(try #require(source.port))", target: try #require(target.port),
+                    token: targetHarness.adminToken)
                 let (status, out, _) = try await DeviceTransferCommandTests.herald(arguments)
                 #expect(status == 0, "\(out)")
                 #expect(out.contains("platforms: 1 created, 0 unchanged"))
                 #expect(out.contains("devices: 61 created, 0 updated, 0 unchanged"))
-                #expect(out.contains(
-                    "platform \(Self.iosUUID): the target has a platform with this uuid under another application or of another type; its 3 devices were not brought"))
+                #expect(
+                    out.contains(
+                        "platform \(Self.iosUUID): the target has a platform with this uuid under another application or of another type; its 3 devices were not brought"
+                    ))
 
                 // Once the uuid is free, a second run brings the rest and only the rest.
-                #expect(try await target.execute(uri: "/admin/v1/platforms/\(Self.iosUUID)", method: .delete, headers: root).status == .noContent)
+                #expect(
+                    try await target.execute(uri: "/admin/v1/platforms/\(Self.iosUUID)", method: .delete, headers: root).status
+                        == .noContent)
                 let (rerun, rerunOut, _) = try await DeviceTransferCommandTests.herald(arguments)
                 #expect(rerun == 0, "\(rerunOut)")
                 #expect(rerunOut.contains("platforms: 1 created, 1 unchanged"))
@@ -293,7 +326,9 @@ extension PivotalImportCommandTests {
                 forwarded.headers.add(name: "Authorization", value: request.headers[.authorization] ?? "")
                 let answer = try await HTTPClient.shared.execute(forwarded, timeout: .seconds(30))
                 var bytes = try await answer.body.collect(upTo: 1 << 20)
-                if path.hasPrefix("/v2/registrations"), var page = try JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)) as? [String: Any] {
+                if path.hasPrefix("/v2/registrations"),
+                    var page = try JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)) as? [String: Any]
+                {
                     page["registrations"] = (page["registrations"] as? [[String: Any]])?.map {
                         $0.filter { !["tags", "custom_user_id", "platform_uuid"].contains($0.key) }
                     }
@@ -311,8 +346,10 @@ extension PivotalImportCommandTests {
                     #expect(status == 0, "\(out)\n\(err)")
                     #expect(out.contains("devices: 64 created, 0 updated, 0 unchanged"))
                     // Herald's `q` matches custom user ids, as Pivotal's does: each comes back.
-                    #expect(out.contains(
-                        "custom user ids: the source's registrations do not show them; 23 of the 23 listed by /v2/custom_user_ids were given back to their 23 devices"),
+                    #expect(
+                        out.contains(
+                            "custom user ids: the source's registrations do not show them; 23 of the 23 listed by /v2/custom_user_ids were given back to their 23 devices"
+                        ),
                         "\(out)")
                     #expect(!out.contains("could not be told apart"), "\(out)")
                     let seeded = try await Self.shown(source)
@@ -353,7 +390,8 @@ extension PivotalImportCommandTests {
                                 status: .serviceUnavailable, headers: [.contentType: "application/json"],
                                 body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"unavailable","message":"maintenance"}}"#)))
                         }
-                        var forwarded = HTTPClientRequest(url: "http://127.0.0.1:\(targetPort)\(request.uri.path)" + (request.uri.query.map { "?" + $0 } ?? ""))
+                        var forwarded = HTTPClientRequest(
+                            url: "http://127.0.0.1:\(targetPort)\(request.uri.path)" + (request.uri.query.map { "?" + $0 } ?? ""))
                         forwarded.method = .init(rawValue: request.method.rawValue)
                         for field in request.headers where [.authorization, .contentType].contains(field.name) {
                             forwarded.headers.add(name: field.name.rawName, value: field.value)
@@ -370,7 +408,8 @@ extension PivotalImportCommandTests {
                 let proxy = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
                 try await proxy.test(.live) { proxyClient in
                     let arguments = Self.arguments(
-                        from: "http://127.0.0.1:\(try #require(source.port))", target: try #require(proxyClient.port), token: targetHarness.adminToken)
+                        from: "http://127.0.0.1:\(try #require(source.port))", target: try #require(proxyClient.port),
+                        token: targetHarness.adminToken)
                     let (status, out, err) = try await DeviceTransferCommandTests.herald(arguments)
                     #expect(status == 1, "\(out)\n\(err)")
                     #expect(out.contains("Import stopped: the target answered 503 to POST"), "\(out)")

@@ -7,8 +7,8 @@ import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import Hummingbird
-import ServiceLifecycle
 import HummingbirdTesting
+import ServiceLifecycle
 import Testing
 
 /// Pushes through the API, the job queue and the delivery workers to the mock APNs over TLS.
@@ -205,9 +205,10 @@ import Testing
             configuration.sendConcurrency = 2
             let receipt = try await world.send(#"{"message":{"body":"x"},"target":{"platform":"ios"}}"#, client)
 
-            let first = ServiceGroup(configuration: .init(
-                services: [DeliveryService(store: world.db.store, configuration: configuration, logger: TestDatabase.logger)],
-                logger: TestDatabase.logger))
+            let first = ServiceGroup(
+                configuration: .init(
+                    services: [DeliveryService(store: world.db.store, configuration: configuration, logger: TestDatabase.logger)],
+                    logger: TestDatabase.logger))
             // (It takes about 0.5 s; the deadline is for a loaded CI machine, where this has overrun
             // 10 s once in a dozen full runs, and still catches workers that never stop.)
             try await running(first, stopsWithin: .seconds(30)) {
@@ -221,9 +222,10 @@ import Testing
             #expect(status["pending"] as? Int == 0)
 
             world.mock.update { $0.responseDelay = .zero }
-            let second = ServiceGroup(configuration: .init(
-                services: [DeliveryService(store: world.db.store, configuration: configuration, logger: TestDatabase.logger)],
-                logger: TestDatabase.logger))
+            let second = ServiceGroup(
+                configuration: .init(
+                    services: [DeliveryService(store: world.db.store, configuration: configuration, logger: TestDatabase.logger)],
+                    logger: TestDatabase.logger))
             try await running(second, stopsWithin: .seconds(10)) {
                 let done = try await world.finished(receipt, client)
                 #expect(done["delivered"] as? Int == 10)

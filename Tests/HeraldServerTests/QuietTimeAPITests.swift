@@ -19,7 +19,9 @@ import Testing
             let (_, admin) = try await world.db.store.adminTokens.create(tenantID: nil, name: "root")
             let registered = try await client.execute(
                 uri: "/v1/registration", method: .post, headers: basic(world.fixture),
-                body: body(#"{"os":"ios","registration_token":"\#(randomAPNsToken())","time_zone":"Europe/Paris","quiet_time":{"start":"22:30","end":"06:45"}}"#))
+                body: body(
+                    #"{"os":"ios","registration_token":"\#(randomAPNsToken())","time_zone":"Europe/Paris","quiet_time":{"start":"22:30","end":"06:45"}}"#
+                ))
             #expect(registered.status == .ok, "\(String(buffer: registered.body))")
             let uuid = try #require(try registered.json()["device_uuid"] as? String)
             func shown() async throws -> [String: Any] {
@@ -77,7 +79,8 @@ import Testing
                     (settings, .put, bearer(admin)),
                 ]
                 for (path, method, headers) in requests {
-                    let response = try await client.execute(uri: path, method: method, headers: headers, body: body(#"{"quiet_time":\#(value)}"#))
+                    let response = try await client.execute(
+                        uri: path, method: method, headers: headers, body: body(#"{"quiet_time":\#(value)}"#))
                     #expect(response.status == .badRequest, "\(path) \(value)")
                     #expect(try response.error()["field"] as? String == field, "\(path) \(value)")
                 }

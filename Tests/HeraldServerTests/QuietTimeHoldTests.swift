@@ -46,10 +46,12 @@ import Testing
 
     /// 23:00 in Paris on the night the clocks change: the quiet time ends at 07:00 local, which
     /// is 7 hours later in spring (CET → CEST) and 9 in autumn (CEST → CET).
-    @Test(arguments: Backend.available, [
-        (1_774_735_200_000, 1_774_760_400_000),  // 2026-03-28T22:00Z → 2026-03-29T05:00Z
-        (1_792_875_600_000, 1_792_908_000_000),  // 2026-10-24T21:00Z → 2026-10-25T06:00Z
-    ])
+    @Test(
+        arguments: Backend.available,
+        [
+            (1_774_735_200_000, 1_774_760_400_000),  // 2026-03-28T22:00Z → 2026-03-29T05:00Z
+            (1_792_875_600_000, 1_792_908_000_000),  // 2026-10-24T21:00Z → 2026-10-25T06:00Z
+        ])
     func quietDevicesAreHeldUntilTheirQuietTimeEndsAcrossADaylightSavingChange(
         _ backend: Backend, times: (now: Int64, due: Int64)
     ) async throws {
@@ -130,7 +132,8 @@ import Testing
             let tokyo = try await register(#""time_zone":"Asia/Tokyo""#, world, client)
             let response = try await client.execute(
                 uri: "/v1/push", method: .post, headers: appAuth(world.fixture),
-                body: body(#"{"message":{"body":"morning"},"target":{"platform":"ios"},"scheduleLocal":"2027-01-16T06:30","quiet_time":"hold"}"#))
+                body: body(
+                    #"{"message":{"body":"morning"},"target":{"platform":"ios"},"scheduleLocal":"2027-01-16T06:30","quiet_time":"hold"}"#))
             #expect(response.status == .ok, "\(String(buffer: response.body))")
 
             // Each zone's slot is its own push; those due fire together.

@@ -101,11 +101,14 @@ import Testing
             }
             // Per platform a device in its quiet time and one without a quiet time of its own;
             // on iOS also one whose own quiet time is later (it wins over the app's default).
-            let iosQuiet = randomAPNsToken(), iosPlain = randomAPNsToken(), iosLater = randomAPNsToken()
+            let iosQuiet = randomAPNsToken()
+            let iosPlain = randomAPNsToken()
+            let iosLater = randomAPNsToken()
             try await register(ios, iosQuiet, quietNow)
             try await register(ios, iosPlain, nil)
             try await register(ios, iosLater, quietLater)
-            let fcmQuiet = "fcm-quiet-\(UUID().uuidString)", fcmPlain = "fcm-plain-\(UUID().uuidString)"
+            let fcmQuiet = "fcm-quiet-\(UUID().uuidString)"
+            let fcmPlain = "fcm-plain-\(UUID().uuidString)"
             try await register(android, fcmQuiet, quietNow)
             try await register(android, fcmPlain, nil)
             let vapidKey = try #require(web.credentialsSummary?.fields["public_key"])
@@ -113,7 +116,8 @@ import Testing
             let webPlain = mocks.webPush.subscribe(applicationServerKey: vapidKey)
             try await register(web, webQuiet.subscriptionJSON(origin: mocks.webPush.origin), quietNow)
             try await register(web, webPlain.subscriptionJSON(origin: mocks.webPush.origin), nil)
-            let wnsQuiet = "quiet-\(UUID().uuidString)", wnsPlain = "plain-\(UUID().uuidString)"
+            let wnsQuiet = "quiet-\(UUID().uuidString)"
+            let wnsPlain = "plain-\(UUID().uuidString)"
             try await register(windows, mocks.wns.channelURI(token: wnsQuiet), quietNow)
             try await register(windows, mocks.wns.channelURI(token: wnsPlain), nil)
 
@@ -136,7 +140,9 @@ import Testing
                 func send(_ quietTime: String) async throws -> String {
                     let response = try await client.execute(
                         uri: "/v1/push", method: .post, headers: appAuth(fixture),
-                        body: body(#"{"message":{"body":"Hi","custom":{"ios":{"sound":"default"},"android":{"notification":true},"web":{"urgency":"high"}}},"target":{"platform":"all"}\#(quietTime)}"#))
+                        body: body(
+                            #"{"message":{"body":"Hi","custom":{"ios":{"sound":"default"},"android":{"notification":true},"web":{"urgency":"high"}}},"target":{"platform":"all"}\#(quietTime)}"#
+                        ))
                     #expect(response.status == .ok, "\(String(buffer: response.body))")
                     let receipt = try #require(try response.json()["receipt_id"] as? String)
                     try await DeliveryWorld.poll("the push is done") {
@@ -181,10 +187,11 @@ import Testing
 
                 // Silent: the devices in their own quiet time get the quiet rendering.
                 let silent = try await send(#","quiet_time":"silent""#)
-                #expect(try quietness(silent) == [
-                    iosQuiet: true, iosPlain: false, iosLater: false, fcmQuiet: true, fcmPlain: false,
-                    webQuiet.id: true, webPlain.id: false, wnsQuiet: true, wnsPlain: false,
-                ])
+                #expect(
+                    try quietness(silent) == [
+                        iosQuiet: true, iosPlain: false, iosLater: false, fcmQuiet: true, fcmPlain: false,
+                        webQuiet.id: true, webPlain.id: false, wnsQuiet: true, wnsPlain: false,
+                    ])
                 // Ignore (the default, and said outright): everyone gets the usual rendering.
                 for quietTime in ["", #","quiet_time":"ignore""#] {
                     #expect(try quietness(try await send(quietTime)).values.allSatisfy { !$0 })
@@ -196,10 +203,11 @@ import Testing
                 #expect(settings.status == .ok, "\(String(buffer: settings.body))")
                 #expect(try settings.json()["quiet_time"] as? [String: String] == ["start": quietNow.startText, "end": quietNow.endText])
                 let byDefault = try await send(#","quiet_time":"silent""#)
-                #expect(try quietness(byDefault) == [
-                    iosQuiet: true, iosPlain: true, iosLater: false, fcmQuiet: true, fcmPlain: true,
-                    webQuiet.id: true, webPlain.id: true, wnsQuiet: true, wnsPlain: true,
-                ])
+                #expect(
+                    try quietness(byDefault) == [
+                        iosQuiet: true, iosPlain: true, iosLater: false, fcmQuiet: true, fcmPlain: true,
+                        webQuiet.id: true, webPlain.id: true, wnsQuiet: true, wnsPlain: true,
+                    ])
             }
             workers.cancel()
             _ = await workers.result

@@ -4,8 +4,9 @@ import HeraldStore
 import HeraldTestSupport
 import NIOHTTP1
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Recurring schedules across real `herald serve` processes and the mock APNs: two servers on
@@ -48,7 +49,8 @@ import Glibc
                 }
                 #expect(try await setup.db.database.query("SELECT COUNT(*) AS n FROM pushes").first?.int("n") == Int64(count))
                 let occurrences = try await setup.db.database.query(
-                    "SELECT COUNT(*) AS n, COUNT(DISTINCT schedule_id) AS s, COUNT(DISTINCT push_id) AS p FROM push_schedule_slots WHERE state = 'fired'")
+                    "SELECT COUNT(*) AS n, COUNT(DISTINCT schedule_id) AS s, COUNT(DISTINCT push_id) AS p FROM push_schedule_slots WHERE state = 'fired'"
+                )
                 #expect(try occurrences.first?.int("n") == Int64(count))
                 #expect(try occurrences.first?.int("s") == Int64(count))
                 #expect(try occurrences.first?.int("p") == Int64(count))

@@ -97,13 +97,15 @@ import Testing
     func countAndUntilEndTheSchedule(_ backend: Backend) async throws {
         try await ScheduleHarness.run(backend) { world, client in
             world.clock.set(Self.ms("2026-06-01T00:10:00Z"))
-            let counted = try await world.schedule(Self.recurring(#"{"cron":"0 * * * *","time_zone":"UTC","count":2}"#, body: "counted"), client)
+            let counted = try await world.schedule(
+                Self.recurring(#"{"cron":"0 * * * *","time_zone":"UTC","count":2}"#, body: "counted"), client)
             let until = Self.ms("2026-06-01T03:00:00Z")
             let bounded = try await world.schedule(
                 Self.recurring(#"{"cron":"30 * * * *","time_zone":"UTC","until":\#(until)}"#, body: "bounded"), client)
             let shown = try #require(try await Self.get(world, counted, client))
-            #expect((shown["recurrence"] as? [String: Any])?["next_occurrences"] as? [Int64]
-                == [Self.ms("2026-06-01T01:00:00Z"), Self.ms("2026-06-01T02:00:00Z")])
+            #expect(
+                (shown["recurrence"] as? [String: Any])?["next_occurrences"] as? [Int64]
+                    == [Self.ms("2026-06-01T01:00:00Z"), Self.ms("2026-06-01T02:00:00Z")])
             #expect((shown["recurrence"] as? [String: Any])?["count"] as? Int64 == 2)
             let scheduler = Self.scheduler(world)
             for minute in stride(from: 0, through: 600, by: 10) {
@@ -112,8 +114,9 @@ import Testing
             }
             // 01:00 and 02:00; 00:30, 01:30 and 02:30.
             #expect(try await world.store.schedules.pastOccurrences(scheduleID: counted, limit: 10).count == 2)
-            #expect(try await world.store.schedules.pastOccurrences(scheduleID: bounded, limit: 10).map(\.dueAt)
-                == ["02:30", "01:30", "00:30"].map { Self.ms("2026-06-01T\($0):00Z") })
+            #expect(
+                try await world.store.schedules.pastOccurrences(scheduleID: bounded, limit: 10).map(\.dueAt)
+                    == ["02:30", "01:30", "00:30"].map { Self.ms("2026-06-01T\($0):00Z") })
             #expect(try await world.pushCount() == 5)
             // Ended: no longer shown, nothing left to wait for.
             #expect(try await Self.get(world, counted, client) == nil)
@@ -149,7 +152,8 @@ import Testing
 
             // Edited: a new rule and message, from the new rule's next occurrence.
             let edited = try await world.request(
-                .put, "/v1/schedules/\(id)", json: #"{"schedule":{"cron":"45 * * * *","time_zone":"UTC"},"message":{"body":"Changed"}}"#, client)
+                .put, "/v1/schedules/\(id)", json: #"{"schedule":{"cron":"45 * * * *","time_zone":"UTC"},"message":{"body":"Changed"}}"#,
+                client)
             #expect(edited.status == .ok, "\(String(buffer: edited.body))")
             let editedJSON = try edited.json()
             #expect(editedJSON["scheduled_for"] as? Int64 == Self.ms("2026-06-01T04:45:00Z"))
@@ -251,7 +255,8 @@ import Testing
             _ = await scheduler.tick()
             time += 15 * 60_000
         }
-        return try await world.store.schedules.pastOccurrences(scheduleID: id, limit: 10).filter { $0.state == .fired }.map(\.dueAt).reversed()
+        return try await world.store.schedules.pastOccurrences(scheduleID: id, limit: 10).filter { $0.state == .fired }.map(\.dueAt)
+            .reversed()
     }
 
     @Test(arguments: Backend.available)
@@ -259,15 +264,21 @@ import Testing
         try await ScheduleHarness.run(backend) { world, client in
             world.clock.set(Self.ms("2026-03-27T12:00:00Z"))
             // Paris springs forward at 02:00 on 29 March: 02:30 does not exist that night.
-            let gap = try await firings(world, client, #"{"cron":"30 2 * * *","time_zone":"Europe/Paris"}"#, from: "2026-03-27T12:00:00Z", to: "2026-03-30T12:00:00Z")
+            let gap = try await firings(
+                world, client, #"{"cron":"30 2 * * *","time_zone":"Europe/Paris"}"#, from: "2026-03-27T12:00:00Z",
+                to: "2026-03-30T12:00:00Z")
             #expect(gap == ["2026-03-28T01:30:00Z", "2026-03-29T01:30:00Z", "2026-03-30T00:30:00Z"].map(Self.ms))
             // Paris falls back at 03:00 on 25 October: 02:30 comes twice and fires once.
             world.clock.set(Self.ms("2026-10-24T12:00:00Z"))
-            let overlap = try await firings(world, client, #"{"cron":"30 2 * * *","time_zone":"Europe/Paris"}"#, from: "2026-10-24T12:00:00Z", to: "2026-10-26T12:00:00Z")
+            let overlap = try await firings(
+                world, client, #"{"cron":"30 2 * * *","time_zone":"Europe/Paris"}"#, from: "2026-10-24T12:00:00Z",
+                to: "2026-10-26T12:00:00Z")
             #expect(overlap == ["2026-10-25T00:30:00Z", "2026-10-26T01:30:00Z"].map(Self.ms))
             // New York falls back at 02:00 on 1 November: 01:30 comes twice and fires once.
             world.clock.set(Self.ms("2026-10-31T12:00:00Z"))
-            let newYork = try await firings(world, client, #"{"cron":"30 1 * * *","time_zone":"America/New_York"}"#, from: "2026-10-31T12:00:00Z", to: "2026-11-02T12:00:00Z")
+            let newYork = try await firings(
+                world, client, #"{"cron":"30 1 * * *","time_zone":"America/New_York"}"#, from: "2026-10-31T12:00:00Z",
+                to: "2026-11-02T12:00:00Z")
             #expect(newYork == ["2026-11-01T05:30:00Z", "2026-11-02T06:30:00Z"].map(Self.ms))
         }
     }
@@ -321,7 +332,8 @@ import Testing
             }
             let withTime = try await world.post(ScheduleHarness.push(#""scheduleIn":7200,"schedule":{"cron":"0 8 * * *"}"#), client)
             #expect(try withTime.error()["field"] as? String == "schedule")
-            let withExpiry = try await world.post(ScheduleHarness.push(#""expiryTime":\#(now + 1),"schedule":{"cron":"0 8 * * *"}"#), client)
+            let withExpiry = try await world.post(
+                ScheduleHarness.push(#""expiryTime":\#(now + 1),"schedule":{"cron":"0 8 * * *"}"#), client)
             #expect(try withExpiry.error()["field"] as? String == "expiryTime")
             #expect(try await world.pushCount() == 0)
             let list = try await world.request(.get, "/v1/schedules", client)

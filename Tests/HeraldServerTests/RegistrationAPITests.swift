@@ -1,11 +1,12 @@
 import Foundation
 import HeraldCore
-@testable import HeraldServer
 import HeraldStore
 import HeraldTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import HeraldServer
 
 @Suite struct RegistrationAPITests {
     let iosToken = "B50EDAC575BFBA07DD019B28B2AF7189A3DDDA17C806EF14A9ABBFD00533F67E"
@@ -17,7 +18,9 @@ import Testing
             // The iOS SDK: "Basic" and two spaces, upper-case hex, no tags key when there are none.
             let post = try await client.execute(
                 uri: "/v1/registration", method: .post, headers: basic(fixture, spaces: 2),
-                body: body(#"{"registration_token":"\#(iosToken)","os":"ios","os_version":"17.2","device_manufacturer":"Apple","device_model":"iPhone 15"}"#))
+                body: body(
+                    #"{"registration_token":"\#(iosToken)","os":"ios","os_version":"17.2","device_manufacturer":"Apple","device_model":"iPhone 15"}"#
+                ))
             #expect(post.status == .ok)
             let created = try post.json()
             let uuid = try #require(created["device_uuid"] as? String)
@@ -28,7 +31,8 @@ import Testing
             // A PUT with a tag delta and "" to clear the custom user id.
             let put = try await client.execute(
                 uri: "/v1/registration/\(uuid)", method: .put, headers: basic(fixture, spaces: 2),
-                body: body(#"{"registration_token":"\#(iosToken)","os":"ios","custom_user_id":"","tags":{"subscribe":["Breaking","local"]}}"#))
+                body: body(
+                    #"{"registration_token":"\#(iosToken)","os":"ios","custom_user_id":"","tags":{"subscribe":["Breaking","local"]}}"#))
             #expect(put.status == .ok)
             let updated = try put.json()
             #expect(updated["device_uuid"] as? String == uuid)
@@ -83,7 +87,9 @@ import Testing
             // Android always sends alias, custom id and tags, empty when unset; and joins URLs into "//v1/…".
             let post = try await client.execute(
                 uri: "//v1/registration", method: .post, headers: basic(fixture, spaces: 2),
-                body: body(#"{"registration_token":"\#(token)","os":"android-fcm","os_version":"14","device_model":"Pixel 8","device_manufacturer":"Google","device_alias":"","custom_user_id":"","tags":[]}"#))
+                body: body(
+                    #"{"registration_token":"\#(token)","os":"android-fcm","os_version":"14","device_model":"Pixel 8","device_manufacturer":"Google","device_alias":"","custom_user_id":"","tags":[]}"#
+                ))
             #expect(post.status == .ok)
             let uuid = try #require(try post.json()["device_uuid"] as? String)
             #expect(try post.json()["os"] as? String == "android-fcm")
@@ -91,7 +97,9 @@ import Testing
             // No os on an Android PUT; both delta keys always present.
             let put = try await client.execute(
                 uri: "//v1/registration/\(uuid)", method: .put, headers: basic(fixture, spaces: 2),
-                body: body(#"{"registration_token":"\#(token)","os_version":"14","device_alias":"Ann","custom_user_id":"ann@example.com","tags":{"subscribe":["news"],"unsubscribe":[]}}"#))
+                body: body(
+                    #"{"registration_token":"\#(token)","os_version":"14","device_alias":"Ann","custom_user_id":"ann@example.com","tags":{"subscribe":["news"],"unsubscribe":[]}}"#
+                ))
             #expect(put.status == .ok)
             #expect(try put.json()["custom_user_id"] as? String == "ann@example.com")
             #expect(try put.json()["os"] as? String == "android-fcm")
@@ -173,7 +181,8 @@ import Testing
             let read = try await client.execute(uri: "/v1/registration/\(uuid)", method: .get, headers: basic(b))
             #expect(read.status == .notFound)
             let change = try await client.execute(
-                uri: "/v1/registration/\(uuid)", method: .put, headers: basic(b), body: body(#"{"device_alias":"stolen","registration_token":"ffff"}"#))
+                uri: "/v1/registration/\(uuid)", method: .put, headers: basic(b),
+                body: body(#"{"device_alias":"stolen","registration_token":"ffff"}"#))
             #expect(change.status == .notFound)
             let delete = try await client.execute(uri: "/v1/registration/\(uuid)", method: .delete, headers: basic(b))
             #expect(delete.status == .notFound)
@@ -210,11 +219,13 @@ import Testing
             #expect((first["registrations"] as? [Any])?.count == 20)
             let second = try await client.execute(uri: "/v2/registrations?page=2&size=20", method: .get, headers: appAuth(fixture)).json()
             #expect((second["registrations"] as? [Any])?.count == 3)
-            let vip = try await client.execute(uri: "/v2/registrations?topic=vip&platform=ios", method: .get, headers: appAuth(fixture)).json()
+            let vip = try await client.execute(uri: "/v2/registrations?topic=vip&platform=ios", method: .get, headers: appAuth(fixture))
+                .json()
             #expect(vip["totalRegistrations"] as? Int == 3)
             let alias = try await client.execute(uri: "/v2/registrations?q=DEV2", method: .get, headers: appAuth(fixture)).json()
             #expect(alias["totalRegistrations"] as? Int == 4)
-            let android = try await client.execute(uri: "/v2/registrations?platform=android", method: .get, headers: appAuth(fixture)).json()
+            let android = try await client.execute(uri: "/v2/registrations?platform=android", method: .get, headers: appAuth(fixture))
+                .json()
             #expect(android["totalRegistrations"] as? Int == 0)
             let none = try await client.execute(uri: "/v2/registrations?size=0", method: .get, headers: appAuth(fixture)).json()
             #expect((none["registrations"] as? [Any])?.isEmpty == true)

@@ -71,8 +71,10 @@ import Testing
                 configuration.sendConcurrency = 1
                 configuration.firstRetryDelay = .milliseconds(10)
                 let workers = Task {
-                    try await DeliveryService(store: db.store, configuration: configuration, clock: clock.epochClock, logger: TestDatabase.logger)
-                        .run()
+                    try await DeliveryService(
+                        store: db.store, configuration: configuration, clock: clock.epochClock, logger: TestDatabase.logger
+                    )
+                    .run()
                 }
                 defer { workers.cancel() }
                 let id = try await db.store.pushes.create(

@@ -50,7 +50,8 @@ import Testing
     @Test(arguments: Backend.available)
     func aTimeInThePastOrWithinSendImmediatelyWithinIsSentNow(_ backend: Backend) async throws {
         try await ScheduleHarness.run(backend, sendImmediatelyWithin: .seconds(120)) { world, client in
-            for timing in [#""scheduleAt":1000"#, #""scheduleIn":0"#, #""scheduleIn":120"#, #""scheduleAt":\#(world.clock.now + 100_000)"#] {
+            for timing in [#""scheduleAt":1000"#, #""scheduleIn":0"#, #""scheduleIn":120"#, #""scheduleAt":\#(world.clock.now + 100_000)"#]
+            {
                 let response = try await world.post(ScheduleHarness.push(timing), client)
                 #expect(response.status == .ok)
                 #expect(try response.json()["receipt_id"] is String, "\(timing)")
@@ -218,7 +219,8 @@ import Testing
                 try await world.store.deliverySettings.find(applicationID: world.fixture.app.id)
                     == AppDeliverySettings(defaultTimeZone: "Europe/Paris", ratePerSecond: 25))
             let cleared = try await client.execute(
-                uri: path, method: .put, headers: bearer(world.adminToken), body: body(#"{"rate_per_second":null}"#)).json()
+                uri: path, method: .put, headers: bearer(world.adminToken), body: body(#"{"rate_per_second":null}"#)
+            ).json()
             #expect(cleared["rate_per_second"] is NSNull)
             #expect(cleared["default_time_zone"] as? String == "Europe/Paris")
         }

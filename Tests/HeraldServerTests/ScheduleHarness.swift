@@ -31,7 +31,8 @@ struct ScheduleHarness: Sendable {
             let harness = ScheduleHarness(db: db, clock: clock, fixture: fixture, other: other, adminToken: token)
             let router = buildRouter(
                 store: db.store, clock: clock.epochClock, scheduling: SchedulingConfiguration(sendImmediatelyWithin: sendImmediatelyWithin))
-            let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestDatabase.logger)
+            let app = Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: TestDatabase.logger)
             try await app.test(.router) { client in
                 try await body(harness, client)
             }

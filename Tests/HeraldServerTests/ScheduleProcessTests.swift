@@ -4,8 +4,9 @@ import HeraldStore
 import HeraldTestSupport
 import NIOHTTP1
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Scheduled pushes across real `herald serve` processes: two on one PostgreSQL database fire
@@ -35,10 +36,12 @@ import Glibc
                 for index in 0..<count {
                     ids.append(
                         try await schedule(
-                            setup, port: index % 2 == 0 ? first.port : second.port, at: EpochClock.system.now.epochMilliseconds + 3_600_000, body: "n\(index)"))
+                            setup, port: index % 2 == 0 ? first.port : second.port, at: EpochClock.system.now.epochMilliseconds + 3_600_000,
+                            body: "n\(index)"))
                 }
                 #expect(Set(ids).count == count)
-                try await setup.db.database.query("UPDATE push_schedule_slots SET due_at = \(EpochClock.system.now.epochMilliseconds + 2_000)")
+                try await setup.db.database.query(
+                    "UPDATE push_schedule_slots SET due_at = \(EpochClock.system.now.epochMilliseconds + 2_000)")
 
                 try await DeliveryWorld.poll("every scheduled push is delivered", within: .seconds(90)) {
                     let open = try await setup.db.database.query("SELECT COUNT(*) AS n FROM pushes WHERE status <> 'done'")
@@ -48,7 +51,8 @@ import Glibc
                 let pushes = try await setup.db.database.query("SELECT COUNT(*) AS n FROM pushes").first?.int("n")
                 #expect(pushes == Int64(count))
                 let slots = try await setup.db.database.query(
-                    "SELECT COUNT(*) AS n, COUNT(DISTINCT push_id) AS p, MAX(fired_at - due_at) AS late FROM push_schedule_slots WHERE state = 'fired'")
+                    "SELECT COUNT(*) AS n, COUNT(DISTINCT push_id) AS p, MAX(fired_at - due_at) AS late FROM push_schedule_slots WHERE state = 'fired'"
+                )
                 #expect(try slots.first?.int("n") == Int64(count))
                 #expect(try slots.first?.int("p") == Int64(count))
                 #expect(try (slots.first?.int("late") ?? .max) < 5_000)

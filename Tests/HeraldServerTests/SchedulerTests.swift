@@ -46,7 +46,8 @@ import Testing
     @Test(arguments: Backend.available)
     func firingMakesTheAcceptedPushAndItsFanOutJobOnce(_ backend: Backend) async throws {
         try await ScheduleHarness.run(backend) { world, client in
-            let id = try await world.schedule(ScheduleHarness.push(#""scheduleIn":3600,"expiryTime":\#(world.clock.now + 7_200_000)"#), client)
+            let id = try await world.schedule(
+                ScheduleHarness.push(#""scheduleIn":3600,"expiryTime":\#(world.clock.now + 7_200_000)"#), client)
             world.clock.advance(3_600_000)
             let fired = try await world.store.schedules.fireDue(limit: 10)
             #expect(fired.count == 1)
@@ -115,7 +116,8 @@ import Testing
             configuration.idlePoll = .milliseconds(10)
             configuration.apnsEndpoint = "https://127.0.0.1:1"
             configuration.maximumAttempts = 1
-            let workers = DeliveryService(store: world.store, configuration: configuration, clock: world.clock.epochClock, logger: TestDatabase.logger)
+            let workers = DeliveryService(
+                store: world.store, configuration: configuration, clock: world.clock.epochClock, logger: TestDatabase.logger)
             let running = Task { try await workers.run() }
             do {
                 for row in pushes {
@@ -179,7 +181,8 @@ import Testing
                         timeZones: try await world.store.pushes.timeZones(of: slot.pushID))
                     guard !page.deviceIDs.isEmpty else { continue }
                     let uuids = try await world.db.database.query(
-                        "SELECT uuid FROM devices WHERE id IN (\(list: page.deviceIDs))").map { try $0.string("uuid") }
+                        "SELECT uuid FROM devices WHERE id IN (\(list: page.deviceIDs))"
+                    ).map { try $0.string("uuid") }
                     reached.formUnion(uuids)
                 }
                 return reached

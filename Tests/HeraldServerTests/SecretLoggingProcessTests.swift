@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Crypto
-import _CryptoExtras
 import Foundation
 import HeraldCore
 import HeraldMocks
@@ -8,8 +7,10 @@ import HeraldTestSupport
 import NIOCore
 import NIOHTTP1
 import Testing
+import _CryptoExtras
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real `herald serve` at trace level, with an authenticated outbound proxy, a database
@@ -69,7 +70,8 @@ import Glibc
             _ = secret("proxy credentials", Data("courier:\(proxyPassword)".utf8).base64EncodedString())
             let adminToken = secret("root admin token", "root-\(UUID().lowercasedString)")
             let environment = [
-                "HERALD_ENCRYPTION_KEY": secret("encryption key", Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).base64EncodedString()),
+                "HERALD_ENCRYPTION_KEY": secret(
+                    "encryption key", Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }).base64EncodedString()),
                 "HERALD_ADMIN_TOKEN": adminToken,
                 "HERALD_PROXY": "http://courier:\(proxyPassword)@127.0.0.1:\(proxyPort)",
                 "HERALD_FCM_ENDPOINT": "https://127.0.0.1:\(fcmPort)",
@@ -95,14 +97,24 @@ import Glibc
             _ = secret("p8 key", try #require(p8.split(separator: "\n").dropFirst().first.map(String.init)))
             let vapid = P256.Signing.PrivateKey()
             let account = try MockFCMServer.makeServiceAccount(tokenURI: "https://127.0.0.1:\(fcmPort)/token")
-            let accountKey = try #require((try JSONSerialization.jsonObject(with: Data(account.json.utf8)) as? [String: String])?["private_key"])
+            let accountKey = try #require(
+                (try JSONSerialization.jsonObject(with: Data(account.json.utf8)) as? [String: String])?["private_key"])
             _ = secret("service-account key", try #require(accountKey.split(separator: "\n").dropFirst().first.map(String.init)))
             let credentials: [(type: String, json: String)] = [
                 ("ios", #"{"p8":\#(json(p8)),"key_id":"ABC123DEFG","team_id":"DEF123GHIJ","topic":"com.example.news"}"#),
-                ("ios", #"{"p12":"\#(P12Fixtures.modern)","password":\#(json(secret("p12 password", P12Fixtures.password))),"topic":"com.example.news"}"#),
+                (
+                    "ios",
+                    #"{"p12":"\#(P12Fixtures.modern)","password":\#(json(secret("p12 password", P12Fixtures.password))),"topic":"com.example.news"}"#
+                ),
                 ("android", #"{"service_account":\#(account.json)}"#),
-                ("web", #"{"subject":"mailto:ops@example.com","vapid_private_key":"\#(secret("VAPID key", Base64URL.encode(Array(vapid.rawRepresentation))))"}"#),
-                ("windows", #"{"client_id":"ms-app://s-1-15-2-1","client_secret":"\#(secret("WNS client secret", "wns-\(UUID().lowercasedString)"))"}"#),
+                (
+                    "web",
+                    #"{"subject":"mailto:ops@example.com","vapid_private_key":"\#(secret("VAPID key", Base64URL.encode(Array(vapid.rawRepresentation))))"}"#
+                ),
+                (
+                    "windows",
+                    #"{"client_id":"ms-app://s-1-15-2-1","client_secret":"\#(secret("WNS client secret", "wns-\(UUID().lowercasedString)"))"}"#
+                ),
             ]
             _ = secret("p12 bundle", String(P12Fixtures.modern.prefix(48)))
             var android: (uuid: String, secret: String)?
@@ -131,7 +143,8 @@ import Glibc
             let apiKey = try #require(app["api_key"] as? String)
             let push = try await api.call(
                 .POST, "/v1/push", headers: basic(appUUID, apiKey),
-                body: #"{"message":{"body":"\#(secret("message body", "Quarterly numbers \(UUID().uuidString)"))"},"target":{"platforms":["android","ios"]}}"#,
+                body:
+                    #"{"message":{"body":"\#(secret("message body", "Quarterly numbers \(UUID().uuidString)"))"},"target":{"platforms":["android","ios"]}}"#,
                 expect: nil)
             let receipt = try #require(push["receipt_id"] as? String)
             try await api.waitUntilDone(receipt, headers: basic(appUUID, apiKey))

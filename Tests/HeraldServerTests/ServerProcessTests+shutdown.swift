@@ -2,8 +2,9 @@ import Foundation
 import HeraldMocks
 import HeraldTestSupport
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 31, defect 6 and the start-up half of defect 4, on the real `herald serve` process.

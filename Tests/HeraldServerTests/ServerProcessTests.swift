@@ -8,8 +8,9 @@ import HeraldTestSupport
 import NIOCore
 import NIOHTTP1
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real `herald serve` process, killed and stopped while it delivers a broadcast to the
@@ -67,7 +68,8 @@ import Glibc
         }
 
         func broadcast(port: Int) async throws -> String {
-            let json = try await request(.POST, "/v1/push", port: port, body: #"{"message":{"body":"Town Hall"},"target":{"platform":"ios"}}"#)
+            let json = try await request(
+                .POST, "/v1/push", port: port, body: #"{"message":{"body":"Town Hall"},"target":{"platform":"ios"}}"#)
             guard let receipt = json["receipt_id"] as? String else { throw TestFailure(message: "no receipt: \(json)") }
             return receipt
         }
@@ -114,9 +116,10 @@ import Glibc
                     "HERALD_APNS_ENDPOINT": "https://127.0.0.1:\(port)",
                     "HERALD_EXTRA_CA_FILE": caFile,
                 ]
-                try await body(Setup(
-                    db: db, mock: mock, fixture: Fixture(app: app, apiKey: apiKey, platform: platform, platformSecret: secret),
-                    environment: environment))
+                try await body(
+                    Setup(
+                        db: db, mock: mock, fixture: Fixture(app: app, apiKey: apiKey, platform: platform, platformSecret: secret),
+                        environment: environment))
             }
         } catch {
             await mock.shutdown()

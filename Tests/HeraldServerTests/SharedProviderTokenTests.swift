@@ -100,7 +100,8 @@ import Testing
                     _ = try await db.store.devices.register(
                         on: platform, try RegistrationInput(registrationToken: randomAPNsToken()).validated(for: .ios, requireToken: true))
                 }
-                var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: db.directory, databaseURL: db.databaseURL)
+                var configuration = ServerConfiguration(
+                    host: "127.0.0.1", port: 0, dataDirectory: db.directory, databaseURL: db.databaseURL)
                 configuration.delivery.apnsEndpoint = "https://127.0.0.1:\(port)"
                 configuration.delivery.extraTrustedCAPEM = tls.caCertificatePEM
                 configuration.delivery.workers = 2
@@ -119,13 +120,15 @@ import Testing
                         if let url = db.databaseURL {
                             try PostgresStoreDatabase(url: url, maximumConnections: 3, logger: TestDatabase.logger)
                         } else {
-                            try await SQLiteStoreDatabase.open(path: db.directory + "/herald.sqlite", readerCount: 2, logger: TestDatabase.logger)
+                            try await SQLiteStoreDatabase.open(
+                                path: db.directory + "/herald.sqlite", readerCount: 2, logger: TestDatabase.logger)
                         }
                     let store = Store(
                         database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)), clock: clock.epochClock,
                         logger: TestDatabase.logger)
                     applications.append(
-                        ServerApplication(buildApplication(configuration, store: store, logger: TestDatabase.logger, clock: clock.epochClock)))
+                        ServerApplication(
+                            buildApplication(configuration, store: store, logger: TestDatabase.logger, clock: clock.epochClock)))
                 }
                 // A failure is kept until the servers have stopped gracefully: each server's
                 // `DatabaseService` closes its database then, not when its task is cancelled.

@@ -29,8 +29,10 @@ import Testing
                 (.put, "/admin/v1/apps/\(app)", root, #"{"name":"a\u0000b"}"#, "name"),
                 (.put, "/admin/v1/apps/\(app)", root, #"{"description":"d\u0000"}"#, "description"),
                 (.post, "/admin/v1/apps/\(app)/platforms", root, #"{"type":"web","name":"w\u0000","credentials":{}}"#, "name"),
-                (.post, "/admin/v1/apps/\(app)/platforms", root,
-                 #"{"type":"web","credentials":{"subject":"mailto:a@b\u0000"}}"#, "credentials.subject"),
+                (
+                    .post, "/admin/v1/apps/\(app)/platforms", root,
+                    #"{"type":"web","credentials":{"subject":"mailto:a@b\u0000"}}"#, "credentials.subject"
+                ),
                 (.put, "/admin/v1/platforms/\(platform)", root, #"{"name":"p\u0000"}"#, "name"),
                 (.put, "/admin/v1/apps/\(app)/delivery", root, #"{"proxy":"http://a\u0000b:1"}"#, "proxy"),
                 (.post, "/v1/registration", basic(fixture), #"{"registration_token":"abcd","os_version":"1\u0000"}"#, "os_version"),
@@ -38,11 +40,18 @@ import Testing
                 (.post, "/v1/registration", basic(fixture), #"{"registration_token":"abcd","locale":"en\u0000"}"#, "locale"),
                 (.post, "/v2/topics", appAuth(fixture), #"{"name":"t\u0000"}"#, "name"),
                 (.post, "/v1/push", appAuth(fixture), #"{"message":{"body":"b\u0000"}}"#, "message.body"),
-                (.post, "/v1/push", appAuth(fixture), #"{"message":{"body":"b","custom":{"android":{"k\u0000":"v"}}}}"#,
-                 "message.custom.android.k\u{0}"),
-                (.post, "/v1/locations", appAuth(fixture), #"{"name":"n","description":"\u0000","lat":1,"long":1,"rad":10}"#, "description"),
-                (.post, "/v1/analytics", basic(fixture), #"{"events":[{"eventType":"x","eventTime":"1","receiptId":"\u0000"}]}"#,
-                 "events[0].receiptId"),
+                (
+                    .post, "/v1/push", appAuth(fixture), #"{"message":{"body":"b","custom":{"android":{"k\u0000":"v"}}}}"#,
+                    "message.custom.android.k\u{0}"
+                ),
+                (
+                    .post, "/v1/locations", appAuth(fixture), #"{"name":"n","description":"\u0000","lat":1,"long":1,"rad":10}"#,
+                    "description"
+                ),
+                (
+                    .post, "/v1/analytics", basic(fixture), #"{"events":[{"eventType":"x","eventTime":"1","receiptId":"\u0000"}]}"#,
+                    "events[0].receiptId"
+                ),
             ]
             for (method, uri, headers, json, field) in cases {
                 let response = try await client.execute(uri: uri, method: method, headers: headers, body: body(json))

@@ -13,11 +13,13 @@ import Testing
     /// Writes a push and its fan-out job as Herald did before `AcceptedPush`: the request as given.
     static func insertVersion0(_ db: TestDatabase, id: UUID, applicationID: UUID, request: String, time: Int64) async throws {
         try await db.database.transaction { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO pushes (id, app_id, request, status, created_at, expires_at)
                 VALUES (\(id), \(applicationID), \(request), 'queued', \(time), \(Int64?.none))
                 """)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at)
                 VALUES (\(id), 'fanout', 0, '', 0, 'ready', \(time), 0, \(time))
                 """)
@@ -55,7 +57,8 @@ import Testing
             let id = UUID.timeOrdered(milliseconds: EpochClock.system.now.epochMilliseconds)
             try await Self.insertVersion0(
                 world.db, id: id, applicationID: world.fixture.app.id,
-                request: #"{"message":{"custom":{"ios":{"badge":"many"}}},"target":{"platform":"ios"}}"#, time: EpochClock.system.now.epochMilliseconds)
+                request: #"{"message":{"custom":{"ios":{"badge":"many"}}},"target":{"platform":"ios"}}"#,
+                time: EpochClock.system.now.epochMilliseconds)
             let status = try await world.finished(id.lowercasedString, client)
             #expect(status["delivered"] as? Int == 0)
             #expect(world.mock.received.isEmpty)
@@ -92,7 +95,9 @@ import Testing
             let stored = try #require(try await world.store.pushes.find(id: fired.pushID, applicationID: world.fixture.app.id))
             let accepted = try stored.accepted()
             #expect(accepted.push.body == "stored before")
-            #expect(accepted.push.audience == .selection(platforms: Set(PlatformType.allCases), topics: [], customUserIDs: [], interactiveOnly: false))
+            #expect(
+                accepted.push.audience
+                    == .selection(platforms: Set(PlatformType.allCases), topics: [], customUserIDs: [], interactiveOnly: false))
         }
     }
 
@@ -101,8 +106,10 @@ import Testing
         try await ScheduleHarness.run(backend) { world, client in
             let cases: [(json: String, field: String)] = [
                 (#"{"message":{"custom":{"ios":{"badge":"many"}}},"target":{"platform":"ios"}}"#, "message.custom.ios.badge"),
-                (#"{"message":{"custom":{"android":{"notification":{"color":"red"}}}},"target":{"platform":"all"}}"#,
-                 "message.custom.android.notification.color"),
+                (
+                    #"{"message":{"custom":{"android":{"notification":{"color":"red"}}}},"target":{"platform":"all"}}"#,
+                    "message.custom.android.notification.color"
+                ),
                 (#"{"message":{"body":"x"},"target":{"devices":["nope"]}}"#, "target.devices[0]"),
                 (#"{"message":{"body":"x"},"target":{"platform":"ios"},"scheduleIn":-1}"#, "scheduleIn"),
             ]

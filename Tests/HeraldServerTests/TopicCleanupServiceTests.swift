@@ -14,7 +14,8 @@ import Testing
         try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             _ = try await db.store.topics.create(
-                applicationID: fixture.app.id, [TopicRequest(name: "gone", expiresAt: clock.now + 60_000), TopicRequest(name: "kept", expiresAt: nil)])
+                applicationID: fixture.app.id,
+                [TopicRequest(name: "gone", expiresAt: clock.now + 60_000), TopicRequest(name: "kept", expiresAt: nil)])
             for _ in 0..<3 {
                 _ = try await db.store.devices.register(
                     on: fixture.platform,
@@ -23,7 +24,8 @@ import Testing
             }
             let (passes, reported) = AsyncStream.makeStream(of: TopicRepository.Cleanup.self)
             let service = TopicCleanupService(
-                store: db.store, interval: .seconds(3600), clock: clock.epochClock, logger: TestDatabase.logger, onPass: { reported.yield($0) })
+                store: db.store, interval: .seconds(3600), clock: clock.epochClock, logger: TestDatabase.logger,
+                onPass: { reported.yield($0) })
 
             // Before expiry a pass removes nothing.
             #expect(await service.cleanUp() == TopicRepository.Cleanup())

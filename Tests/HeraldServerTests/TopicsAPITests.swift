@@ -100,7 +100,8 @@ import Testing
             _ = try await post(client, "/v2/topics", fixture, #"{"name":"old"}"#)
             let batch = try await post(
                 client, "/v2/topics/batch/", fixture,
-                #"{"topics":[{"name":"old"},{"name":"a","timeToLive":60},{"name":"b","expireAt":\#(clock.now + 5000)},{"name":"A"}],"returnTopics":true}"#)
+                #"{"topics":[{"name":"old"},{"name":"a","timeToLive":60},{"name":"b","expireAt":\#(clock.now + 5000)},{"name":"A"}],"returnTopics":true}"#
+            )
             #expect(batch.status == .created, "\(String(buffer: batch.body))")
             let json = try batch.json()
             #expect(json["numTopicsCreated"] as? Int == 2)

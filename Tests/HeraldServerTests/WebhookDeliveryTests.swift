@@ -166,7 +166,8 @@ import Testing
                     applicationID: fixture.app.id, url: "http://127.0.0.1:\(port)/hook", events: [.platformFailing, .platformRecovered])
                 var configuration = Self.patientConfiguration()
                 configuration.firstRetryDelay = .seconds(10)
-                let service = WebhookService(store: db.store, configuration: configuration, clock: clock.epochClock, logger: TestDatabase.logger)
+                let service = WebhookService(
+                    store: db.store, configuration: configuration, clock: clock.epochClock, logger: TestDatabase.logger)
                 try await Self.running([service]) {
                     try await db.store.platforms.setCredentialsStatus(id: fixture.platform.id, .failing)
                     var expected: Int64 = 10_000
@@ -200,7 +201,9 @@ import Testing
                 #expect(Set(received.map(\.body)).count == 1)
                 #expect(Set(received.compactMap(\.eventID)) == [record.eventID.lowercasedString])
                 for delivery in received {
-                    #expect(WebhookSignature.verify(header: delivery.signature ?? "", secret: secret, body: delivery.body, now: clock.epochSeconds))
+                    #expect(
+                        WebhookSignature.verify(
+                            header: delivery.signature ?? "", secret: secret, body: delivery.body, now: clock.epochSeconds))
                 }
                 let data = try #require(try received[0].json()["data"] as? [String: Any])
                 #expect(data["platform_id"] as? String == fixture.platform.id.lowercasedString)
@@ -221,10 +224,13 @@ import Testing
                 var configuration = Self.patientConfiguration()
                 configuration.firstRetryDelay = .seconds(10)
                 configuration.retryWindow = .seconds(4)
-                let service = WebhookService(store: db.store, configuration: configuration, clock: clock.epochClock, logger: TestDatabase.logger)
+                let service = WebhookService(
+                    store: db.store, configuration: configuration, clock: clock.epochClock, logger: TestDatabase.logger)
                 try await Self.running([service]) {
                     try await db.store.platforms.setCredentialsStatus(id: fixture.platform.id, .failing)
-                    try await DeliveryWorld.poll("the delivery is given up") { try await Self.record(db.store, endpoint)?.state == "failed" }
+                    try await DeliveryWorld.poll("the delivery is given up") {
+                        try await Self.record(db.store, endpoint)?.state == "failed"
+                    }
                 }
                 let record = try #require(try await Self.record(db.store, endpoint))
                 #expect(record.attempts == 1)
@@ -300,7 +306,8 @@ import Testing
                 // The name passes the registration check: only resolving it shows where it leads.
                 _ = try WebhookTarget(url: url, policy: WebhookAddressPolicy())
                 let (endpoint, _) = try await db.store.webhooks.create(applicationID: fixture.app.id, url: url, events: [.platformFailing])
-                let service = WebhookService(store: db.store, configuration: Self.configuration(allowPrivate: false), logger: TestDatabase.logger)
+                let service = WebhookService(
+                    store: db.store, configuration: Self.configuration(allowPrivate: false), logger: TestDatabase.logger)
                 try await Self.running([service]) {
                     try await db.store.platforms.setCredentialsStatus(id: fixture.platform.id, .failing)
                     try await DeliveryWorld.poll("the attempt is recorded") { try await Self.record(db.store, endpoint)?.attempts == 1 }
@@ -350,8 +357,10 @@ import Testing
                 let received = good.received
                 #expect(received.count == 1)
                 #expect(received.first?.path == "/hook")
-                #expect(WebhookSignature.verify(
-                    header: received.first?.signature ?? "", secret: secret, body: received.first?.body ?? [], now: EpochClock.system.now.epochMilliseconds / 1000))
+                #expect(
+                    WebhookSignature.verify(
+                        header: received.first?.signature ?? "", secret: secret, body: received.first?.body ?? [],
+                        now: EpochClock.system.now.epochMilliseconds / 1000))
                 #expect(bad.received.isEmpty)
                 let refused = try #require(try await Self.record(db.store, badEndpoint))
                 #expect(refused.lastStatus == nil)
@@ -373,7 +382,8 @@ import Testing
         let strict = WebhookAddressPolicy()
         for refused in [
             "http://hooks.example.com/x", "https://127.0.0.1/x", "https://[::1]/x", "https://10.1.2.3/x", "https://169.254.169.254/latest",
-            "https://192.168.1.1:8443/x", "https://[fe80::1]/x", "https://[::ffff:127.0.0.1]/x", "ftp://hooks.example.com/x", "hooks.example.com",
+            "https://192.168.1.1:8443/x", "https://[fe80::1]/x", "https://[::ffff:127.0.0.1]/x", "ftp://hooks.example.com/x",
+            "hooks.example.com",
             "https://user:pw@hooks.example.com/x", "https:///x",
         ] {
             #expect(throws: ValidationError.self, "\(refused)") { try WebhookTarget(url: refused, policy: strict) }

@@ -1,6 +1,6 @@
 import Foundation
-import HeraldCore
 import HTTPTypes
+import HeraldCore
 import Hummingbird
 import Logging
 import NIOCore
@@ -37,9 +37,11 @@ final class WebhookReceiver: Sendable {
             var request = request
             let body = try await request.collectBody(upTo: 1 << 20)
             let status = self.state.withLock { state in
-                state.received.append(Received(
-                    signature: request.headers[HTTPField.Name("Herald-Signature")!], eventID: request.headers[HTTPField.Name("Herald-Event-Id")!],
-                    eventType: request.headers[HTTPField.Name("Herald-Event-Type")!], body: Array(body.readableBytesView)))
+                state.received.append(
+                    Received(
+                        signature: request.headers[HTTPField.Name("Herald-Signature")!],
+                        eventID: request.headers[HTTPField.Name("Herald-Event-Id")!],
+                        eventType: request.headers[HTTPField.Name("Herald-Event-Type")!], body: Array(body.readableBytesView)))
                 return state.status
             }
             return Response(status: status, body: .init(byteBuffer: ByteBuffer(string: "answer \(status.code)")))

@@ -3,6 +3,7 @@ import HeraldStore
 import HeraldTestSupport
 import Synchronization
 import Testing
+
 import struct Foundation.UUID
 
 /// The APNs provider token a platform's processes share: sealed at rest, renewed under a lock
@@ -19,7 +20,8 @@ import struct Foundation.UUID
                 count += 1
                 return count
             }
-            return APNsSharedProviderToken(token: "eyJ.secret-jwt-\(number).sig", issuedAt: 1_800_000_000 + Int64(number), keyFingerprint: key)
+            return APNsSharedProviderToken(
+                token: "eyJ.secret-jwt-\(number).sig", issuedAt: 1_800_000_000 + Int64(number), keyFingerprint: key)
         }
     }
 
@@ -42,7 +44,8 @@ import struct Foundation.UUID
             #expect(try await db.store.apnsTokens.renew(platformID: fixture.platform.id) { signer.renew($0, key: "key-2") } == other)
             // Each platform has its own.
             let second = try await Fixture.make(db.store)
-            #expect(try await db.store.apnsTokens.renew(platformID: second.platform.id) { signer.renew($0) }.token == "eyJ.secret-jwt-3.sig")
+            #expect(
+                try await db.store.apnsTokens.renew(platformID: second.platform.id) { signer.renew($0) }.token == "eyJ.secret-jwt-3.sig")
             // Gone with its platform.
             try await db.database.query("DELETE FROM devices")
             #expect(try await db.store.platforms.delete(id: fixture.platform.id) == .deleted)
@@ -61,9 +64,10 @@ import struct Foundation.UUID
             if let url = db.databaseURL {
                 for _ in 0..<2 {
                     let database = try PostgresStoreDatabase(url: url, maximumConnections: 4, logger: TestDatabase.logger)
-                    stores.append(Store(
-                        database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)),
-                        logger: TestDatabase.logger))
+                    stores.append(
+                        Store(
+                            database: database, secretBox: try SecretBox(keyBytes: Array(repeating: 7, count: 32)),
+                            logger: TestDatabase.logger))
                 }
             }
             let signer = Signer()

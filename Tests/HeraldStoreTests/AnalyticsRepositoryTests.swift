@@ -31,7 +31,10 @@ import Testing
 
             let counts = try await db.store.analytics.counts(pushID: push, applicationID: fixture.app.id)
             #expect(counts == [AnalyticsEventType.received: 2, AnalyticsEventType.opened: 1])
-            #expect(try await db.store.analytics.counts(geofenceID: 7, applicationID: fixture.app.id) == [AnalyticsEventType.geofenceTriggered: 1])
+            #expect(
+                try await db.store.analytics.counts(geofenceID: 7, applicationID: fixture.app.id) == [
+                    AnalyticsEventType.geofenceTriggered: 1
+                ])
 
             let hourly = try await db.store.analytics.summary(
                 applicationID: fixture.app.id, from: base, to: base + 4 * hour, interval: .hour)
@@ -77,7 +80,9 @@ import Testing
         try await withTestDatabase(backend, clock: clock.epochClock) { db in
             let fixture = try await Fixture.make(db.store)
             let receipt = UUID()
-            let old = (0..<25).map { _ in AnalyticsEvent(type: AnalyticsEventType.received, time: clock.now, receiptID: receipt.uuidString.lowercased()) }
+            let old = (0..<25).map { _ in
+                AnalyticsEvent(type: AnalyticsEventType.received, time: clock.now, receiptID: receipt.uuidString.lowercased())
+            }
             try await db.store.analytics.record(old, applicationID: fixture.app.id, platformID: fixture.platform.id)
             clock.advance(31 * 86_400_000)
             try await db.store.analytics.record(

@@ -1,8 +1,9 @@
 import Foundation
 import HeraldCore
-@testable import HeraldStore
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldStore
 
 /// `target.audience` evaluated by the store while it pages: every expression and every
 /// combination with the other target fields gives, page after page, exactly the devices a
@@ -42,7 +43,8 @@ import Testing
     }
 
     static func insert(_ device: inout Seeded, app: UUID, into db: TestDatabase) async throws {
-        let row = try await db.database.query("""
+        let row = try await db.database.query(
+            """
             INSERT INTO devices (uuid, app_id, platform_id, platform_type, token, os, custom_user_id, time_zone, active, created_at, updated_at)
             VALUES (\(device.uuid), \(app), \(device.platformID), \(device.type.rawValue), \(device.uuid.lowercasedString), \(device.os),
                 \(device.customUserID), \(device.timeZone), \(device.active ? 1 : 0), 0, 0)
@@ -112,7 +114,10 @@ import Testing
                 (PushInput.Target(topics: ["news"], customUserIDs: ["user4"]), { $0.tags.contains("news") || $0.customUserID == "user4" }),
                 (PushInput.Target(customUserIDs: ["user0", "user4"]), { ["user0", "user4"].contains($0.customUserID) }),
                 (PushInput.Target(platforms: ["android"]), { $0.type == .android }),
-                (PushInput.Target(devices: seeded.prefix(20).map(\.uuid.uuidString)), { d in seeded.prefix(20).contains { $0.id == d.id } }),
+                (
+                    PushInput.Target(devices: seeded.prefix(20).map(\.uuid.uuidString)),
+                    { d in seeded.prefix(20).contains { $0.id == d.id } }
+                ),
             ]
             for text in expressions {
                 for (base, selects) in targets {

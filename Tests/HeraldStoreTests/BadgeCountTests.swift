@@ -15,7 +15,8 @@ import Testing
         for _ in 0..<count {
             devices.append(
                 try await db.store.devices.register(
-                    on: fixture.platform, try RegistrationInput(registrationToken: randomAPNsToken()).validated(for: .ios, requireToken: true)))
+                    on: fixture.platform,
+                    try RegistrationInput(registrationToken: randomAPNsToken()).validated(for: .ios, requireToken: true)))
         }
         _ = try await db.store.pushes.create(applicationID: fixture.app.id, try .accepting(request))
         let fanout = try #require(try await db.store.pushes.claim(lease: 60_000)).job

@@ -1,8 +1,9 @@
 import Foundation
 import HeraldCore
-@testable import HeraldStore
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldStore
 
 /// An edit that changes some fields of a row and keeps the others reads the row, applies the
 /// change and writes the row back. On PostgreSQL another edit of the same row may commit in
@@ -19,7 +20,8 @@ import Testing
             let fixture = try await Fixture.make(db.store)
             let device = try await db.store.devices.register(
                 on: fixture.platform,
-                try RegistrationInput(deviceAlias: .set("iPad"), registrationToken: randomAPNsToken()).validated(for: .ios, requireToken: true))
+                try RegistrationInput(deviceAlias: .set("iPad"), registrationToken: randomAPNsToken()).validated(
+                    for: .ios, requireToken: true))
             let change = try RegistrationInput(deviceModel: .set("iPad14,1")).validated(for: .ios, requireToken: false)
             let updated = try await race(db, "UPDATE devices SET device_alias = 'Kitchen iPad' WHERE id = \(device.id) RETURNING id") {
                 try await db.store.devices.update(on: fixture.platform, uuid: device.uuid, change)
@@ -52,7 +54,8 @@ import Testing
         try await withTestDatabase(.postgres) { db async throws in
             let platform = try await Fixture.make(db.store, type: .android).platform
             let updated = try await race(db, "UPDATE platforms SET name = 'Renamed' WHERE id = \(platform.id) RETURNING id") {
-                try await db.store.platforms.update(id: platform.id, name: nil, credentials: nil, fcmNotification: !platform.fcmNotification)
+                try await db.store.platforms.update(
+                    id: platform.id, name: nil, credentials: nil, fcmNotification: !platform.fcmNotification)
             }
             #expect(updated?.name == "Renamed")
             let stored = try #require(try await db.store.platforms.find(id: platform.id))
@@ -94,7 +97,8 @@ import Testing
             let office = try await db.store.locations.create(
                 applicationID: app, LocationChanges(name: "Office", latitude: 49.28, longitude: -123.12, radius: 100))
             let updated = try await race(db, "UPDATE locations SET name = 'HQ' WHERE id = \(office.id) RETURNING id") {
-                try await db.store.locations.update(id: office.id, applicationID: app, LocationChanges(radius: 250), notify: GeofenceUpdatePolicy())
+                try await db.store.locations.update(
+                    id: office.id, applicationID: app, LocationChanges(radius: 250), notify: GeofenceUpdatePolicy())
             }
             #expect(updated?.name == "HQ")
             let stored = try #require(try await db.store.locations.find(id: office.id, applicationID: app))
@@ -125,11 +129,15 @@ import Testing
         try await withTestDatabase(.postgres) { db async throws in
             let app = try await Fixture.make(db.store).app.id
             try await db.store.deliverySettings.save(AppDeliverySettings(defaultTimeZone: "Europe/Paris"), applicationID: app)
-            let updated = try await race(db, "UPDATE app_delivery_settings SET default_time_zone = 'Asia/Tokyo' WHERE app_id = \(app) RETURNING app_id") {
+            let updated = try await race(
+                db, "UPDATE app_delivery_settings SET default_time_zone = 'Asia/Tokyo' WHERE app_id = \(app) RETURNING app_id"
+            ) {
                 try await db.store.deliverySettings.update(applicationID: app) { $0.ratePerSecond = 50 }
             }
             #expect(updated == AppDeliverySettings(defaultTimeZone: "Asia/Tokyo", ratePerSecond: 50))
-            #expect(try await db.store.deliverySettings.find(applicationID: app) == AppDeliverySettings(defaultTimeZone: "Asia/Tokyo", ratePerSecond: 50))
+            #expect(
+                try await db.store.deliverySettings.find(applicationID: app)
+                    == AppDeliverySettings(defaultTimeZone: "Asia/Tokyo", ratePerSecond: 50))
         }
     }
 
@@ -145,7 +153,9 @@ import Testing
                 }
             }
             #expect(try await db.database.query("SELECT app_id FROM app_delivery_settings").isEmpty)
-            #expect(try await db.store.deliverySettings.update(applicationID: app) { $0.ratePerSecond = 7 } == AppDeliverySettings(ratePerSecond: 7))
+            #expect(
+                try await db.store.deliverySettings.update(applicationID: app) { $0.ratePerSecond = 7 }
+                    == AppDeliverySettings(ratePerSecond: 7))
         }
     }
 

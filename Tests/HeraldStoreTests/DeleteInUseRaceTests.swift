@@ -1,8 +1,9 @@
 import Foundation
 import HeraldCore
-@testable import HeraldStore
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldStore
 
 /// A delete refused while something uses the row (a location a live geofence monitors, a
 /// platform with devices) checks for users and then deletes. On PostgreSQL a user being added at
@@ -27,7 +28,8 @@ import Testing
             // A geofence on the location is being created, uncommitted (as `create` writes it).
             let creation = await HeldTransaction.start(on: db.database) { connection -> Int64 in
                 try await LocationRepository.requireExisting(connection, ids: [office.id], applicationID: app, field: "locations")
-                let rows = try await connection.query("""
+                let rows = try await connection.query(
+                    """
                     INSERT INTO geofences (app_id, platform, trigger_type, start_time, expiry_time, data, created_at, updated_at)
                     VALUES (\(app), 'ios', 'enter', 0, \(definition.expiryTime), \(JSONValue.object(definition.data).jsonText), \(now), \(now))
                     RETURNING id

@@ -8,9 +8,13 @@ import Testing
 /// multi-row statements on SQLite: text that array syntax or SQL treats specially must come back
 /// as it went in, and the rules (no device moved, tags replaced) hold on both.
 @Suite struct DeviceImportTests {
-    static let awkward = [#"a "quoted" alias"#, #"back\slash \\ and \""#, "{braces},commas", "NULL", "null", "", " spaced ", "ünï 日本 🎉", "line\nbreak\ttab"]
+    static let awkward = [
+        #"a "quoted" alias"#, #"back\slash \\ and \""#, "{braces},commas", "NULL", "null", "", " spaced ", "ünï 日本 🎉", "line\nbreak\ttab",
+    ]
 
-    func device(_ uuid: UUID, _ platform: Platform, token: String, alias: String?, tags: [String], active: Bool = true) throws -> DeviceImport {
+    func device(_ uuid: UUID, _ platform: Platform, token: String, alias: String?, tags: [String], active: Bool = true) throws
+        -> DeviceImport
+    {
         let registration = try RegistrationInput(
             os: "android-fcm", deviceAlias: alias.map { $0.isEmpty ? .clear : .set($0) } ?? .unchanged, registrationToken: token,
             customUserID: alias.map { $0.isEmpty ? .clear : .set($0) } ?? .unchanged, tags: .replace(tags)
@@ -24,7 +28,9 @@ import Testing
             let fixture = try await Fixture.make(db.store, type: .android)
             var devices: [DeviceImport] = []
             for (index, text) in Self.awkward.enumerated() {
-                devices.append(try device(UUID(), fixture.platform, token: "token-\(index)", alias: text, tags: text.isEmpty ? [] : [text, "t\(index)"]))
+                devices.append(
+                    try device(
+                        UUID(), fixture.platform, token: "token-\(index)", alias: text, tags: text.isEmpty ? [] : [text, "t\(index)"]))
             }
             devices.append(try device(UUID(), fixture.platform, token: "token-nil", alias: nil, tags: [], active: false))
             let outcomes = try await db.store.devices.importDevices(devices, applicationID: fixture.app.id)
@@ -49,10 +55,16 @@ import Testing
             let theirs = try await Fixture.make(db.store, type: .android)
             let kept = UUID()
             let taken = UUID()
-            #expect(try await db.store.devices.importDevices(
-                [try device(kept, mine.platform, token: "a", alias: "x", tags: ["old", "both"])], applicationID: mine.app.id) == [.imported])
-            #expect(try await db.store.devices.importDevices(
-                [try device(taken, theirs.platform, token: "b", alias: "y", tags: ["theirs"])], applicationID: theirs.app.id) == [.imported])
+            #expect(
+                try await db.store.devices.importDevices(
+                    [try device(kept, mine.platform, token: "a", alias: "x", tags: ["old", "both"])], applicationID: mine.app.id) == [
+                        .imported
+                    ])
+            #expect(
+                try await db.store.devices.importDevices(
+                    [try device(taken, theirs.platform, token: "b", alias: "y", tags: ["theirs"])], applicationID: theirs.app.id) == [
+                        .imported
+                    ])
 
             let outcomes = try await db.store.devices.importDevices(
                 [
@@ -83,18 +95,22 @@ import Testing
         try await withTestDatabase(backend) { db async throws in
             let fixture = try await Fixture.make(db.store, type: .android)
             let (existing, gone) = (UUID(), UUID())
-            #expect(try await db.store.devices.importDevices(
-                [
-                    try device(existing, fixture.platform, token: "e", alias: "e", tags: ["old"]),
-                    try device(gone, fixture.platform, token: "g", alias: "g", tags: ["gone"]),
-                ], applicationID: fixture.app.id) == [.imported, .imported])
+            #expect(
+                try await db.store.devices.importDevices(
+                    [
+                        try device(existing, fixture.platform, token: "e", alias: "e", tags: ["old"]),
+                        try device(gone, fixture.platform, token: "g", alias: "g", tags: ["gone"]),
+                    ], applicationID: fixture.app.id) == [.imported, .imported])
             let goneID = try #require(try await db.store.devices.find(platformID: fixture.platform.id, uuid: gone)).id
             #expect(try await db.store.devices.delete(platformID: fixture.platform.id, uuid: gone))
 
             // A chunk of only new devices (their ids as Herald gives them on SQLite): above the deleted one's.
             let later = UUID()
-            #expect(try await db.store.devices.importDevices(
-                [try device(later, fixture.platform, token: "l", alias: "l", tags: ["later"])], applicationID: fixture.app.id) == [.imported])
+            #expect(
+                try await db.store.devices.importDevices(
+                    [try device(later, fixture.platform, token: "l", alias: "l", tags: ["later"])], applicationID: fixture.app.id) == [
+                        .imported
+                    ])
             let laterStored = try #require(try await db.store.devices.find(platformID: fixture.platform.id, uuid: later))
             #expect(laterStored.tags == ["later"])
             #expect(laterStored.id > goneID)

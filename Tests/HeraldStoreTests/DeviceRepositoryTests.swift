@@ -17,7 +17,8 @@ import Testing
         try await withTestDatabase(backend) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let token = randomAPNsToken()
-            let first = try await db.store.devices.register(on: fixture.platform, try registration(token, tags: ["a", "b"], alias: "phone"))
+            let first = try await db.store.devices.register(
+                on: fixture.platform, try registration(token, tags: ["a", "b"], alias: "phone"))
             let second = try await db.store.devices.register(on: fixture.platform, try registration(token.uppercased(), tags: ["c"]))
             #expect(second.uuid == first.uuid)
             #expect(second.id == first.id)
@@ -39,7 +40,10 @@ import Testing
             #expect(a.uuid != b.uuid)
             #expect(try await db.store.devices.find(platformID: two.platform.id, uuid: a.uuid) == nil)
             #expect(try await !db.store.devices.delete(platformID: two.platform.id, uuid: a.uuid))
-            #expect(try await db.store.devices.update(on: two.platform, uuid: a.uuid, RegistrationInput(deviceAlias: .set("x")).validated(for: .ios, requireToken: false)) == nil)
+            #expect(
+                try await db.store.devices.update(
+                    on: two.platform, uuid: a.uuid, RegistrationInput(deviceAlias: .set("x")).validated(for: .ios, requireToken: false))
+                    == nil)
             #expect(try await db.store.devices.find(platformID: one.platform.id, uuid: a.uuid)?.deviceAlias == nil)
         }
     }
@@ -70,8 +74,10 @@ import Testing
             let fixture = try await Fixture.make(db.store)
             let device = try await db.store.devices.register(
                 on: fixture.platform, try registration(randomAPNsToken(), tags: (0..<1000).map { "old\($0)" }))
-            let delta = try RegistrationInput(deviceAlias: .set("changed"), tags: .delta(subscribe: (0..<100).map { "new\($0)" }, unsubscribe: []))
-                .validated(for: .ios, requireToken: false)
+            let delta = try RegistrationInput(
+                deviceAlias: .set("changed"), tags: .delta(subscribe: (0..<100).map { "new\($0)" }, unsubscribe: [])
+            )
+            .validated(for: .ios, requireToken: false)
             let error = await #expect(throws: ValidationError.self) {
                 try await db.store.devices.update(on: fixture.platform, uuid: device.uuid, delta)
             }
@@ -117,12 +123,14 @@ import Testing
         try await withTestDatabase(backend) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let web = try await db.store.platforms.create(
-                applicationID: fixture.app.id, name: "web", type: .web, credentials: try Fixture.credentials(for: .web)).0
+                applicationID: fixture.app.id, name: "web", type: .web, credentials: try Fixture.credentials(for: .web)
+            ).0
             for index in 0..<25 {
                 _ = try await db.store.devices.register(
                     on: fixture.platform,
-                    try registration(randomAPNsToken(), tags: index % 5 == 0 ? ["Sports"] : ["news"], customUserID: "user_\(index)",
-                                     alias: index == 7 ? "50% Phone" : index == 8 ? "ear12" : nil))
+                    try registration(
+                        randomAPNsToken(), tags: index % 5 == 0 ? ["Sports"] : ["news"], customUserID: "user_\(index)",
+                        alias: index == 7 ? "50% Phone" : index == 8 ? "ear12" : nil))
             }
             let other = try await Fixture.make(db.store)
             _ = try await db.store.devices.register(on: other.platform, try registration(randomAPNsToken(), tags: ["sports"]))
@@ -133,19 +141,25 @@ import Testing
             let last = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(), page: 3, size: 10)
             #expect(last.devices.count == 5)
             #expect(Set(all.devices.map(\.id)).isDisjoint(with: last.devices.map(\.id)))
-            let sports = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(topic: "SPORTS"), page: 1, size: 50)
+            let sports = try await db.store.devices.search(
+                applicationID: fixture.app.id, filter: DeviceFilter(topic: "SPORTS"), page: 1, size: 50)
             #expect(sports.total == 5)
             #expect(sports.devices.allSatisfy { $0.tags == ["sports"] })
-            let user = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(query: "USER_1"), page: 1, size: 50)
+            let user = try await db.store.devices.search(
+                applicationID: fixture.app.id, filter: DeviceFilter(query: "USER_1"), page: 1, size: 50)
             #expect(user.total == 11)
-            let percent = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(query: "50%"), page: 1, size: 50)
+            let percent = try await db.store.devices.search(
+                applicationID: fixture.app.id, filter: DeviceFilter(query: "50%"), page: 1, size: 50)
             #expect(percent.total == 1)
-            let underscore = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(query: "r_2"), page: 1, size: 50)
+            let underscore = try await db.store.devices.search(
+                applicationID: fixture.app.id, filter: DeviceFilter(query: "r_2"), page: 1, size: 50)
             // user_2 and user_20…24, but not "ear12", which an unescaped "_" would match.
             #expect(underscore.total == 6)
-            let webOnly = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(platformType: .web), page: 1, size: 50)
+            let webOnly = try await db.store.devices.search(
+                applicationID: fixture.app.id, filter: DeviceFilter(platformType: .web), page: 1, size: 50)
             #expect(webOnly.total == 0)
-            let byPlatform = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(platformID: web.id), page: 1, size: 50)
+            let byPlatform = try await db.store.devices.search(
+                applicationID: fixture.app.id, filter: DeviceFilter(platformID: web.id), page: 1, size: 50)
             #expect(byPlatform.total == 0)
             let countOnly = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(), page: 1, size: 0)
             #expect(countOnly.total == 25 && countOnly.devices.isEmpty)
@@ -191,7 +205,8 @@ import Testing
                     on: one.platform,
                     try RegistrationInput(
                         os: "ios", osVersion: .set("16.0"), deviceAlias: .set("old"), deviceModel: .set("iPhone 12"),
-                        deviceManufacturer: .set("Apple"), registrationToken: token, customUserID: .set("user-old"), tags: .replace(["a", "b"])
+                        deviceManufacturer: .set("Apple"), registrationToken: token, customUserID: .set("user-old"),
+                        tags: .replace(["a", "b"])
                     ).validated(for: .ios, requireToken: true))
             }
             let sharedOnTwo = try await db.store.devices.register(on: two.platform, try registration(shared, tags: ["x"]))
@@ -201,11 +216,16 @@ import Testing
             // known on platform two registered on platform one: all at once, so that they batch.
             var inputs: [(Platform, Registration)] = []
             for (index, token) in (known + (0..<8).map { _ in randomAPNsToken() }).enumerated() {
-                inputs.append((one.platform, try RegistrationInput(
-                    os: "ios", osVersion: .set("17.\(index)"), deviceModel: index.isMultiple(of: 2) ? .set("iPhone 15") : .unchanged,
-                    registrationToken: token.uppercased(), customUserID: index.isMultiple(of: 3) ? .set("user-\(index)") : .clear,
-                    tags: .replace(expiredTopic && index == 0 ? ["gone", "C"] : ["c", "B"])
-                ).validated(for: .ios, requireToken: true)))
+                inputs.append(
+                    (
+                        one.platform,
+                        try RegistrationInput(
+                            os: "ios", osVersion: .set("17.\(index)"),
+                            deviceModel: index.isMultiple(of: 2) ? .set("iPhone 15") : .unchanged,
+                            registrationToken: token.uppercased(), customUserID: index.isMultiple(of: 3) ? .set("user-\(index)") : .clear,
+                            tags: .replace(expiredTopic && index == 0 ? ["gone", "C"] : ["c", "B"])
+                        ).validated(for: .ios, requireToken: true)
+                    ))
             }
             inputs.append((one.platform, try registration(shared, tags: ["y"], alias: "shared")))
             let answers = try await withThrowingTaskGroup(of: Device.self) { group in

@@ -1,8 +1,9 @@
 import Foundation
 import HeraldCore
-@testable import HeraldStore
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldStore
 
 /// Each geofence change widens the app's pending update push to the devices it concerns, in the
 /// change's transaction: the audience is read, merged and written back. Two changes at once on
@@ -49,7 +50,8 @@ import Testing
             try await weather.value
 
             // One push, pending, for the devices of all three changes.
-            let rows = try await db.database.query("SELECT push_id, first_change_at, platforms, topics, everyone FROM geofence_update_pushes")
+            let rows = try await db.database.query(
+                "SELECT push_id, first_change_at, platforms, topics, everyone FROM geofence_update_pushes")
             #expect(rows.count == 1)
             let row = try #require(rows.first)
             let expected = GeofenceAudience(platforms: [.ios, .android], topics: ["news", "sports", "weather"], everyone: false)

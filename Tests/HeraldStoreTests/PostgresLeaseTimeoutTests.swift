@@ -27,7 +27,8 @@ import Testing
         guard Backend.available.contains(.postgres) else { return }
         try await withTestDatabase(.postgres) { db async throws in
             let url = try #require(db.databaseURL)
-            let store = try PostgresStoreDatabase(url: url, maximumConnections: 1, leaseTimeout: .milliseconds(300), logger: TestDatabase.logger)
+            let store = try PostgresStoreDatabase(
+                url: url, maximumConnections: 1, leaseTimeout: .milliseconds(300), logger: TestDatabase.logger)
             try await warmUp(store)
             // The pool's one connection is in a transaction that stays open.
             let held = await HeldTransaction.start(on: store) { connection in

@@ -105,7 +105,8 @@ import Testing
             var ended = false
             while ContinuousClock.now < deadline, !ended {
                 let rows = try await admin.query(
-                    "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE query LIKE \("%" + marker + "%") AND pid <> pg_backend_pid()")
+                    "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE query LIKE \("%" + marker + "%") AND pid <> pg_backend_pid()"
+                )
                 ended = try rows.contains { try $0.int("ended") == 1 }
                 if !ended { try await Task.sleep(for: .milliseconds(20)) }
             }
@@ -181,7 +182,8 @@ import Testing
                     // The sessions end while queries are in flight, and queries go on after.
                     try await awaitStatements(32, after: store.statementsExecuted)
                     try await admin.query(
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(String(name)) AND pid <> pg_backend_pid()")
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(String(name)) AND pid <> pg_backend_pid()"
+                    )
                     try await awaitStatements(64, after: store.statementsExecuted)
                     stop.set()
                     return try await group.reduce(into: [String]()) { $0 += $1 }
@@ -212,7 +214,12 @@ private func abandoning<T: Sendable>(after limit: Duration, _ operation: @escapi
     let settled = Mutex(false)
     return try await withCheckedThrowingContinuation { continuation in
         let settle: @Sendable (Result<T, any Error>) -> Void = { result in
-            guard settled.withLock({ done in defer { done = true }; return !done }) else { return }
+            guard
+                settled.withLock({ done in
+                    defer { done = true }
+                    return !done
+                })
+            else { return }
             continuation.resume(with: result)
         }
         let work = Task {

@@ -1,8 +1,9 @@
 import Foundation
 import HeraldCore
-@testable import HeraldStore
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldStore
 
 /// A push is closed by whichever transaction closes its last open job. On PostgreSQL two of them
 /// may run at once (the fan-out's last, empty page and the completion of the batch it wrote just

@@ -268,7 +268,8 @@ import Testing
             for _ in 0..<4 {
                 ids.append(
                     try await db.store.devices.register(
-                        on: fixture.platform, try RegistrationInput(registrationToken: randomAPNsToken()).validated(for: .ios, requireToken: true)
+                        on: fixture.platform,
+                        try RegistrationInput(registrationToken: randomAPNsToken()).validated(for: .ios, requireToken: true)
                     ).id)
             }
             let request = #"{"message":{"body":"hi"},"target":{"platform":"ios"}}"#

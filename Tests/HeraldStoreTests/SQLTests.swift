@@ -1,6 +1,7 @@
-@testable import HeraldStore
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldStore
 
 /// Statements carry their binds positionally; each backend writes the placeholders its own way.
 @Suite struct SQLTests {

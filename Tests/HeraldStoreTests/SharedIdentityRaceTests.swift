@@ -1,8 +1,9 @@
 import Foundation
 import HeraldCore
-@testable import HeraldStore
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldStore
 
 /// A uuid an operator brings names one application or one platform across the server. Nothing
 /// in the schema spans the two tables, so the check reads both: on PostgreSQL, two creations
@@ -19,7 +20,8 @@ import Testing
             // An application with this uuid is being created, uncommitted (as `create` writes it).
             let creation = await HeldTransaction.start(on: db.database) { connection in
                 try await ApplicationRepository.requireUnusedIdentity(connection, id)
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO applications (id, tenant_id, name, description, api_key_hash, verify_custom_user_id, created_at, updated_at)
                     VALUES (\(id), \(tenant), 'Brought', '', 'hash', 1, 0, 0)
                     """)

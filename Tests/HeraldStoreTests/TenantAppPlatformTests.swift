@@ -36,7 +36,10 @@ import Testing
             let fixture = try await Fixture.make(db.store)
             let (_, adminToken) = try await db.store.adminTokens.create(tenantID: nil, name: "root")
             let credentials = try #require(try await db.store.platforms.credentials(id: fixture.platform.id))
-            guard case .apnsToken(let apns) = credentials else { Issue.record("wrong credentials"); return }
+            guard case .apnsToken(let apns) = credentials else {
+                Issue.record("wrong credentials")
+                return
+            }
             var dump = ""
             for table in ["tenants", "admin_tokens", "applications", "platforms"] {
                 for row in try await db.database.query(SQL(unsafeText: "SELECT * FROM \(table)")) {

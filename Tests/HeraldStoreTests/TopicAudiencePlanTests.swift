@@ -1,7 +1,8 @@
 import HeraldCore
-@testable import HeraldStore
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldStore
 
 /// The query that reads a topic's subscribers for a fan-out page is an index range on both
 /// backends, never a scan of the subscriptions table.
@@ -10,18 +11,22 @@ import Testing
     func topicSubscribersAreReadThroughAnIndex(_ backend: Backend) async throws {
         try await withTestDatabase(backend) { db async throws in
             let fixture = try await Fixture.make(db.store)
-            let numbers = backend == .postgres
+            let numbers =
+                backend == .postgres
                 ? "generate_series(1, 5000) AS n(i)"
                 : "(WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) SELECT i FROM n) AS n"
-            try await db.database.query("""
+            try await db.database.query(
+                """
                 INSERT INTO devices (uuid, app_id, platform_id, platform_type, token, os, active, created_at, updated_at)
                 SELECT 'u' || i, \(fixture.app.id), \(fixture.platform.id), 'ios', 't' || i, 'ios', 1, 0, 0 FROM \(unsafeRaw: numbers)
                 """)
-            try await db.database.query("""
+            try await db.database.query(
+                """
                 INSERT INTO device_tags (device_id, app_id, tag)
                 SELECT id, app_id, CASE WHEN id % 2 = 0 THEN 'big' ELSE 'other' END FROM devices
                 """)
-            try await db.database.query("INSERT INTO device_tags (device_id, app_id, tag) SELECT id, app_id, 'small' FROM devices WHERE id % 500 = 0")
+            try await db.database.query(
+                "INSERT INTO device_tags (device_id, app_id, tag) SELECT id, app_id, 'small' FROM devices WHERE id % 500 = 0")
             try await db.database.query("ANALYZE")
 
             let query = PushRepository.subscribersQuery(applicationID: fixture.app.id, topics: ["big", "small"], after: 100, limit: 500)

@@ -1,8 +1,9 @@
 import Foundation
 import HeraldCore
-@testable import HeraldStore
 import HeraldTestSupport
 import Testing
+
+@testable import HeraldStore
 
 /// An expired topic's name used again is a new topic: the transaction that renews it removes the
 /// old row and its subscriptions first. Two transactions renewing it at once on PostgreSQL must
@@ -18,7 +19,8 @@ import Testing
             let app = fixture.app.id
             // "news" had a subscriber, then was deleted (it expired).
             _ = try await register(db, fixture, tags: ["news"])
-            let news = try #require(try await db.store.topics.list(applicationID: app, query: "news", hasExpiry: nil, page: 1, size: 1).topics.first)
+            let news = try #require(
+                try await db.store.topics.list(applicationID: app, query: "news", hasExpiry: nil, page: 1, size: 1).topics.first)
             #expect(try await db.store.topics.delete(applicationID: app, ids: [news.id]) == 1)
             let fresh = try await register(db, fixture, tags: [])
 

@@ -45,7 +45,8 @@ import Testing
                 Registration(
                     os: nil, registrationToken: nil, osVersion: .unchanged, deviceAlias: .unchanged, deviceModel: .unchanged,
                     deviceManufacturer: .unchanged, customUserID: .unchanged, tags: .delta(subscribe: ["weather"], unsubscribe: [])))
-            let (topics, total) = try await db.store.topics.list(applicationID: fixture.app.id, query: nil, hasExpiry: nil, page: 1, size: 50)
+            let (topics, total) = try await db.store.topics.list(
+                applicationID: fixture.app.id, query: nil, hasExpiry: nil, page: 1, size: 50)
             #expect(total == 3)
             #expect(topics.map(\.name) == ["news", "sports", "weather"])
             #expect(topics.allSatisfy { $0.expiresAt == nil && $0.createdAt == clock.now })
@@ -62,7 +63,10 @@ import Testing
             #expect(first.map { $0.created } == [true])
             let again = try await db.store.topics.create(
                 applicationID: fixture.app.id,
-                [TopicRequest(name: "flash", expiresAt: nil), TopicRequest(name: "new", expiresAt: nil), TopicRequest(name: "flash", expiresAt: nil)])
+                [
+                    TopicRequest(name: "flash", expiresAt: nil), TopicRequest(name: "new", expiresAt: nil),
+                    TopicRequest(name: "flash", expiresAt: nil),
+                ])
             #expect(again.map { $0.created } == [false, true])
             #expect(again.first?.topic == first.first?.topic)
             #expect(again.first?.topic.expiresAt == clock.now + 120_000)
@@ -79,7 +83,8 @@ import Testing
             let reader = try await register(db, fixture, tags: ["news"])
             let toSale = try push(#"{"topics":["sale"]}"#, now: clock.now)
             #expect(try await audience(db, toSale, fixture.app.id) == [subscriber.id])
-            #expect(try await db.store.topics.subscribed(applicationID: fixture.app.id, names: ["sale", "news", "nope"]) == ["sale", "news"])
+            #expect(
+                try await db.store.topics.subscribed(applicationID: fixture.app.id, names: ["sale", "news", "nope"]) == ["sale", "news"])
 
             clock.advance(60_000)
             #expect(try await audience(db, toSale, fixture.app.id).isEmpty)
@@ -102,7 +107,8 @@ import Testing
         let clock = TestClock()
         try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
-            let old = try await db.store.topics.create(applicationID: fixture.app.id, [TopicRequest(name: "live", expiresAt: clock.now + 60_000)])
+            let old = try await db.store.topics.create(
+                applicationID: fixture.app.id, [TopicRequest(name: "live", expiresAt: clock.now + 60_000)])
             let before = try await register(db, fixture, tags: ["live"])
             clock.advance(60_001)
             // Not cleaned up yet: the new subscriber's registration takes the name over.
@@ -147,7 +153,8 @@ import Testing
         try await withTestDatabase(backend, clock: clock.epochClock) { db async throws in
             let fixture = try await Fixture.make(db.store)
             let other = try await Fixture.make(db.store)
-            let requests = (1...5).map { TopicRequest(name: "team-\($0)", expiresAt: $0 % 2 == 0 ? clock.now + 3_600_000 : nil) }
+            let requests =
+                (1...5).map { TopicRequest(name: "team-\($0)", expiresAt: $0 % 2 == 0 ? clock.now + 3_600_000 : nil) }
                 + [TopicRequest(name: "100%_sure", expiresAt: nil)]
             _ = try await db.store.topics.create(applicationID: fixture.app.id, requests)
             _ = try await db.store.topics.create(applicationID: other.app.id, [TopicRequest(name: "team-9", expiresAt: nil)])
@@ -180,7 +187,8 @@ import Testing
             _ = try await register(db, fixture, tags: ["green"])
             let e = try await register(db, fixture, tags: ["red"])
             _ = try await register(db, other, tags: ["red"], customUserID: "ann")
-            _ = try await db.store.topics.create(applicationID: fixture.app.id, [TopicRequest(name: "brief", expiresAt: clock.now + 60_000)])
+            _ = try await db.store.topics.create(
+                applicationID: fixture.app.id, [TopicRequest(name: "brief", expiresAt: clock.now + 60_000)])
             let f = try await register(db, fixture, tags: ["brief"])
 
             let target = #"{"topics":["red","blue","brief"],"custom_user_ids":["ann","bob"]}"#
@@ -192,7 +200,8 @@ import Testing
             clock.advance(60_000)
             #expect(try await audience(db, try push(target, now: clock.now), fixture.app.id, limit: 2) == [a.id, b.id, c.id, d.id, e.id])
             // Platform filters apply to the union.
-            #expect(try await audience(db, try push(#"{"topics":["red"],"platforms":["android"]}"#, now: clock.now), fixture.app.id).isEmpty)
+            #expect(
+                try await audience(db, try push(#"{"topics":["red"],"platforms":["android"]}"#, now: clock.now), fixture.app.id).isEmpty)
         }
     }
 
@@ -229,8 +238,9 @@ import Testing
             _ = try await register(db, fixture, tags: [], customUserID: "Custom-User-ID2")
             _ = try await register(db, fixture, tags: [])
             _ = try await register(db, other, tags: [], customUserID: "someone-else")
-            #expect(try await db.store.devices.customUserIDs(applicationID: fixture.app.id, containing: nil).sorted()
-                == ["Custom-User-ID2", "custom-user-id1"])
+            #expect(
+                try await db.store.devices.customUserIDs(applicationID: fixture.app.id, containing: nil).sorted()
+                    == ["Custom-User-ID2", "custom-user-id1"])
             #expect(try await db.store.devices.customUserIDs(applicationID: fixture.app.id, containing: "id1") == ["custom-user-id1"])
             #expect(try await db.store.devices.customUserIDs(applicationID: fixture.app.id, containing: "ID") == ["Custom-User-ID2"])
             #expect(try await db.store.devices.customUserIDs(applicationID: fixture.app.id, containing: "%").isEmpty)

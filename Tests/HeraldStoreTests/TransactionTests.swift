@@ -17,7 +17,8 @@ import Testing
                     group.addTask {
                         do {
                             try await db.database.transaction { connection in
-                                try await connection.query("INSERT INTO tenants (id, name, created_at) VALUES (\(UUID()), \("t\(index)"), 0)")
+                                try await connection.query(
+                                    "INSERT INTO tenants (id, name, created_at) VALUES (\(UUID()), \("t\(index)"), 0)")
                                 if index % 10 == 3 { throw Refused() }
                             }
                             return true
@@ -116,9 +117,11 @@ import Testing
                 #expect(device.tags == expected)
                 #expect(try await db.store.devices.find(platformID: fixture.platform.id, uuid: device.uuid)?.tags == expected)
             }
-            let kept = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(topic: "kept"), page: 1, size: 0)
+            let kept = try await db.store.devices.search(
+                applicationID: fixture.app.id, filter: DeviceFilter(topic: "kept"), page: 1, size: 0)
             #expect(kept.total == 50)
-            let old = try await db.store.devices.search(applicationID: fixture.app.id, filter: DeviceFilter(topic: "old3"), page: 1, size: 0)
+            let old = try await db.store.devices.search(
+                applicationID: fixture.app.id, filter: DeviceFilter(topic: "old3"), page: 1, size: 0)
             #expect(old.total == 0)
         }
     }

@@ -24,7 +24,8 @@ import Testing
         _ = try await server.start()
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(tls.caCertificatePEM.utf8)))]
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: configuration))
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: configuration))
         do {
             try await body(server, client)
         } catch {
@@ -80,7 +81,8 @@ import Testing
         try await withMock { server, client in
             let granted = try await token(
                 client, server, "grant_type=client_credentials&client_id=ms-app%3A%2F%2Fs-1&client_secret=secret&scope=notify.windows.com")
-            let accessToken = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(granted.body.utf8)).objectValue?["access_token"]?.stringValue)
+            let accessToken = try #require(
+                try JSONDecoder().decode(JSONValue.self, from: Data(granted.body.utf8)).objectValue?["access_token"]?.stringValue)
             let toast = "<toast><visual><binding template=\"ToastGeneric\"><text>Hi</text></binding></visual></toast>"
             let good = [("authorization", "Bearer \(accessToken)"), ("x-wns-type", "wns/toast"), ("content-type", "text/xml")]
             func headers(_ changes: [(String, String?)]) -> [(String, String)] {
@@ -96,7 +98,8 @@ import Testing
             #expect(accepted.status == 200)
             #expect(accepted.headers.first(name: "x-wns-status") == "received")
             #expect(accepted.headers.first(name: "x-wns-msg-id")?.count == 16)
-            let withStatus = try await post(client, server.channelURI(), headers: headers([("x-wns-requestforstatus", "true")]), body: toast)
+            let withStatus = try await post(
+                client, server.channelURI(), headers: headers([("x-wns-requestforstatus", "true")]), body: toast)
             #expect(withStatus.headers.first(name: "x-wns-deviceconnectionstatus") == "connected")
 
             let refusals: [([(String, String)], String, Int, String)] = [
@@ -108,7 +111,10 @@ import Testing
                 (headers([("x-wns-ttl", "soon")]), toast, 400, "X-WNS-TTL"),
                 (headers([("x-wns-tag", "seventeen-chars-x")]), toast, 400, "X-WNS-Tag"),
                 (headers([("x-wns-cache-policy", "sometimes")]), toast, 400, "X-WNS-Cache-Policy"),
-                (headers([("x-wns-type", "wns/raw"), ("content-type", "application/octet-stream"), ("x-wns-group", "g")]), "x", 400, "X-WNS-Group"),
+                (
+                    headers([("x-wns-type", "wns/raw"), ("content-type", "application/octet-stream"), ("x-wns-group", "g")]), "x", 400,
+                    "X-WNS-Group"
+                ),
                 (good, String(repeating: "a", count: 5001), 413, "5001 bytes"),
                 (good, "", 400, "no body"),
             ]

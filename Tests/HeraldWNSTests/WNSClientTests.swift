@@ -1,8 +1,8 @@
 import Foundation
 import HeraldCore
 import HeraldMocks
-import Testing
 import HeraldTestSupport
+import Testing
 
 @testable import HeraldWNS
 
@@ -66,13 +66,17 @@ import HeraldTestSupport
     @Test func aToastArrivesAsRenderedWithItsHeaders() async throws {
         try await withMock { setup in
             let now = setup.clock.epochSeconds * 1000
-            let toast = try notification(#"""
+            let toast = try notification(
+                #"""
                 {"message":{"body":"Town <Hall> & more","custom":{"windows8":{"options":{"tag":"townhall","group":"news",
                  "suppress_popup":true,"cache_policy":"no-cache"}}}},"target":{"platforms":["windows"]},"expiryTime":\#(now + 3_600_000)}
                 """#, now: now)
             let channel = setup.server.channelURI(token: "device-1")
             let outcome = try await setup.client.send(toast, channelURI: channel)
-            guard case .delivered(let delivery) = outcome else { Issue.record("not delivered: \(outcome)"); return }
+            guard case .delivered(let delivery) = outcome else {
+                Issue.record("not delivered: \(outcome)")
+                return
+            }
             #expect(delivery.status == .received)
             #expect(delivery.messageID?.count == 16)
 
@@ -102,7 +106,10 @@ import HeraldTestSupport
             for (block, type, contentType) in kinds {
                 let rendered = try notification(#"{"message":{"custom":{"windows8":\#(block)}},"target":{"platforms":["windows"]}}"#)
                 let outcome = try await setup.client.send(rendered, channelURI: setup.server.channelURI())
-                guard case .delivered = outcome else { Issue.record("\(type) not delivered: \(outcome)"); continue }
+                guard case .delivered = outcome else {
+                    Issue.record("\(type) not delivered: \(outcome)")
+                    continue
+                }
                 let received = try #require(setup.server.received.last)
                 #expect(received.type == type)
                 #expect(received.headers["content-type"] == contentType)
@@ -140,7 +147,10 @@ import HeraldTestSupport
             #expect(setup.server.tokenRequests == 1)
             setup.clock.advance(by: .seconds(1))
             let outcome = try await setup.client.send(toast, channelURI: setup.server.channelURI())
-            guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+            guard case .delivered = outcome else {
+                Issue.record("not delivered: \(outcome)")
+                return
+            }
             #expect(setup.server.tokenRequests == 2)
             let tokens = setup.server.received.map(\.accessToken)
             #expect(tokens[0] == tokens[1])
@@ -154,13 +164,19 @@ import HeraldTestSupport
             _ = try await setup.client.send(toast, channelURI: setup.server.channelURI())
             setup.server.update { $0.rejectAccessTokens = 1 }
             let outcome = try await setup.client.send(toast, channelURI: setup.server.channelURI(token: "after-401"))
-            guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+            guard case .delivered = outcome else {
+                Issue.record("not delivered: \(outcome)")
+                return
+            }
             #expect(setup.server.tokenRequests == 2)
             #expect(setup.server.received.map(\.channel).last == "after-401")
             // The fresh token was accepted: a later revocation earns another refresh.
             setup.server.update { $0.rejectAccessTokens = 1 }
             let again = try await setup.client.send(toast, channelURI: setup.server.channelURI())
-            guard case .delivered = again else { Issue.record("not delivered: \(again)"); return }
+            guard case .delivered = again else {
+                Issue.record("not delivered: \(again)")
+                return
+            }
             #expect(setup.server.tokenRequests == 3)
         }
     }
@@ -170,14 +186,20 @@ import HeraldTestSupport
             let toast = try notification()
             setup.server.update { $0.rejectAccessTokens = 2 }
             let outcome = try await setup.client.send(toast, channelURI: setup.server.channelURI())
-            guard case .credentialsRejected(let rejection) = outcome else { Issue.record("not refused: \(outcome)"); return }
+            guard case .credentialsRejected(let rejection) = outcome else {
+                Issue.record("not refused: \(outcome)")
+                return
+            }
             #expect(rejection.status == 401)
             #expect(rejection.reason == .unauthorized)
             #expect(rejection.message == "the access token was revoked")
             #expect(setup.server.tokenRequests == 2)
             // Failing stays failing: nothing more is asked of the token endpoint or sent.
             let later = try await setup.client.send(toast, channelURI: setup.server.channelURI())
-            guard case .credentialsRejected = later else { Issue.record("not refused: \(later)"); return }
+            guard case .credentialsRejected = later else {
+                Issue.record("not refused: \(later)")
+                return
+            }
             #expect(setup.server.tokenRequests == 2)
             #expect(setup.server.received.isEmpty)
         }
@@ -187,7 +209,10 @@ import HeraldTestSupport
         try await withMock { setup in
             setup.server.update { $0.clients[Self.credentials.clientID] = "another secret" }
             let outcome = try await setup.client.send(try notification(), channelURI: setup.server.channelURI())
-            guard case .credentialsRejected(let rejection) = outcome else { Issue.record("not refused: \(outcome)"); return }
+            guard case .credentialsRejected(let rejection) = outcome else {
+                Issue.record("not refused: \(outcome)")
+                return
+            }
             #expect(rejection.status == 400)
             #expect(rejection.reason == .invalidClient)
             #expect(rejection.message.contains("the client secret is wrong"))
@@ -200,10 +225,16 @@ import HeraldTestSupport
         try await withMock { setup in
             setup.server.update { $0.tokenEndpointUnavailable = 1 }
             let outcome = try await setup.client.send(try notification(), channelURI: setup.server.channelURI())
-            guard case .retry(let rejection, _) = outcome else { Issue.record("not a retry: \(outcome)"); return }
+            guard case .retry(let rejection, _) = outcome else {
+                Issue.record("not a retry: \(outcome)")
+                return
+            }
             #expect(rejection.status == 503)
             let next = try await setup.client.send(try notification(), channelURI: setup.server.channelURI())
-            guard case .delivered = next else { Issue.record("not delivered: \(next)"); return }
+            guard case .delivered = next else {
+                Issue.record("not delivered: \(next)")
+                return
+            }
             #expect(setup.server.tokenRequests == 2)
         }
     }
@@ -217,14 +248,20 @@ import HeraldTestSupport
                 $0.notFound = ["unknown"]
             }
             let gone = try await setup.client.send(try notification(), channelURI: setup.server.channelURI(token: "expired"))
-            guard case .deviceGone(let expired) = gone else { Issue.record("not gone: \(gone)"); return }
+            guard case .deviceGone(let expired) = gone else {
+                Issue.record("not gone: \(gone)")
+                return
+            }
             #expect(expired.status == 410)
             #expect(expired.reason == .channelExpired)
             #expect(expired.message == "the channel expired")
             #expect(expired.messageID != nil)
             #expect(expired.debugTrace == "MOCK")
             let unknown = try await setup.client.send(try notification(), channelURI: setup.server.channelURI(token: "unknown"))
-            guard case .deviceGone(let notFound) = unknown else { Issue.record("not gone: \(unknown)"); return }
+            guard case .deviceGone(let notFound) = unknown else {
+                Issue.record("not gone: \(unknown)")
+                return
+            }
             #expect(notFound.reason == .channelNotFound)
         }
     }
@@ -239,7 +276,10 @@ import HeraldTestSupport
                 $0.internalErrors = 1
             }
             let throttled = try await setup.client.send(try notification(), channelURI: setup.server.channelURI())
-            guard case .retry(let throttle, let retryAfter) = throttled else { Issue.record("not a retry: \(throttled)"); return }
+            guard case .retry(let throttle, let retryAfter) = throttled else {
+                Issue.record("not a retry: \(throttled)")
+                return
+            }
             #expect(throttle.status == 406)
             #expect(throttle.reason == .throttled)
             #expect(retryAfter == .seconds(120))
@@ -247,7 +287,10 @@ import HeraldTestSupport
             #expect(unavailable == .retry(try #require(rejection(unavailable)), retryAfter: .seconds(30)))
             #expect(rejection(unavailable)?.reason == .serviceUnavailable)
             let internalError = try await setup.client.send(try notification(), channelURI: setup.server.channelURI())
-            guard case .retry(let failed, nil) = internalError else { Issue.record("not a plain retry: \(internalError)"); return }
+            guard case .retry(let failed, nil) = internalError else {
+                Issue.record("not a plain retry: \(internalError)")
+                return
+            }
             #expect(failed.status == 500)
             #expect(setup.server.received.isEmpty)
         }
@@ -257,7 +300,10 @@ import HeraldTestSupport
         try await withMock { setup in
             setup.server.update { $0.forbidden = ["other-app"] }
             let outcome = try await setup.client.send(try notification(), channelURI: setup.server.channelURI(token: "other-app"))
-            guard case .credentialsRejected(let rejection) = outcome else { Issue.record("not refused: \(outcome)"); return }
+            guard case .credentialsRejected(let rejection) = outcome else {
+                Issue.record("not refused: \(outcome)")
+                return
+            }
             #expect(rejection.status == 403)
             #expect(rejection.reason == .forbidden)
             #expect(setup.server.tokenRequests == 1)
@@ -268,14 +314,20 @@ import HeraldTestSupport
         try await withMock { setup in
             let big = WNSNotification(kind: .raw, payload: Array(repeating: 0x61, count: 5001))
             let tooLarge = try await setup.client.send(big, channelURI: setup.server.channelURI())
-            guard case .failed(let large) = tooLarge else { Issue.record("not failed: \(tooLarge)"); return }
+            guard case .failed(let large) = tooLarge else {
+                Issue.record("not failed: \(tooLarge)")
+                return
+            }
             #expect(large.status == 413)
             #expect(large.reason == .payloadTooLarge)
             #expect(large.message == "the payload is 5001 bytes, over the 5000-byte limit")
 
             let mislabelled = WNSNotification(kind: .tile, payload: Array("<toast/>".utf8))
             let bad = try await setup.client.send(mislabelled, channelURI: setup.server.channelURI())
-            guard case .failed(let badRequest) = bad else { Issue.record("not failed: \(bad)"); return }
+            guard case .failed(let badRequest) = bad else {
+                Issue.record("not failed: \(bad)")
+                return
+            }
             #expect(badRequest.status == 400)
             #expect(badRequest.reason == .badRequest)
             #expect(badRequest.message == "a wns/tile notification is XML with a <tile> root element")
@@ -318,7 +370,10 @@ import HeraldTestSupport
                 extraTrustedCAPEM: setup.tls.caCertificatePEM, clock: setup.clock.epochClock)
             let outcome = try await client.send(try notification(), channelURI: "https://wns2-by3p.notify.windows.com/w/?token=AwYAAAD%2bQ")
             try await client.shutdown()
-            guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+            guard case .delivered = outcome else {
+                Issue.record("not delivered: \(outcome)")
+                return
+            }
             #expect(setup.server.received.first?.channel == "AwYAAAD+Q")
             #expect(setup.server.received.first?.headers["host"]?.hasPrefix("127.0.0.1:") == true)
         }

@@ -1,7 +1,8 @@
 import HeraldCore
-@testable import HeraldWNS
 import NIOHTTP1
 import Testing
+
+@testable import HeraldWNS
 
 /// WNS's answers sorted into outcomes, without a server.
 @Suite struct WNSOutcomeTests {
@@ -20,11 +21,13 @@ import Testing
     }
 
     @Test func aDeliveryReportsWhatWNSDidWithIt() {
-        #expect(outcome(200, [("X-WNS-Status", "received"), ("X-WNS-Msg-ID", "1ACF8D4C5A1B2E3F")])
-            == .delivered(WNSDelivery(status: .received, messageID: "1ACF8D4C5A1B2E3F")))
+        #expect(
+            outcome(200, [("X-WNS-Status", "received"), ("X-WNS-Msg-ID", "1ACF8D4C5A1B2E3F")])
+                == .delivered(WNSDelivery(status: .received, messageID: "1ACF8D4C5A1B2E3F")))
         #expect(outcome(200, [("x-wns-status", "channelthrottled")]) == .delivered(WNSDelivery(status: .channelThrottled, messageID: nil)))
-        #expect(outcome(200, [("x-wns-status", "dropped"), ("x-wns-deviceconnectionstatus", "disconnected")])
-            == .delivered(WNSDelivery(status: .dropped, messageID: nil, deviceConnectionStatus: "disconnected")))
+        #expect(
+            outcome(200, [("x-wns-status", "dropped"), ("x-wns-deviceconnectionstatus", "disconnected")])
+                == .delivered(WNSDelivery(status: .dropped, messageID: nil, deviceConnectionStatus: "disconnected")))
         #expect(outcome(200) == .delivered(WNSDelivery(status: .unknown(""), messageID: nil)))
     }
 
@@ -64,7 +67,10 @@ import Testing
         let answer = outcome(
             400, [("X-WNS-Error-Description", "Invalid X-WNS-Type"), ("X-WNS-Msg-ID", "M1"), ("X-WNS-Debug-Trace", "DB5SCH1")],
             body: "ignored")
-        #expect(answer == .failed(WNSRejection(status: 400, reason: .badRequest, message: "Invalid X-WNS-Type", messageID: "M1", debugTrace: "DB5SCH1")))
+        #expect(
+            answer
+                == .failed(
+                    WNSRejection(status: 400, reason: .badRequest, message: "Invalid X-WNS-Type", messageID: "M1", debugTrace: "DB5SCH1")))
         #expect(outcome(400, body: "  a body  ") == .failed(WNSRejection(status: 400, reason: .badRequest, message: "a body")))
         #expect(outcome(413) == .failed(WNSRejection(status: 413, reason: .payloadTooLarge, message: "Payload Too Large")))
         #expect(WNSErrorReason(status: 418).name == "HTTP 418")

@@ -48,7 +48,10 @@ import Testing
 
     @Test func sendsThroughAnHTTPConnectProxy() async throws {
         let (outcome, proxy, server) = try await send(through: .httpConnect, username: "herald", password: "s3cret")
-        guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+        guard case .delivered = outcome else {
+            Issue.record("not delivered: \(outcome)")
+            return
+        }
         let target = String(server.origin.dropFirst("https://".count))
         // One tunnel for the token endpoint and the channel, which share the host.
         #expect(!proxy.tunnels.isEmpty)
@@ -60,7 +63,10 @@ import Testing
 
     @Test func sendsThroughASOCKS5Proxy() async throws {
         let (outcome, proxy, server) = try await send(through: .socks5)
-        guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+        guard case .delivered = outcome else {
+            Issue.record("not delivered: \(outcome)")
+            return
+        }
         #expect(Set(proxy.tunnels.map(\.target)) == [String(server.origin.dropFirst("https://".count))])
         #expect(server.tokenRequests == 1)
         #expect(server.received.count == 1)

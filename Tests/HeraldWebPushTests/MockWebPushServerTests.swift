@@ -32,7 +32,9 @@ import Testing
         _ = try await server.start()
         var configuration = HTTPClient.Configuration()
         configuration.tlsConfiguration = .makeClientConfiguration()
-        configuration.tlsConfiguration?.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(tls.caCertificatePEM.utf8)))]
+        configuration.tlsConfiguration?.additionalTrustRoots = [
+            .certificates(try NIOSSLCertificate.fromPEMBytes(Array(tls.caCertificatePEM.utf8)))
+        ]
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let subscriber = server.subscribe()
         let subscription = try WebPushSubscription(json: subscriber.subscriptionJSON(origin: server.origin))
@@ -58,7 +60,10 @@ import Testing
             #expect(try await post(headers).0 == 401)
             var claims = good
             claims["aud"] = .string("https://fcm.googleapis.com")
-            #expect(try await post(headers + [try vapid(claims)]) == (403, #"{"code":403,"error":"Forbidden","message":"aud is not this push service's origin, \#(server.origin)"}"#))
+            #expect(
+                try await post(headers + [try vapid(claims)]) == (
+                    403, #"{"code":403,"error":"Forbidden","message":"aud is not this push service's origin, \#(server.origin)"}"#
+                ))
             claims = good
             claims["exp"] = .int(now + 25 * 3600)
             #expect(try await post(headers + [try vapid(claims)]).1.contains("more than 24 hours"))

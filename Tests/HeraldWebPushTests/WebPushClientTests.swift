@@ -49,13 +49,17 @@ import Testing
     @Test func aMessageArrivesDecryptedWithTheRFC8030Headers() async throws {
         try await withMock { setup in
             let subscriber = setup.server.subscribe(applicationServerKey: setup.signer.publicKey)
-            let message = try notification(#"""
+            let message = try notification(
+                #"""
                 {"message":{"body":"Town Hall this Thursday","custom":{"web":{"title":"News","icon":"/icon.png",
                  "data":{"url":"https://example.com/town-hall"},"urgency":"high","collapse_key":"town-hall"}}},
                  "target":{"platforms":["web"]},"expiryTime":1800000090500}
                 """#)
             let outcome = try await setup.client.send(message, to: try subscription(subscriber, at: setup.server), vapid: setup.signer)
-            guard case .delivered(let location?) = outcome else { Issue.record("not delivered: \(outcome)"); return }
+            guard case .delivered(let location?) = outcome else {
+                Issue.record("not delivered: \(outcome)")
+                return
+            }
             #expect(location.hasPrefix(setup.server.origin + "/message/"))
 
             let received = try #require(setup.server.received.first)
@@ -97,7 +101,10 @@ import Testing
             let message = try notification(#"{"message":{"body":"over HTTP/1.1"},"target":{"platforms":["web"]}}"#)
             for _ in 0..<3 {
                 let outcome = try await setup.client.send(message, to: try subscription(subscriber, at: setup.server), vapid: setup.signer)
-                guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+                guard case .delivered = outcome else {
+                    Issue.record("not delivered: \(outcome)")
+                    return
+                }
             }
             #expect(setup.server.received.map(\.httpVersion) == ["HTTP/1.1", "HTTP/1.1", "HTTP/1.1"])
             #expect(setup.server.received.first?.headers["ttl"] == String(WebPushRenderer.maximumTTL))
@@ -130,7 +137,8 @@ import Testing
                 $0.tooManyRequests = 1
                 $0.retryAfter = "30"
             }
-            #expect(try await setup.client.send(message, to: target, vapid: setup.signer) == .retry(.tooManyRequests, retryAfter: .seconds(30)))
+            #expect(
+                try await setup.client.send(message, to: target, vapid: setup.signer) == .retry(.tooManyRequests, retryAfter: .seconds(30)))
 
             // Retry-After as an HTTP date, read on the client's clock.
             let formatter = DateFormatter()
@@ -142,7 +150,9 @@ import Testing
                 $0.serviceUnavailable = 2
                 $0.retryAfter = date
             }
-            #expect(try await setup.client.send(message, to: target, vapid: setup.signer) == .retry(.serviceUnavailable, retryAfter: .seconds(120)))
+            #expect(
+                try await setup.client.send(message, to: target, vapid: setup.signer)
+                    == .retry(.serviceUnavailable, retryAfter: .seconds(120)))
             setup.server.update { $0.retryAfter = nil }
             #expect(try await setup.client.send(message, to: target, vapid: setup.signer) == .retry(.serviceUnavailable, retryAfter: nil))
             // The burst is over.
@@ -185,7 +195,10 @@ import Testing
             let foreign = setup.server.subscribe(applicationServerKey: Base64URL.encode(Array(other.publicKey.x963Representation)))
             let message = try notification(#"{"message":{"body":"hi"},"target":{"platforms":["web"]}}"#)
             let outcome = try await setup.client.send(message, to: try subscription(foreign, at: setup.server), vapid: setup.signer)
-            guard case .credentialsRejected(let reason, let detail) = outcome else { Issue.record("not rejected: \(outcome)"); return }
+            guard case .credentialsRejected(let reason, let detail) = outcome else {
+                Issue.record("not rejected: \(outcome)")
+                return
+            }
             #expect(reason == .forbidden)
             #expect(detail.contains("application server key"))
 
@@ -269,7 +282,10 @@ import Testing
                 message, to: try WebPushSubscription(json: subscriber.subscriptionJSON(origin: "https://fcm.googleapis.com")),
                 vapid: setup.signer)
             try await client.shutdown()
-            guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+            guard case .delivered = outcome else {
+                Issue.record("not delivered: \(outcome)")
+                return
+            }
             #expect(setup.server.received.first?.text.contains("redirected") == true)
             #expect(throws: WebPushError.invalidEndpoint) { try WebPushClient(endpointOverride: "not a url") }
         }

@@ -16,7 +16,8 @@ enum RFC8291Example {
     static let authSecret = "BTBZMqHH6r4Tts7J_aSIgg"
     static let cek = "oIhVW04MRdy2XN9CiKLxTg"
     static let nonce = "4h_95klXJ5E_qnoN"
-    static let header = "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8"
+    static let header =
+        "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8"
     static let ciphertext = "8pfeW0KbunFT06SuDKoJH9Ql87S1QUrdirN6GcG7sFz1y1sqLgVi1VhjVkHsUoEsbI_0LpXMuGvnzQ"
     /// §5: the whole request body.
     static let body =
@@ -87,7 +88,8 @@ enum RFC8291Example {
         let peer = P256.KeyAgreement.PrivateKey()
         for key in keys.prefix(5) {
             let ours = try key.sharedSecretFromKeyAgreement(with: peer.publicKey)
-            let theirs = try peer.sharedSecretFromKeyAgreement(with: try P256.KeyAgreement.PublicKey(x963Representation: key.publicKey.x963Representation))
+            let theirs = try peer.sharedSecretFromKeyAgreement(
+                with: try P256.KeyAgreement.PublicKey(x963Representation: key.publicKey.x963Representation))
             #expect(ours == theirs)
         }
     }
@@ -134,6 +136,8 @@ enum RFC8291Example {
         }
         var shortKeyID = try Example.bytes(Example.body)
         shortKeyID[20] = 64
-        #expect(throws: WebPushError.malformedMessage) { try WebPushEncryption.decrypt(shortKeyID, userAgentPrivateKey: ua, authSecret: auth) }
+        #expect(throws: WebPushError.malformedMessage) {
+            try WebPushEncryption.decrypt(shortKeyID, userAgentPrivateKey: ua, authSecret: auth)
+        }
     }
 }

@@ -40,7 +40,10 @@ import Testing
 
     @Test func sendsThroughAnHTTPConnectProxy() async throws {
         let (outcome, proxy, server) = try await send(through: .httpConnect, username: "herald", password: "s3cret")
-        guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+        guard case .delivered = outcome else {
+            Issue.record("not delivered: \(outcome)")
+            return
+        }
         let target = String(server.origin.dropFirst("https://".count))
         #expect(proxy.tunnels.map(\.target) == [target])
         #expect(proxy.tunnels.first?.authorization == "Basic " + Data("herald:s3cret".utf8).base64EncodedString())
@@ -49,7 +52,10 @@ import Testing
 
     @Test func sendsThroughASOCKS5Proxy() async throws {
         let (outcome, proxy, server) = try await send(through: .socks5)
-        guard case .delivered = outcome else { Issue.record("not delivered: \(outcome)"); return }
+        guard case .delivered = outcome else {
+            Issue.record("not delivered: \(outcome)")
+            return
+        }
         #expect(proxy.tunnels.map(\.target) == [String(server.origin.dropFirst("https://".count))])
         #expect(server.received.count == 1)
     }

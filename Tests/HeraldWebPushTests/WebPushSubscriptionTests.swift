@@ -1,14 +1,16 @@
 import Crypto
 import HeraldCore
-@testable import HeraldWebPush
 import Testing
+
+@testable import HeraldWebPush
 
 @Suite struct WebPushSubscriptionTests {
     let key = Base64URL.encode(Array(P256.KeyAgreement.PrivateKey().publicKey.x963Representation))
     let auth = Base64URL.encode([UInt8](repeating: 9, count: 16))
 
     @Test func readsTheBrowsersJSONAndWritesItCanonically() throws {
-        let json = #"{"keys":{"auth":"\#(auth)","p256dh":"\#(key)"},"expirationTime":null,"endpoint":"https://fcm.googleapis.com/fcm/send/abc"}"#
+        let json =
+            #"{"keys":{"auth":"\#(auth)","p256dh":"\#(key)"},"expirationTime":null,"endpoint":"https://fcm.googleapis.com/fcm/send/abc"}"#
         let subscription = try WebPushSubscription(json: json)
         #expect(subscription.endpoint == "https://fcm.googleapis.com/fcm/send/abc")
         #expect(subscription.authSecret == [UInt8](repeating: 9, count: 16))
@@ -18,7 +20,9 @@ import Testing
 
     @Test func refusesWhatRegistrationRefuses() {
         #expect(throws: ValidationError.self) { try WebPushSubscription(endpoint: "http://push.example.net/x", p256dh: key, auth: auth) }
-        #expect(throws: ValidationError.self) { try WebPushSubscription(endpoint: "https://push.example.net/x", p256dh: "AAAA", auth: auth) }
+        #expect(throws: ValidationError.self) {
+            try WebPushSubscription(endpoint: "https://push.example.net/x", p256dh: "AAAA", auth: auth)
+        }
         #expect(throws: ValidationError.self) { try WebPushSubscription(endpoint: "https://push.example.net/x", p256dh: key, auth: "AAAA") }
     }
 

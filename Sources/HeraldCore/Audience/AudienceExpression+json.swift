@@ -22,7 +22,8 @@ extension AudienceExpression {
         return expression
     }
 
-    private static func parse(_ json: JSONValue, path: String, level: Int, leaves: inout Int) throws(ValidationError) -> AudienceExpression {
+    private static func parse(_ json: JSONValue, path: String, level: Int, leaves: inout Int) throws(ValidationError) -> AudienceExpression
+    {
         guard level <= Limits.audienceDepth else {
             throw ValidationError(
                 code: "limit_exceeded", message: "an audience is at most \(Limits.audienceDepth) levels deep", field: path)

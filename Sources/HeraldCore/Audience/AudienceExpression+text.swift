@@ -36,9 +36,12 @@ extension AudienceExpression {
 
     /// The value as it is when it is a plain word, else as a JSON string.
     private static func quotedIfNeeded(_ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-/+@".unicodeScalars.contains(scalar))
-        }
+        let plain =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-/+@".unicodeScalars.contains(scalar))
+            }
         return plain ? value : JSONValue.string(value).jsonText
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
-import _CryptoExtras
 import NIOSSL
+import _CryptoExtras
+
 import struct Foundation.Data
 import class Foundation.JSONSerialization
 import struct Foundation.URL
@@ -104,12 +105,14 @@ package struct CredentialsInput: Sendable, Codable, Equatable {
                 let teamID = try required(teamID, "team_id")
                 try Self.appleIdentifier(keyID, field: field("key_id"))
                 try Self.appleIdentifier(teamID, field: field("team_id"))
-                return .apnsToken(APNsTokenCredentials(
-                    privateKeyPEM: p8, keyID: keyID, teamID: teamID, topic: topic, environment: environment, endpoint: endpoint,
-                    extraTrustedCAPEM: extraCAPEM))
+                return .apnsToken(
+                    APNsTokenCredentials(
+                        privateKeyPEM: p8, keyID: keyID, teamID: teamID, topic: topic, environment: environment, endpoint: endpoint,
+                        extraTrustedCAPEM: extraCAPEM))
             } else if let p12 {
                 guard let bytes = Base64URL.decode(p12.trimmingASCIIWhitespace()), !bytes.isEmpty else {
-                    throw ValidationError(code: "invalid_credentials", message: "p12 must be the .p12 file, base64 encoded", field: field("p12"))
+                    throw ValidationError(
+                        code: "invalid_credentials", message: "p12 must be the .p12 file, base64 encoded", field: field("p12"))
                 }
                 let password = password ?? ""
                 do {
@@ -125,9 +128,10 @@ package struct CredentialsInput: Sendable, Codable, Equatable {
                         message: "the .p12 could not be opened: the password is wrong or the file is not a PKCS#12 bundle",
                         field: field("password"))
                 }
-                return .apnsCertificate(APNsCertificateCredentials(
-                    pkcs12: bytes, password: password, topic: topic, environment: environment, endpoint: endpoint,
-                    extraTrustedCAPEM: extraCAPEM))
+                return .apnsCertificate(
+                    APNsCertificateCredentials(
+                        pkcs12: bytes, password: password, topic: topic, environment: environment, endpoint: endpoint,
+                        extraTrustedCAPEM: extraCAPEM))
             } else {
                 throw ValidationError(
                     code: "missing_field",
@@ -139,11 +143,14 @@ package struct CredentialsInput: Sendable, Codable, Equatable {
             if serviceAccount == nil, serverKey != nil {
                 throw ValidationError(
                     code: "platform_retired",
-                    message: "Google shut down FCM's legacy API and its server keys (GCM) in 2024; upload the Firebase service-account JSON as service_account (Firebase console: Project settings → Service accounts)",
+                    message:
+                        "Google shut down FCM's legacy API and its server keys (GCM) in 2024; upload the Firebase service-account JSON as service_account (Firebase console: Project settings → Service accounts)",
                     field: field("server_key"))
             }
             guard let serviceAccount else {
-                throw ValidationError(code: "missing_field", message: "service_account (the Firebase service-account JSON) is required", field: field("service_account"))
+                throw ValidationError(
+                    code: "missing_field", message: "service_account (the Firebase service-account JSON) is required",
+                    field: field("service_account"))
             }
             return .fcm(try Self.serviceAccount(serviceAccount.text, field: field("service_account")))
 
@@ -166,10 +173,11 @@ package struct CredentialsInput: Sendable, Codable, Equatable {
             } else {
                 key = P256.Signing.PrivateKey()
             }
-            return .webPush(VAPIDCredentials(
-                privateKey: Base64URL.encode(Array(key.rawRepresentation)),
-                publicKey: Base64URL.encode(Array(key.publicKey.x963Representation)),
-                subject: subject))
+            return .webPush(
+                VAPIDCredentials(
+                    privateKey: Base64URL.encode(Array(key.rawRepresentation)),
+                    publicKey: Base64URL.encode(Array(key.publicKey.x963Representation)),
+                    subject: subject))
 
         case .windows:
             let clientID = try required(clientID, "client_id")
@@ -229,13 +237,15 @@ package struct CredentialsInput: Sendable, Codable, Equatable {
         }
         func string(_ key: String) throws(ValidationError) -> String {
             guard let value = object[key] as? String, !value.isEmpty else {
-                throw ValidationError(code: "invalid_credentials", message: "the service-account JSON has no \(key)", field: "\(field).\(key)")
+                throw ValidationError(
+                    code: "invalid_credentials", message: "the service-account JSON has no \(key)", field: "\(field).\(key)")
             }
             return value
         }
         guard (object["type"] as? String) == "service_account" else {
             throw ValidationError(
-                code: "invalid_credentials", message: "type must be \"service_account\" (download it from Firebase: Project settings → Service accounts)",
+                code: "invalid_credentials",
+                message: "type must be \"service_account\" (download it from Firebase: Project settings → Service accounts)",
                 field: "\(field).type")
         }
         let projectID = try string("project_id")
@@ -245,7 +255,8 @@ package struct CredentialsInput: Sendable, Codable, Equatable {
         do {
             _ = try _RSA.Signing.PrivateKey(pemRepresentation: privateKey)
         } catch {
-            throw ValidationError(code: "invalid_credentials", message: "private_key is not a PEM-encoded RSA private key", field: "\(field).private_key")
+            throw ValidationError(
+                code: "invalid_credentials", message: "private_key is not a PEM-encoded RSA private key", field: "\(field).private_key")
         }
         guard tokenURI.hasPrefix("https://") || tokenURI.hasPrefix("http://") else {
             throw ValidationError(code: "invalid_credentials", message: "token_uri must be an http(s) URL", field: "\(field).token_uri")
@@ -267,7 +278,8 @@ extension CredentialsInput: RedactingDescription {
             ("p8", p8), ("p12", p12), ("password", password), ("service_account", serviceAccount.map { _ in "" }),
             ("server_key", serverKey), ("vapid_private_key", vapidPrivateKey), ("client_secret", clientSecret),
         ]
-        let fields = shown.compactMap { name, value in value.map { "\(name): \($0)" } }
+        let fields =
+            shown.compactMap { name, value in value.map { "\(name): \($0)" } }
             + hidden.compactMap { name, value in value.map { "\(name): \(secretPlaceholder($0))" } }
         return "CredentialsInput(\(fields.joined(separator: ", ")))"
     }

@@ -25,21 +25,29 @@ package enum PlatformCredentials: Sendable, Equatable, Codable {
     package var summary: CredentialsSummary {
         switch self {
         case .apnsToken(let c):
-            CredentialsSummary(kind: "apns_token", fields: [
-                "key_id": c.keyID, "team_id": c.teamID, "topic": c.topic, "environment": c.environment.rawValue,
-            ].merging(c.endpoint.map { ["endpoint": $0] } ?? [:]) { $1 })
+            CredentialsSummary(
+                kind: "apns_token",
+                fields: [
+                    "key_id": c.keyID, "team_id": c.teamID, "topic": c.topic, "environment": c.environment.rawValue,
+                ].merging(c.endpoint.map { ["endpoint": $0] } ?? [:]) { $1 })
         case .apnsCertificate(let c):
-            CredentialsSummary(kind: "apns_certificate", fields: [
-                "topic": c.topic, "environment": c.environment.rawValue,
-            ].merging(c.endpoint.map { ["endpoint": $0] } ?? [:]) { $1 })
+            CredentialsSummary(
+                kind: "apns_certificate",
+                fields: [
+                    "topic": c.topic, "environment": c.environment.rawValue,
+                ].merging(c.endpoint.map { ["endpoint": $0] } ?? [:]) { $1 })
         case .fcm(let c):
-            CredentialsSummary(kind: "fcm_service_account", fields: [
-                "project_id": c.projectID, "client_email": c.clientEmail,
-            ])
+            CredentialsSummary(
+                kind: "fcm_service_account",
+                fields: [
+                    "project_id": c.projectID, "client_email": c.clientEmail,
+                ])
         case .webPush(let c):
-            CredentialsSummary(kind: "vapid", fields: [
-                "public_key": c.publicKey, "subject": c.subject,
-            ])
+            CredentialsSummary(
+                kind: "vapid",
+                fields: [
+                    "public_key": c.publicKey, "subject": c.subject,
+                ])
         case .wns(let c):
             CredentialsSummary(kind: "wns", fields: ["client_id": c.clientID])
         }

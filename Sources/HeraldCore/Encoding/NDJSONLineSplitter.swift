@@ -1,4 +1,5 @@
 import NIOCore
+
 import struct Foundation.Data
 
 /// Cuts a stream of bytes (a streamed request body) into NDJSON lines, numbered from 1,

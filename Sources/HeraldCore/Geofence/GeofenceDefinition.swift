@@ -52,7 +52,8 @@ package struct GeofenceDefinition: Sendable, Equatable {
             guard data["ios"]?.objectValue != nil else {
                 throw ValidationError(
                     code: "missing_field",
-                    message: "data.ios (an object, the local notification) is required for an iOS geofence: the iOS SDK ignores a geofence without it",
+                    message:
+                        "data.ios (an object, the local notification) is required for an iOS geofence: the iOS SDK ignores a geofence without it",
                     field: "data.ios")
             }
         }
@@ -61,7 +62,8 @@ package struct GeofenceDefinition: Sendable, Equatable {
             guard android.contains(where: { $0.value != .null }) else {
                 throw ValidationError(
                     code: "missing_field",
-                    message: "data.android (an object with at least one key) is required for an Android geofence: the Android SDK ignores a geofence without it",
+                    message:
+                        "data.android (an object with at least one key) is required for an Android geofence: the Android SDK ignores a geofence without it",
                     field: "data.android")
             }
         }

@@ -73,7 +73,8 @@ package struct GeofenceInput: Sendable, Equatable, Decodable {
     static func time(_ value: JSONValue?, field: String) throws(ValidationError) -> Int64? {
         guard let value, value != .null else { return nil }
         guard let time = value.lenientInt, time >= 0 else {
-            throw ValidationError(code: "invalid_type", message: "\(field) is epoch milliseconds: a whole number of at least 0", field: field)
+            throw ValidationError(
+                code: "invalid_type", message: "\(field) is epoch milliseconds: a whole number of at least 0", field: field)
         }
         return time
     }

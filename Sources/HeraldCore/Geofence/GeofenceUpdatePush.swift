@@ -16,7 +16,8 @@ package enum GeofenceUpdatePush {
         return Push(
             body: nil, custom: custom,
             audience: .selection(
-                platforms: audience.platforms.isEmpty ? nil : audience.platforms, topics: audience.everyone ? [] : audience.topics.sorted(), customUserIDs: [],
+                platforms: audience.platforms.isEmpty ? nil : audience.platforms, topics: audience.everyone ? [] : audience.topics.sorted(),
+                customUserIDs: [],
                 interactiveOnly: false),
             expiresAt: nil, scheduledAt: nil, validateOnly: false)
     }

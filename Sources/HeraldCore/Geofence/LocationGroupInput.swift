@@ -52,7 +52,8 @@ package struct LocationGroupInput: Sendable, Equatable, Decodable {
         var ids: [Int64] = []
         for (index, value) in values.enumerated() {
             guard let id = value.lenientInt, id > 0 else {
-                throw ValidationError(code: "invalid_type", message: "a location id is a positive whole number", field: "\(field)[\(index)]")
+                throw ValidationError(
+                    code: "invalid_type", message: "a location id is a positive whole number", field: "\(field)[\(index)]")
             }
             if seen.insert(id).inserted { ids.append(id) }
         }

@@ -1,4 +1,5 @@
 import Crypto
+
 import struct Foundation.UUID
 
 extension UUID {
@@ -17,8 +18,10 @@ extension UUID {
         }
         bytes[6] = 0x70 | (bytes[6] & 0x0f)
         bytes[8] = 0x80 | (bytes[8] & 0x3f)
-        return UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 }

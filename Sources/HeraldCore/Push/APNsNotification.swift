@@ -113,7 +113,8 @@ package enum APNsRenderer {
         case nil, .null?: break
         case .string(let sound)?: aps["sound"] = .string(sound)
         case .object(let sound)?: aps["sound"] = .object(sound)
-        default: throw ValidationError(code: "invalid_type", message: "must be a sound name or a critical-sound object", field: field("sound"))
+        default:
+            throw ValidationError(code: "invalid_type", message: "must be a sound name or a critical-sound object", field: field("sound"))
         }
         if let category = try string("category") { aps["category"] = .string(category) }
         if let thread = try string("thread-id") { aps["thread-id"] = .string(thread) }
@@ -171,7 +172,8 @@ package enum APNsRenderer {
         guard payload.count <= maximumPayloadBytes else {
             throw ValidationError(
                 code: "payload_too_large",
-                message: "the APNs payload would be \(payload.count) bytes, \(payload.count - maximumPayloadBytes) over Apple's \(maximumPayloadBytes)-byte limit",
+                message:
+                    "the APNs payload would be \(payload.count) bytes, \(payload.count - maximumPayloadBytes) over Apple's \(maximumPayloadBytes)-byte limit",
                 field: "message")
         }
         let background = contentAvailable && !visible

@@ -30,7 +30,8 @@ package struct FCMMessage: Sendable, Equatable {
         /// `android.notification` fields (`icon`, `color`, `sound`, `tag`, `click_action`, `channel_id`).
         package var notification: [String: String]
 
-        package init(collapseKey: String? = nil, priority: Priority? = nil, ttlSeconds: Int64? = nil, notification: [String: String] = [:]) {
+        package init(collapseKey: String? = nil, priority: Priority? = nil, ttlSeconds: Int64? = nil, notification: [String: String] = [:])
+        {
             self.collapseKey = collapseKey
             self.priority = priority
             self.ttlSeconds = ttlSeconds

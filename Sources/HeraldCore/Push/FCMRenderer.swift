@@ -110,7 +110,8 @@ package enum FCMRenderer {
                     android.notification[key] = text
                 default:
                     throw ValidationError(
-                        message: "'\(key)' is not an FCM notification key (title, body, image, \(androidNotificationKeys.sorted().joined(separator: ", ")))",
+                        message:
+                            "'\(key)' is not an FCM notification key (title, body, image, \(androidNotificationKeys.sorted().joined(separator: ", ")))",
                         field: field("notification.\(key)"))
                 }
             }
@@ -130,7 +131,8 @@ package enum FCMRenderer {
         guard size <= maximumDataBytes else {
             throw ValidationError(
                 code: "payload_too_large",
-                message: "the FCM data payload (keys and values) would be \(size) bytes, \(size - maximumDataBytes) over Google's \(maximumDataBytes)-byte limit",
+                message:
+                    "the FCM data payload (keys and values) would be \(size) bytes, \(size - maximumDataBytes) over Google's \(maximumDataBytes)-byte limit",
                 field: "message")
         }
         return message

@@ -7,7 +7,10 @@ extension Push: Codable {
     enum CodingKeys: String, CodingKey {
         case body, custom, audience
         case audienceExpression = "audience_expression"
-        case expiresAt = "expires_at", scheduledAt = "scheduled_at", localTime = "local_time", ratePerSecond = "rate_per_second"
+        case expiresAt = "expires_at"
+        case scheduledAt = "scheduled_at"
+        case localTime = "local_time"
+        case ratePerSecond = "rate_per_second"
         case badge
         case quietTime = "quiet_time"
     }
@@ -50,7 +53,8 @@ extension Push: Codable {
 extension Audience: Codable {
     enum CodingKeys: String, CodingKey {
         case devices, platforms, topics
-        case customUserIDs = "custom_user_ids", interactiveOnly = "interactive_only"
+        case customUserIDs = "custom_user_ids"
+        case interactiveOnly = "interactive_only"
     }
 
     package init(from decoder: any Decoder) throws {

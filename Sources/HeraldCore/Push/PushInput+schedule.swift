@@ -45,7 +45,8 @@ extension PushInput {
         var ratePerSecond: Int?
         if let rate {
             guard let perSecond = rate.perSecond, (1...Limits.ratePerSecond).contains(perSecond) else {
-                throw ValidationError(message: "rate.per_second is a whole number from 1 to \(Limits.ratePerSecond)", field: "rate.per_second")
+                throw ValidationError(
+                    message: "rate.per_second is a whole number from 1 to \(Limits.ratePerSecond)", field: "rate.per_second")
             }
             ratePerSecond = Int(perSecond)
         }

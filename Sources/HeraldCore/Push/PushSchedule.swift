@@ -35,7 +35,8 @@ package enum PushSchedule: Sendable, Equatable {
     /// The slots of a local-time schedule: every known time zone (and so every device, whatever
     /// zone it registers with later) grouped by the instant `local` falls on there. Devices
     /// without a zone go with the group of `defaultZone`.
-    package static func slots(for local: LocalDateTime, defaultZone: String, zones: [String] = TimeZone.knownTimeZoneIdentifiers) -> [Slot] {
+    package static func slots(for local: LocalDateTime, defaultZone: String, zones: [String] = TimeZone.knownTimeZoneIdentifiers) -> [Slot]
+    {
         var byInstant: [Int64: [String]] = [:]
         var all = Set(zones)
         all.insert("UTC")

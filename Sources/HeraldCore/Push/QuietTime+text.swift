@@ -51,7 +51,8 @@ extension QuietTime {
     }
 
     private static func text(_ minutes: Int) -> String {
-        let hour = minutes / 60, minute = minutes % 60
+        let hour = minutes / 60
+        let minute = minutes % 60
         return (hour < 10 ? "0\(hour)" : "\(hour)") + ":" + (minute < 10 ? "0\(minute)" : "\(minute)")
     }
 }

@@ -1,6 +1,6 @@
+import struct Foundation.Calendar
 import struct Foundation.Date
 import struct Foundation.TimeZone
-import struct Foundation.Calendar
 
 /// A device's daily quiet time (`quiet_time: {"start": "22:00", "end": "07:00"}`), in its own
 /// time zone; it may run over midnight.

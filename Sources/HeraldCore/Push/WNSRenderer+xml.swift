@@ -1,6 +1,7 @@
 extension WNSRenderer {
     /// `<toast …><visual><binding template="…">` images and texts `</binding></visual></toast>`.
-    static func toastXML(template: String, texts: [(Int?, String)], images: [(Int?, String)], launch: String?, duration: String?) -> String {
+    static func toastXML(template: String, texts: [(Int?, String)], images: [(Int?, String)], launch: String?, duration: String?) -> String
+    {
         var xml = "<toast"
         if let launch { xml += #" launch="\#(escaped(launch))""# }
         if let duration { xml += #" duration="\#(escaped(duration))""# }

@@ -58,8 +58,12 @@ package enum WNSRenderer {
         } else if let (key, block) = try windowsBlock(push, key: "windowsPhone") {
             notification = try windowsPhone(block, key: key, body: push.body, receiptID: receiptID)
         } else if let body = push.body {
-            notification = WNSNotification(kind: .toast, payload: Array(toastXML(
-                template: "ToastGeneric", texts: [(nil, body)], images: [], launch: receiptID.map(launchArgument), duration: nil).utf8))
+            notification = WNSNotification(
+                kind: .toast,
+                payload: Array(
+                    toastXML(
+                        template: "ToastGeneric", texts: [(nil, body)], images: [], launch: receiptID.map(launchArgument), duration: nil
+                    ).utf8))
         } else {
             return nil
         }
@@ -70,7 +74,8 @@ package enum WNSRenderer {
         guard size <= maximumPayloadBytes else {
             throw ValidationError(
                 code: "payload_too_large",
-                message: "the WNS notification would be \(size) bytes, \(size - maximumPayloadBytes) over WNS's \(maximumPayloadBytes)-byte limit",
+                message:
+                    "the WNS notification would be \(size) bytes, \(size - maximumPayloadBytes) over WNS's \(maximumPayloadBytes)-byte limit",
                 field: "message")
         }
         return notification
@@ -105,7 +110,8 @@ package enum WNSRenderer {
         let payloadValue = block["payload"] == .null ? nil : block["payload"]
 
         if payloadValue != nil && kind != .raw {
-            throw ValidationError(message: "payload is the body of a raw notification; a \(kind.name) takes template_fields or xml", field: field("payload"))
+            throw ValidationError(
+                message: "payload is the body of a raw notification; a \(kind.name) takes template_fields or xml", field: field("payload"))
         }
         if payloadValue != nil && fields != nil {
             throw ValidationError(code: "conflicting_fields", message: "give payload or template_fields, not both", field: field("payload"))
@@ -141,14 +147,16 @@ package enum WNSRenderer {
             guard !texts.isEmpty || !images.isEmpty else {
                 throw ValidationError(
                     code: "empty_notification",
-                    message: "a Windows \(kind.name) needs message.body, text fields in template_fields, or xml", field: field("template_fields"))
+                    message: "a Windows \(kind.name) needs message.body, text fields in template_fields, or xml",
+                    field: field("template_fields"))
             }
             let numbered = !adaptiveTemplates.contains(template)
             let textElements = texts.map { (numbered ? $0.id : nil, $0.text) }
             let imageElements = images.map { (numbered ? $0.id : nil, $0.source) }
             if kind == .toast {
                 let launch = options.launch ?? receiptID.map(launchArgument)
-                payload = toastXML(template: template, texts: textElements, images: imageElements, launch: launch, duration: options.duration)
+                payload = toastXML(
+                    template: template, texts: textElements, images: imageElements, launch: launch, duration: options.duration)
             } else {
                 payload = tileXML(template: template, texts: textElements, images: imageElements)
             }
@@ -258,7 +266,8 @@ package enum WNSRenderer {
     {
         func field(_ name: String) -> String { "message.custom.\(key).\(name)" }
         for name in block.keys.sorted() where name != "template" && name != "template_fields" {
-            throw ValidationError(message: "'\(name)' is not a key of a Windows Phone notification (template, template_fields)", field: field(name))
+            throw ValidationError(
+                message: "'\(name)' is not a key of a Windows Phone notification (template, template_fields)", field: field(name))
         }
         let fields = try templateFields(block["template_fields"], field: field("template_fields")) ?? [:]
         func take(_ allowed: [String]) throws(ValidationError) {
@@ -275,7 +284,8 @@ package enum WNSRenderer {
             let texts = [fields["title"] ?? body, fields["subtitle"]].compactMap { $0 }.map { (Int?.none, $0) }
             guard !texts.isEmpty else {
                 throw ValidationError(
-                    code: "empty_notification", message: "a toast needs message.body or a title or subtitle", field: field("template_fields"))
+                    code: "empty_notification", message: "a toast needs message.body or a title or subtitle",
+                    field: field("template_fields"))
             }
             let launch = fields["parameter"] ?? receiptID.map(launchArgument)
             let xml = toastXML(template: "ToastGeneric", texts: texts, images: [], launch: launch, duration: nil)

@@ -82,7 +82,8 @@ package enum WebPushRenderer {
             let encrypted = payload.count + encryptionOverhead
             throw ValidationError(
                 code: "payload_too_large",
-                message: "the Web Push message would be \(encrypted) bytes encrypted, \(encrypted - maximumEncryptedBytes) over the \(maximumEncryptedBytes)-byte limit of push services",
+                message:
+                    "the Web Push message would be \(encrypted) bytes encrypted, \(encrypted - maximumEncryptedBytes) over the \(maximumEncryptedBytes)-byte limit of push services",
                 field: "message")
         }
 

@@ -1,4 +1,5 @@
 import Crypto
+
 import struct Foundation.Data
 import class Foundation.JSONSerialization
 

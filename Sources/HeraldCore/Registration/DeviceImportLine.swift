@@ -13,8 +13,11 @@ package struct DeviceImportLine: Sendable, Decodable {
     package var updatedAt: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case deviceUUID = "device_uuid", platformUUID = "platform_uuid", active
-        case createdAt = "created_at", updatedAt = "updated_at"
+        case deviceUUID = "device_uuid"
+        case platformUUID = "platform_uuid"
+        case active
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
     }
 
     package init(
@@ -49,7 +52,8 @@ package struct DeviceImportLine: Sendable, Decodable {
     ///   - wnsTestHost: a WNS channel host accepted besides Microsoft's (a test WNS).
     package func validated(platforms: [UUID: Platform], now: Int64, wnsTestHost: String? = nil) throws(ValidationError) -> DeviceImport {
         guard let rawUUID = deviceUUID else {
-            throw ValidationError(code: "missing_field", message: "device_uuid is required: an import keeps each device's uuid", field: "device_uuid")
+            throw ValidationError(
+                code: "missing_field", message: "device_uuid is required: an import keeps each device's uuid", field: "device_uuid")
         }
         guard let uuid = UUID(text: rawUUID) else {
             throw ValidationError(message: "must be a UUID", field: "device_uuid")
@@ -59,7 +63,8 @@ package struct DeviceImportLine: Sendable, Decodable {
         }
         guard let platformID = UUID(text: rawPlatform), let platform = platforms[platformID] else {
             throw ValidationError(
-                code: "unknown_platform", message: "'\(rawPlatform)' is not a platform of this application (create it first, with its uuid)",
+                code: "unknown_platform",
+                message: "'\(rawPlatform)' is not a platform of this application (create it first, with its uuid)",
                 field: "platform_uuid")
         }
         if case .delta = registration.tags {

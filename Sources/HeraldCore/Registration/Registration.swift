@@ -66,7 +66,9 @@ extension RegistrationInput {
             throw ValidationError(code: "missing_field", message: "registration_token is required", field: "registration_token")
         }
 
-        func text(_ change: FieldChange<String>, _ field: String, limit: Int = Limits.deviceFieldLength) throws(ValidationError) -> FieldChange<String> {
+        func text(_ change: FieldChange<String>, _ field: String, limit: Int = Limits.deviceFieldLength) throws(ValidationError)
+            -> FieldChange<String>
+        {
             if case .set(let value) = change {
                 guard value.unicodeScalars.count <= limit else {
                     throw ValidationError(message: "is longer than \(limit) characters", field: field)

@@ -123,8 +123,9 @@ package enum TagsChange: Sendable, Equatable, Decodable {
         guard let keyed = try? decoder.container(keyedBy: DeltaKeys.self) else {
             throw DecodingError.typeMismatch(
                 [String].self,
-                .init(codingPath: decoder.codingPath,
-                      debugDescription: "tags must be a list of strings or {\"subscribe\":[…],\"unsubscribe\":[…]}"))
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "tags must be a list of strings or {\"subscribe\":[…],\"unsubscribe\":[…]}"))
         }
         self = .delta(
             subscribe: try keyed.decodeIfPresent([String].self, forKey: .subscribe) ?? [],

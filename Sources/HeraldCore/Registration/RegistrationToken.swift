@@ -1,7 +1,8 @@
 import Crypto
+
 import struct Foundation.Data
-import struct Foundation.URL
 import class Foundation.JSONSerialization
+import struct Foundation.URL
 
 /// Checks and normalises the registration token a device sends, per platform.
 package enum RegistrationToken {
@@ -11,7 +12,9 @@ package enum RegistrationToken {
     /// - android: the FCM token, as is.
     /// - web: the browser's PushSubscription JSON; stored as canonical JSON.
     /// - windows: the WNS channel URI.
-    package static func normalize(_ raw: String, for type: PlatformType, field: String = "registration_token") throws(ValidationError) -> String {
+    package static func normalize(_ raw: String, for type: PlatformType, field: String = "registration_token") throws(ValidationError)
+        -> String
+    {
         let token = raw.trimmingASCIIWhitespace()
         guard !token.isEmpty else {
             throw ValidationError(code: "invalid_token", message: "registration_token must not be empty", field: field)
@@ -50,13 +53,15 @@ package enum RegistrationToken {
         guard let object = try? JSONSerialization.jsonObject(with: Data(token.utf8)) as? [String: Any] else {
             throw ValidationError(
                 code: "invalid_token",
-                message: "a web registration_token is the browser's PushSubscription as JSON: {\"endpoint\":…,\"keys\":{\"p256dh\":…,\"auth\":…}}",
+                message:
+                    "a web registration_token is the browser's PushSubscription as JSON: {\"endpoint\":…,\"keys\":{\"p256dh\":…,\"auth\":…}}",
                 field: field)
         }
         guard let endpoint = object["endpoint"] as? String, let url = URL(string: endpoint), url.scheme == "https",
             let host = url.host, !host.isEmpty
         else {
-            throw ValidationError(code: "invalid_token", message: "the subscription's endpoint must be an https URL", field: "\(field).endpoint")
+            throw ValidationError(
+                code: "invalid_token", message: "the subscription's endpoint must be an https URL", field: "\(field).endpoint")
         }
         let keys = object["keys"] as? [String: Any] ?? [:]
         guard let p256dh = keys["p256dh"] as? String, let point = Base64URL.decode(p256dh),

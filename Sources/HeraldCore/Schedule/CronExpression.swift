@@ -89,9 +89,10 @@ package struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         // be the answer and is not converted. The walk starts on the first day that can hold
         // one, and converts only the minutes that can; a minutely rule costs one or two
         // conversions, not a day's worth.
-        let lowest = [-86_400_000, 0, 86_400_000].map { shift in
-            Int64(zone.secondsFromGMT(for: .init(timeIntervalSince1970: Double(after + Int64(shift)) / 1000))) * 1000
-        }.min() ?? 0
+        let lowest =
+            [-86_400_000, 0, 86_400_000].map { shift in
+                Int64(zone.secondsFromGMT(for: .init(timeIntervalSince1970: Double(after + Int64(shift)) / 1000))) * 1000
+            }.min() ?? 0
         let threshold = after + lowest
         let startDay = Int(threshold >= 0 ? threshold / 86_400_000 : (threshold - 86_399_999) / 86_400_000)
         for day in startDay..<(startDay + 366 * 8) {
@@ -146,7 +147,9 @@ extension CronExpression {
         static let dayOfMonth = FieldSpec(name: "day of month", range: 1...31, names: [:])
         static let month = FieldSpec(
             name: "month", range: 1...12,
-            names: ["jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12])
+            names: [
+                "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+            ])
         static let dayOfWeek = FieldSpec(
             name: "day of week", range: 0...7, names: ["sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6])
 

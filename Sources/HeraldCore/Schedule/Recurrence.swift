@@ -85,7 +85,9 @@ extension PushInput {
     /// - Parameter now: epoch milliseconds.
     func validatedRecurrence(now: Int64) throws(ValidationError) -> Recurrence? {
         guard let schedule else { return nil }
-        for (name, given) in [("scheduleAt", scheduleAt != nil), ("scheduleIn", scheduleIn != nil), ("scheduleLocal", scheduleLocal != nil)]
+        for (name, given) in [
+            ("scheduleAt", scheduleAt != nil), ("scheduleIn", scheduleIn != nil), ("scheduleLocal", scheduleLocal != nil),
+        ]
         where given {
             throw ValidationError(
                 code: "conflicting_fields", message: "give schedule (recurring) or \(name) (once), not both", field: "schedule")
@@ -117,7 +119,8 @@ extension PushInput {
             // hundreds of occurrences and tens of thousands of fan-outs in flight.
             throw ValidationError(
                 code: "invalid_cron",
-                message: "a local-time repeat fires at most once an hour (each occurrence takes a day to reach every zone): schedule.cron's minute field names one minute",
+                message:
+                    "a local-time repeat fires at most once an hour (each occurrence takes a day to reach every zone): schedule.cron's minute field names one minute",
                 field: "schedule.cron")
         }
         if let zone = schedule.timeZone, !PushSchedule.isTimeZone(zone) {
@@ -129,7 +132,8 @@ extension PushInput {
         var count: Int?
         if let given = schedule.count {
             guard (1...Limits.scheduleCount).contains(given) else {
-                throw ValidationError(message: "schedule.count is a whole number from 1 to \(Limits.scheduleCount)", field: "schedule.count")
+                throw ValidationError(
+                    message: "schedule.count is a whole number from 1 to \(Limits.scheduleCount)", field: "schedule.count")
             }
             count = Int(given)
         }

@@ -42,7 +42,8 @@ package struct JWTSigner: Sendable {
     package func sign(claims: JSONValue, header members: [String: JSONValue] = ["typ": .string("JWT")]) throws -> String {
         var header = members
         header["alg"] = .string(algorithm)
-        let signingInput = Base64URL.encode(Array(JSONValue.object(header).jsonText.utf8)) + "." + Base64URL.encode(Array(claims.jsonText.utf8))
+        let signingInput =
+            Base64URL.encode(Array(JSONValue.object(header).jsonText.utf8)) + "." + Base64URL.encode(Array(claims.jsonText.utf8))
         return signingInput + "." + Base64URL.encode(try signature(for: Array(signingInput.utf8)))
     }
 

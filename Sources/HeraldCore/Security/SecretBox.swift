@@ -1,4 +1,5 @@
 import Crypto
+
 import struct Foundation.Data
 
 /// Encrypts values at rest with AES-256-GCM (provider credentials, platform secrets).

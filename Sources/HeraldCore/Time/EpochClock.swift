@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The wall clock as a Swift `Clock`: instants are `Duration`s since the Unix epoch, so the same

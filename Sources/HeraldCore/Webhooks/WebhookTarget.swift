@@ -25,7 +25,8 @@ package struct WebhookTarget: Sendable, Equatable {
         case "https": secure = true
         case "http" where policy.allowsPrivate: secure = false
         case "http":
-            throw ValidationError(message: "webhook URLs must use https:// (http:// only where the server allows private addresses)", field: field)
+            throw ValidationError(
+                message: "webhook URLs must use https:// (http:// only where the server allows private addresses)", field: field)
         default:
             throw ValidationError(message: "webhook URLs must use https://", field: field)
         }
@@ -53,10 +54,12 @@ package struct WebhookTarget: Sendable, Equatable {
     /// Letters, digits and hyphens in dot-separated labels of at most 63 characters.
     static func isHostName(_ host: String) -> Bool {
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        return host.utf8.count <= 253 && labels.allSatisfy { label in
-            (1...63).contains(label.utf8.count) && label.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte == 0x2d
+        return host.utf8.count <= 253
+            && labels.allSatisfy { label in
+                (1...63).contains(label.utf8.count)
+                    && label.utf8.allSatisfy { byte in
+                        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte == 0x2d
+                    }
             }
-        }
     }
 }

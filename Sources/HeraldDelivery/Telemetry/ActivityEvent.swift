@@ -1,7 +1,8 @@
 import HeraldCore
+
 import struct Foundation.Date
-import struct Foundation.UUID
 import class Foundation.ISO8601DateFormatter
+import struct Foundation.UUID
 
 /// One line of an application's activity log: what an operator watching the app sees happen.
 ///
@@ -47,7 +48,10 @@ package struct ActivityEvent: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case time, kind, pushID = "push_id", platformID = "platform_id", provider, counts, message
+        case time, kind
+        case pushID = "push_id"
+        case platformID = "platform_id"
+        case provider, counts, message
     }
 
     package func encode(to encoder: any Encoder) throws {

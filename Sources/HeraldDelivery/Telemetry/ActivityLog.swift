@@ -1,4 +1,5 @@
 import Synchronization
+
 import struct Foundation.UUID
 
 /// The recent activity of each application, in memory, and live subscriptions to it.

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+
 import struct Foundation.UUID
 
 extension DeliveryTelemetry {

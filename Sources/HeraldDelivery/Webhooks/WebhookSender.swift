@@ -75,12 +75,14 @@ struct WebhookSender: Sendable {
     private func attempt(_ delivery: WebhookDelivery, target: WebhookTarget) async throws -> WebhookAnswer {
         let address = try await Self.resolve(target.host, port: target.port)
         guard configuration.addressPolicy.allows(address) else {
-            throw WebhookRefusal(message: "refused: \(target.host) resolves to \(address), a private, loopback or otherwise non-public address")
+            throw WebhookRefusal(
+                message: "refused: \(target.host) resolves to \(address), a private, loopback or otherwise non-public address")
         }
         var client = HTTPClient.Configuration()
         client.redirectConfiguration = .disallow
         client.timeout = .init(
-            connect: .milliseconds(configuration.connectTimeout.milliseconds), read: .milliseconds(configuration.requestTimeout.milliseconds))
+            connect: .milliseconds(configuration.connectTimeout.milliseconds),
+            read: .milliseconds(configuration.requestTimeout.milliseconds))
         client.proxy = nil
         client.httpVersion = .http1Only
         if let tls = try tls.get() { client.tlsConfiguration = tls }
@@ -136,7 +138,8 @@ struct WebhookSender: Sendable {
     /// Printable text of an answer's first bytes (invalid UTF-8 and control characters replaced).
     static func text(_ bytes: [UInt8]) -> String? {
         guard !bytes.isEmpty else { return nil }
-        return String(String(decoding: bytes, as: UTF8.self).map { $0.isASCII && ($0.asciiValue! < 0x20 || $0.asciiValue! == 0x7f) ? " " : $0 })
+        return String(
+            String(decoding: bytes, as: UTF8.self).map { $0.isASCII && ($0.asciiValue! < 0x20 || $0.asciiValue! == 0x7f) ? " " : $0 })
     }
 }
 

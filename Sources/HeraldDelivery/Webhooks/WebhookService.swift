@@ -60,7 +60,7 @@ package struct WebhookService: Service {
                 next = try await store.webhooks.nextDue().map(EpochClock.Instant.init(epochMilliseconds:))
             } catch let error as StoreError where error.reason == .leaseLost {
                 logger.warning("a webhook delivery's lease ran out and another worker took it over", metadata: ["error": "\(error)"])
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 return
             } catch {
                 logger.error("webhook delivery failed; it is taken again when its lease runs out", metadata: ["error": "\(error)"])
@@ -80,7 +80,8 @@ package struct WebhookService: Service {
     func deliver(_ delivery: WebhookDelivery) async throws {
         let answer = await sender.send(delivery)
         let attempts = delivery.attempts + 1
-        let retryAt = answer.succeeded ? nil : backoff.retryAt(attempts: attempts, createdAt: delivery.createdAt, now: clock.now.epochMilliseconds)
+        let retryAt =
+            answer.succeeded ? nil : backoff.retryAt(attempts: attempts, createdAt: delivery.createdAt, now: clock.now.epochMilliseconds)
         if !answer.succeeded {
             logger.info(
                 "a webhook delivery failed",
@@ -92,7 +93,8 @@ package struct WebhookService: Service {
         }
         try await store.webhooks.record(
             delivery,
-            WebhookAttempt(status: answer.status, error: answer.error, excerpt: answer.excerpt, succeeded: answer.succeeded, retryAt: retryAt))
+            WebhookAttempt(
+                status: answer.status, error: answer.error, excerpt: answer.excerpt, succeeded: answer.succeeded, retryAt: retryAt))
     }
 }
 

@@ -107,7 +107,8 @@ struct HPACKBlockDecoder {
                 head.status = Int(String(decoding: value, as: UTF8.self))
             }
             if keptFields.keeps(name) {
-                head.fields.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self), indexing: indexing)
+                head.fields.add(
+                    name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self), indexing: indexing)
             }
         }
         return head
@@ -149,7 +150,9 @@ struct HPACKBlockDecoder {
     }
 
     /// A string literal (§5.2), appended to `output` as its octets (Huffman-decoded when coded).
-    private static func string(_ bytes: UnsafeRawBufferPointer, _ position: inout Int, into output: inout [UInt8]) throws(HTTP2ProtocolError) {
+    private static func string(_ bytes: UnsafeRawBufferPointer, _ position: inout Int, into output: inout [UInt8])
+        throws(HTTP2ProtocolError)
+    {
         guard position < bytes.count else { throw error("a field without its string") }
         let huffman = bytes[position] & 0x80 != 0
         let length = try integer(bytes, &position, prefix: 7)

@@ -58,12 +58,14 @@ final class HTTP2Connection: Sendable {
         } else {
             let promise = loop.makePromise(of: EventLoopFuture<Void>.self)
             do {
-                channel = try await bootstrap
+                channel =
+                    try await bootstrap
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
-                            promise.succeed(try addHTTP2Handlers(
-                        to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout,
-                        validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields, window: window))
+                            promise.succeed(
+                                try addHTTP2Handlers(
+                                    to: channel, host: host, sslContext: sslContext, deadline: deadline, requestTimeout: requestTimeout,
+                                    validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields, window: window))
                         }
                     }
                     .connect(host: host, port: port).get()
@@ -107,7 +109,9 @@ final class HTTP2Connection: Sendable {
                 return chosen == "h2" ? .success(()) : .failure(HTTP2ConnectionError(.http2NotOffered(chosen)))
             })
         // HTTP/2 itself, framed on the TLS bytes (see `HTTP2Wire` for why not swift-nio-http2's handler).
-        try sync.addHandler(HTTP2ConnectionHandler(requestTimeout: requestTimeout, validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields, window: window))
+        try sync.addHandler(
+            HTTP2ConnectionHandler(
+                requestTimeout: requestTimeout, validatesHeaderBlocks: validatesHeaderBlocks, answerFields: answerFields, window: window))
         return negotiated.futureResult
     }
 

@@ -137,7 +137,8 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
     ///     is on, since every field is checked.
     ///   - firstStreamID: 1 but in tests of running out of stream ids.
     init(
-        requestTimeout: TimeAmount, validatesHeaderBlocks: Bool = true, answerFields: HTTP2AnswerFields = .all, window: HTTP2StreamWindow? = nil,
+        requestTimeout: TimeAmount, validatesHeaderBlocks: Bool = true, answerFields: HTTP2AnswerFields = .all,
+        window: HTTP2StreamWindow? = nil,
         firstStreamID: Int32 = 1
     ) {
         self.requestTimeout = requestTimeout
@@ -284,7 +285,8 @@ final class HTTP2ConnectionHandler: ChannelDuplexHandler {
                 return
             }
             advanceQueue()
-            let offset = append(Stream(batch: batch, index: index, deadline: now + requestTimeout, sendWindow: initialStreamWindow), streamID)
+            let offset = append(
+                Stream(batch: batch, index: index, deadline: now + requestTimeout, sendWindow: initialStreamWindow), streamID)
             let empty = request.body.readableBytes == 0
             do {
                 try encoder.writeHeaders(request.head, streamID: streamID, endStream: empty, into: &outbound)

@@ -112,7 +112,8 @@ struct HTTP2FrameDecoder {
             try requireStream(streamID, type)
             let flowControlled = payload.readableBytes
             try removePadding(&payload, flags: flags)
-            return .data(streamID: streamID, data: payload, endStream: flags & HTTP2Wire.Flag.endStream != 0, flowControlled: flowControlled)
+            return .data(
+                streamID: streamID, data: payload, endStream: flags & HTTP2Wire.Flag.endStream != 0, flowControlled: flowControlled)
         case .headers:
             try requireStream(streamID, type)
             guard streamID % 2 == 1 else {

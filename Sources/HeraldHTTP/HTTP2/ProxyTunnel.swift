@@ -31,7 +31,8 @@ enum ProxyTunnel {
                 // once the proxy answered 2xx.
                 try sync.addHandlers(
                     encoder, decoder,
-                    NIOHTTP1ProxyConnectHandler(targetHost: host, targetPort: port, headers: headers, deadline: deadline, promise: established))
+                    NIOHTTP1ProxyConnectHandler(
+                        targetHost: host, targetPort: port, headers: headers, deadline: deadline, promise: established))
                 return established.futureResult.flatMap {
                     let sync = channel.pipeline.syncOperations
                     return sync.removeHandler(decoder).flatMap { channel.pipeline.syncOperations.removeHandler(encoder) }

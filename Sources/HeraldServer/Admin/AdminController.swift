@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// `/admin/v1`: tenants, admin tokens, applications, platforms and devices, with a bearer admin token.

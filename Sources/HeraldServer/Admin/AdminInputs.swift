@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// Request bodies of the admin API, with their checks.
@@ -22,8 +23,12 @@ struct ApplicationInput: Decodable {
     var apiKey: String?
 
     enum CodingKeys: String, CodingKey {
-        case name, description, tenantID = "tenant_id", includeReceiptID = "include_receipt_id"
-        case verifyCustomUserID = "verify_custom_user_id", uuid, apiKey = "api_key"
+        case name, description
+        case tenantID = "tenant_id"
+        case includeReceiptID = "include_receipt_id"
+        case verifyCustomUserID = "verify_custom_user_id"
+        case uuid
+        case apiKey = "api_key"
     }
 }
 
@@ -38,7 +43,8 @@ struct PlatformInput: Decodable {
     var fcmNotification: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case name, type, credentials, uuid, secret, fcmNotification = "fcm_notification"
+        case name, type, credentials, uuid, secret
+        case fcmNotification = "fcm_notification"
     }
 
     /// `fcm_notification`, which only Android platforms have.

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+
 import struct Foundation.UUID
 
 /// What an admin token does to applications: the admin API (`AdminController`) and the

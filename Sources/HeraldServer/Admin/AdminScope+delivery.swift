@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+
 import struct Foundation.UUID
 
 extension AdminScope {
@@ -15,7 +16,9 @@ extension AdminScope {
         var quietTime: JSONValue?
 
         enum CodingKeys: String, CodingKey {
-            case defaultTimeZone = "default_time_zone", ratePerSecond = "rate_per_second", quietTime = "quiet_time"
+            case defaultTimeZone = "default_time_zone"
+            case ratePerSecond = "rate_per_second"
+            case quietTime = "quiet_time"
         }
 
         init(from decoder: any Decoder) throws {
@@ -55,7 +58,8 @@ extension AdminScope {
             case .clear: settings.ratePerSecond = nil
             case .set(let rate):
                 guard (1...Limits.ratePerSecond).contains(rate) else {
-                    throw APIError.badRequest("rate_per_second is a whole number from 1 to \(Limits.ratePerSecond), or null", field: "rate_per_second")
+                    throw APIError.badRequest(
+                        "rate_per_second is a whole number from 1 to \(Limits.ratePerSecond), or null", field: "rate_per_second")
                 }
                 settings.ratePerSecond = Int(rate)
             }

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 extension AdminScope {

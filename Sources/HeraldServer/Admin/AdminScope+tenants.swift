@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+
 import struct Foundation.UUID
 
 /// What an admin token does to tenants and their tokens; the admin API and the dashboard both

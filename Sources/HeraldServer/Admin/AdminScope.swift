@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+
 import struct Foundation.UUID
 
 /// What an admin token may reach: everything (root) or one tenant's applications.

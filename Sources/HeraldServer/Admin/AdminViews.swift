@@ -10,7 +10,8 @@ struct TenantView: ResponseEncodable {
     var createdAt: Int64
 
     enum CodingKeys: String, CodingKey {
-        case id, name, createdAt = "created_at"
+        case id, name
+        case createdAt = "created_at"
     }
 
     init(_ tenant: Tenant) {
@@ -29,7 +30,11 @@ struct AdminTokenView: ResponseEncodable {
     var token: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, tenantID = "tenant_id", name, createdAt = "created_at", token
+        case id
+        case tenantID = "tenant_id"
+        case name
+        case createdAt = "created_at"
+        case token
     }
 
     init(_ record: AdminToken, token: String? = nil) {
@@ -54,9 +59,13 @@ struct ApplicationView: ResponseEncodable {
     var apiKey: String?
 
     enum CodingKeys: String, CodingKey {
-        case uuid, tenantID = "tenant_id", name, description, includeReceiptID = "include_receipt_id"
+        case uuid
+        case tenantID = "tenant_id"
+        case name, description
+        case includeReceiptID = "include_receipt_id"
         case verifyCustomUserID = "verify_custom_user_id"
-        case createdAt = "created_at", updatedAt = "updated_at"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
         case apiKey = "api_key"
     }
 
@@ -101,8 +110,14 @@ struct PlatformView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case uuid, appUUID = "app_uuid", name, type, credentials, credentialsStatus = "credentials_status"
-        case fcmNotification = "fcm_notification", createdAt = "created_at", updatedAt = "updated_at", secret
+        case uuid
+        case appUUID = "app_uuid"
+        case name, type, credentials
+        case credentialsStatus = "credentials_status"
+        case fcmNotification = "fcm_notification"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case secret
     }
 
     init(_ platform: Platform, secret: String? = nil) {

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// `GET`/`PUT /admin/v1/apps/:app/delivery`: an app's default time zone (for `scheduleLocal`
@@ -21,7 +22,9 @@ struct DeliverySettingsController<Context: RequestContext>: Sendable {
         var quietTime: QuietTime?
 
         enum CodingKeys: String, CodingKey {
-            case defaultTimeZone = "default_time_zone", ratePerSecond = "rate_per_second", quietTime = "quiet_time"
+            case defaultTimeZone = "default_time_zone"
+            case ratePerSecond = "rate_per_second"
+            case quietTime = "quiet_time"
         }
 
         func encode(to encoder: any Encoder) throws {

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// `GET`/`PUT /admin/v1/apps/:app/devices/:device/badge`: the iOS badge count Herald keeps for a
@@ -19,7 +20,8 @@ struct DeviceBadgeController<Context: RequestContext>: Sendable {
         var badge: Int64
 
         enum CodingKeys: String, CodingKey {
-            case deviceUUID = "device_uuid", badge
+            case deviceUUID = "device_uuid"
+            case badge
         }
     }
 

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// `GET`/`PUT /admin/v1/apps/:app/devices/:device/quiet_time`: a device's own quiet time (in
@@ -21,7 +22,9 @@ struct DeviceQuietTimeController<Context: RequestContext>: Sendable {
         var quietTime: QuietTime?
 
         enum CodingKeys: String, CodingKey {
-            case deviceUUID = "device_uuid", timeZone = "time_zone", quietTime = "quiet_time"
+            case deviceUUID = "device_uuid"
+            case timeZone = "time_zone"
+            case quietTime = "quiet_time"
         }
 
         func encode(to encoder: any Encoder) throws {

@@ -2,9 +2,10 @@ import HeraldCore
 import HeraldStore
 import Hummingbird
 import NIOCore
+
 import struct Foundation.Data
-import struct Foundation.UUID
 import class Foundation.JSONDecoder
+import struct Foundation.UUID
 
 /// How large a device import may be.
 package struct DeviceImportConfiguration: Sendable {
@@ -81,7 +82,8 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
                 do {
                     while true {
                         while more, reads.count < Self.exportReadAhead {
-                            guard let end = try await store.devices.exportPageEnd(applicationID: app.id, after: after, limit: Self.exportPage)
+                            guard
+                                let end = try await store.devices.exportPageEnd(applicationID: app.id, after: after, limit: Self.exportPage)
                             else {
                                 more = false
                                 break
@@ -152,7 +154,8 @@ struct DeviceTransferController<Context: RequestContext>: Sendable {
     static func tooLarge(_ limit: Int64, report: DeviceImportReport?) -> APIError {
         var message = "the import body is larger than \(limit) bytes (the server's --import-max-bytes); split the file"
         if let report {
-            message += "; before stopping, lines 1 to \(report.lines) were read: \(report.imported) imported, \(report.updated) updated, \(report.rejected) rejected"
+            message +=
+                "; before stopping, lines 1 to \(report.lines) were read: \(report.imported) imported, \(report.updated) updated, \(report.rejected) rejected"
         }
         return APIError(.contentTooLarge, code: "body_too_large", message: message)
     }
@@ -194,8 +197,10 @@ private struct Importer {
         switch line {
         case .tooLong(let number):
             report.lines = number
-            report.reject(line: number, ValidationError(
-                code: "line_too_long", message: "the line is longer than \(configuration.maximumLineBytes) bytes"))
+            report.reject(
+                line: number,
+                ValidationError(
+                    code: "line_too_long", message: "the line is longer than \(configuration.maximumLineBytes) bytes"))
         case .text(let number, let data):
             report.lines = number
             do throws(ValidationError) {
@@ -209,7 +214,8 @@ private struct Importer {
                 }
                 let device = try parsed.validated(platforms: platforms, now: clock.now.epochMilliseconds, wnsTestHost: wnsTestHost)
                 guard seen.insert(device.uuid).inserted else {
-                    throw ValidationError(code: "duplicate", message: "this device_uuid is on an earlier line of this import", field: "device_uuid")
+                    throw ValidationError(
+                        code: "duplicate", message: "this device_uuid is on an earlier line of this import", field: "device_uuid")
                 }
                 pending.append((number, device))
             } catch {
@@ -236,9 +242,10 @@ private struct Importer {
         pending = []
         pending.reserveCapacity(batch.count)
         let (store, applicationID) = (self.store, self.applicationID)
-        writing.append(Task {
-            (batch.map(\.line), try await store.devices.importDevices(batch.map(\.device), applicationID: applicationID))
-        })
+        writing.append(
+            Task {
+                (batch.map(\.line), try await store.devices.importDevices(batch.map(\.device), applicationID: applicationID))
+            })
     }
 
     /// Waits for every transaction being written and counts their outcomes.

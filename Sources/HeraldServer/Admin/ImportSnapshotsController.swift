@@ -1,9 +1,10 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.Data
-import struct Foundation.UUID
 import class Foundation.JSONDecoder
+import struct Foundation.UUID
 
 /// `GET`/`POST /admin/v1/apps/:app/import_snapshots?source=URL`: what `herald import` last saw
 /// of each device at a source, read back a page at a time and saved after each write, so that
@@ -25,7 +26,8 @@ struct ImportSnapshotsController<Context: RequestContext>: Sendable {
         var snapshot: JSONValue
 
         enum CodingKeys: String, CodingKey {
-            case deviceUUID = "device_uuid", snapshot
+            case deviceUUID = "device_uuid"
+            case snapshot
         }
     }
 
@@ -64,7 +66,9 @@ struct ImportSnapshotsController<Context: RequestContext>: Sendable {
         }
         let rows = try await store.importSnapshots.list(applicationID: app.id, source: source, after: after, limit: Self.pageLimit)
         let decoder = JSONDecoder()
-        let items = rows.map { Item(deviceUUID: $0.deviceUUID, snapshot: (try? decoder.decode(JSONValue.self, from: Data($0.snapshot.utf8))) ?? .null) }
+        let items = rows.map {
+            Item(deviceUUID: $0.deviceUUID, snapshot: (try? decoder.decode(JSONValue.self, from: Data($0.snapshot.utf8))) ?? .null)
+        }
         return Page(snapshots: items, next: rows.count == Self.pageLimit ? rows.last?.deviceUUID : nil)
     }
 

@@ -43,11 +43,13 @@ struct ScheduleImportController<Context: RequestContext>: Sendable {
         do {
             schedule = try await scheduling.schedule(push, request: String(buffer: body), applicationID: app.id, now: time, id: id)
         } catch let error as StoreError where error.reason == .uniqueViolation {
-            throw APIError(.conflict, code: "conflict", message: "schedule \(id) exists already (perhaps fired or cancelled)", field: "schedule_id")
+            throw APIError(
+                .conflict, code: "conflict", message: "schedule \(id) exists already (perhaps fired or cancelled)", field: "schedule_id")
         }
         guard let schedule else {
             throw APIError.badRequest(
-                "the push is not for later: give scheduleAt, scheduleIn, scheduleLocal or schedule beyond the next minute", field: "scheduleAt")
+                "the push is not for later: give scheduleAt, scheduleIn, scheduleLocal or schedule beyond the next minute",
+                field: "scheduleAt")
         }
         return EditedResponse(status: .created, response: Created(scheduleID: schedule.id))
     }

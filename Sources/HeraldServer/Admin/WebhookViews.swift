@@ -14,7 +14,11 @@ struct WebhookEndpointView: ResponseEncodable {
     var secret: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, appID = "app_id", url, events, createdAt = "created_at", secret
+        case id
+        case appID = "app_id"
+        case url, events
+        case createdAt = "created_at"
+        case secret
     }
 
     init(_ endpoint: WebhookEndpoint, secret: String? = nil) {
@@ -40,9 +44,17 @@ struct WebhookDeliveryView: ResponseEncodable {
     var lastResponse: String?
 
     enum CodingKeys: String, CodingKey {
-        case eventID = "event_id", eventType = "event_type", state, attempts, createdAt = "created_at",
-            nextAttemptAt = "next_attempt_at", lastAttemptAt = "last_attempt_at", lastStatus = "last_status",
-            lastError = "last_error", lastResponse = "last_response"
+        case eventID = "event_id"
+        case eventType = "event_type"
+        case state, attempts
+        case createdAt = "created_at"
+        case
+            nextAttemptAt = "next_attempt_at"
+        case lastAttemptAt = "last_attempt_at"
+        case lastStatus = "last_status"
+        case
+            lastError = "last_error"
+        case lastResponse = "last_response"
     }
 
     func encode(to encoder: any Encoder) throws {

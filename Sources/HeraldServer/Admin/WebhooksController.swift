@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// `/admin/v1/apps/:app/webhooks`: an app's webhook endpoints (create, list, show, delete) and

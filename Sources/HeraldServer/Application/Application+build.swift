@@ -21,7 +21,8 @@ package func buildApplication(
     let opened = try await Bootstrap.open(configuration, logger: logger)
     if let token = opened.generatedAdminToken {
         // Shown once, on the first start, so that the operator can use the admin API.
-        writeOperatorLine("""
+        writeOperatorLine(
+            """
             Herald generated a root admin token (shown once; also saved to \(opened.adminTokenPath), mode 0600):
               \(token)
             """)
@@ -116,12 +117,15 @@ package func buildRouter(
     GeofenceSyncController(store: store, auth: auth).addRoutes(to: router)
     AnalyticsController(store: store, auth: auth, clock: clock).addRoutes(to: router)
     AdminController(store: store, auth: auth).addRoutes(to: router)
-    DeviceTransferController(store: store, auth: auth, clock: clock, configuration: deviceImport, wnsTestHost: wnsTestHost).addRoutes(to: router)
+    DeviceTransferController(store: store, auth: auth, clock: clock, configuration: deviceImport, wnsTestHost: wnsTestHost).addRoutes(
+        to: router)
     ImportSnapshotsController<HeraldRequestContext>(store: store, auth: auth).addRoutes(to: router)
     HealthController(store: store, observability: observability).addRoutes(to: router)
     MetricsController(store: store, auth: auth, observability: observability).addRoutes(to: router)
-    ActivityLogController(store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat)
-        .addRoutes(to: router)
+    ActivityLogController(
+        store: store, auth: auth, activity: observability.activity, heartbeat: observability.configuration.streamHeartbeat
+    )
+    .addRoutes(to: router)
     DashboardController(
         store: store, auth: auth, pages: DashboardPages(vendorDirectory: dashboardAssets), sessions: DashboardSessions(clock: clock),
         throttle: SignInThrottle(clock: clock), pushes: pushes, locations: locations, activity: observability.activity, clock: clock,

@@ -1,14 +1,16 @@
 import HeraldCore
 import HeraldStore
 import Logging
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import class Foundation.FileManager
+
 import struct Foundation.Data
+import class Foundation.FileManager
 import struct Foundation.URL
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Opens the database and the secrets a server needs, creating them on first start.
 package enum Bootstrap {

@@ -2,6 +2,7 @@ import HeraldCore
 import HeraldDelivery
 import HeraldStore
 import Logging
+
 import struct Foundation.URLComponents
 
 /// Everything `herald serve` can be told; defaults give the zero-configuration server.

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// Who may call which API: devices with platform credentials, backends with app credentials,

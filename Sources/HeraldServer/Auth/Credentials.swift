@@ -1,5 +1,6 @@
-import HeraldCore
 import HTTPTypes
+import HeraldCore
+
 import struct Foundation.Data
 
 /// The credentials a request carries in its `Authorization` header.

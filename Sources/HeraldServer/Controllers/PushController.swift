@@ -3,9 +3,10 @@ import HeraldDelivery
 import HeraldStore
 import Hummingbird
 import NIOCore
+
 import struct Foundation.Data
-import struct Foundation.UUID
 import class Foundation.JSONDecoder
+import struct Foundation.UUID
 
 /// `POST /v1/push` and `GET /v1/push/:receipt_id`, with app credentials.
 struct PushController<Context: RequestContext>: Sendable {
@@ -126,9 +127,16 @@ struct PushController<Context: RequestContext>: Sendable {
         var geofenceTriggers: Int
 
         enum CodingKeys: String, CodingKey {
-            case receiptID = "receipt_id", status, createdAt = "created_at", targeted, delivered, failed, failures
-            case invalidTokens = "invalid_tokens", expired, skipped, pending, quietTimeHeld = "quiet_time_held", lastError = "last_error"
-            case received, opened, geofenceTriggers = "geofence_triggers"
+            case receiptID = "receipt_id"
+            case status
+            case createdAt = "created_at"
+            case targeted, delivered, failed, failures
+            case invalidTokens = "invalid_tokens"
+            case expired, skipped, pending
+            case quietTimeHeld = "quiet_time_held"
+            case lastError = "last_error"
+            case received, opened
+            case geofenceTriggers = "geofence_triggers"
         }
 
         /// Why a provider could not be reached, and when (epoch ms).
@@ -143,7 +151,8 @@ struct PushController<Context: RequestContext>: Sendable {
             var devices: Int
 
             enum CodingKeys: String, CodingKey {
-                case dueAt = "due_at", devices
+                case dueAt = "due_at"
+                case devices
             }
         }
     }
@@ -166,7 +175,8 @@ struct PushController<Context: RequestContext>: Sendable {
             targeted: push.targeted, delivered: push.delivered, failed: push.failed, failures: push.failures,
             invalidTokens: push.invalidTokens, expired: push.expired, skipped: push.skipped, pending: push.pending,
             quietTimeHeld: held,
-            lastError: push.lastError.map { Status.LastError(reason: $0, at: push.lastErrorAt ?? push.createdAt) }, received: reported[AnalyticsEventType.received] ?? 0, opened: reported[AnalyticsEventType.opened] ?? 0,
+            lastError: push.lastError.map { Status.LastError(reason: $0, at: push.lastErrorAt ?? push.createdAt) },
+            received: reported[AnalyticsEventType.received] ?? 0, opened: reported[AnalyticsEventType.opened] ?? 0,
             geofenceTriggers: reported[AnalyticsEventType.geofenceTriggered] ?? 0)
     }
 }

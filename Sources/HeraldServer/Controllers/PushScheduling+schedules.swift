@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldStore
+
 import struct Foundation.UUID
 
 /// An application's scheduled pushes: the operations `/v1/schedules` and the dashboard's

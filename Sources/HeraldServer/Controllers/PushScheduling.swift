@@ -1,9 +1,10 @@
 import HeraldCore
 import HeraldStore
+
 import struct Foundation.Data
+import class Foundation.JSONDecoder
 import struct Foundation.TimeZone
 import struct Foundation.UUID
-import class Foundation.JSONDecoder
 
 /// Turns validated pushes for later into schedules: when they fire, the request to store, and
 /// for `scheduleLocal` one slot per group of time zones.
@@ -27,7 +28,8 @@ struct PushScheduling: Sendable {
     /// `id` is a `schedule_id` to keep (an imported one), nil for a new one.
     func schedule(_ push: Push, request: String, applicationID: UUID, now: Int64, id: String? = nil) async throws -> StoredSchedule? {
         if case .now = PushSchedule.of(push, now: now, sendImmediatelyWithin: configuration.sendImmediatelyWithin) { return nil }
-        guard let plan = try await plan(push, request: try Self.object(request), applicationID: applicationID, now: now, sendNowAsSlot: false)
+        guard
+            let plan = try await plan(push, request: try Self.object(request), applicationID: applicationID, now: now, sendNowAsSlot: false)
         else {
             return nil
         }

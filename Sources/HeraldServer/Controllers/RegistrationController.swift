@@ -2,6 +2,7 @@ import HeraldCore
 import HeraldStore
 import Hummingbird
 import NIOCore
+
 import struct Foundation.UUID
 
 /// `/v1/registration`: devices register, update, read and delete themselves with platform credentials.

@@ -34,9 +34,16 @@ struct RegistrationResponse: ResponseGenerator, Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case os, osVersion = "os_version", deviceModel = "device_model", deviceManufacturer = "device_manufacturer"
-        case deviceAlias = "device_alias", deviceUUID = "device_uuid", registrationToken = "registration_token"
-        case tags, active, customUserID = "custom_user_id", platformUUID = "platform_uuid"
+        case os
+        case osVersion = "os_version"
+        case deviceModel = "device_model"
+        case deviceManufacturer = "device_manufacturer"
+        case deviceAlias = "device_alias"
+        case deviceUUID = "device_uuid"
+        case registrationToken = "registration_token"
+        case tags, active
+        case customUserID = "custom_user_id"
+        case platformUUID = "platform_uuid"
     }
 
     func encode(to encoder: any Encoder) throws {

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// `GET /v2/registrations`: an application's devices, searched and paged, with app credentials.

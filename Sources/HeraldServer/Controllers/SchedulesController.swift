@@ -2,6 +2,7 @@ import HeraldCore
 import HeraldStore
 import Hummingbird
 import NIOCore
+
 import struct Foundation.Data
 import class Foundation.JSONDecoder
 import class Foundation.JSONEncoder
@@ -36,7 +37,9 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         var occurrences: [OccurrenceView]?
 
         enum CodingKeys: String, CodingKey {
-            case scheduleID = "schedule_id", scheduledFor = "scheduled_for", push, recurrence, occurrences
+            case scheduleID = "schedule_id"
+            case scheduledFor = "scheduled_for"
+            case push, recurrence, occurrences
         }
 
         /// - Parameter now: epoch ms, from which a paused schedule's next occurrences are counted.
@@ -68,7 +71,10 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         var nextLocalTimes: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case cron, timeZone = "time_zone", local, until, count, fired, paused, nextOccurrences = "next_occurrences"
+            case cron
+            case timeZone = "time_zone"
+            case local, until, count, fired, paused
+            case nextOccurrences = "next_occurrences"
             case nextLocalTimes = "next_local_times"
         }
 
@@ -104,8 +110,15 @@ struct SchedulesController<Context: RequestContext>: Sendable {
         var missedTimeZones: Int?
 
         enum CodingKeys: String, CodingKey {
-            case dueAt = "due_at", localTime = "local_time", state, firedAt = "fired_at", receiptID = "receipt_id", status, targeted, delivered, failed
-            case skippedAt = "skipped_at", skippedUntil = "skipped_until", missedTimeZones = "missed_time_zones"
+            case dueAt = "due_at"
+            case localTime = "local_time"
+            case state
+            case firedAt = "fired_at"
+            case receiptID = "receipt_id"
+            case status, targeted, delivered, failed
+            case skippedAt = "skipped_at"
+            case skippedUntil = "skipped_until"
+            case missedTimeZones = "missed_time_zones"
         }
 
         init(_ occurrence: PastOccurrence) {
@@ -148,13 +161,15 @@ struct SchedulesController<Context: RequestContext>: Sendable {
     /// Pauses a recurring schedule (409 for a one-time one).
     @Sendable func pause(_ request: Request, context: Context) async throws -> ScheduleView {
         let app = try await auth.application(request)
-        return try ScheduleView(try await scheduling.pause(id: try scheduleID(context), applicationID: app.id), now: clock.now.epochMilliseconds)
+        return try ScheduleView(
+            try await scheduling.pause(id: try scheduleID(context), applicationID: app.id), now: clock.now.epochMilliseconds)
     }
 
     /// Resumes a paused recurring schedule from its next occurrence after now.
     @Sendable func resume(_ request: Request, context: Context) async throws -> ScheduleView {
         let app = try await auth.application(request)
-        return try ScheduleView(try await scheduling.resume(id: try scheduleID(context), applicationID: app.id), now: clock.now.epochMilliseconds)
+        return try ScheduleView(
+            try await scheduling.resume(id: try scheduleID(context), applicationID: app.id), now: clock.now.epochMilliseconds)
     }
 
     /// Changes the time, message or target (`PushScheduling.change`).

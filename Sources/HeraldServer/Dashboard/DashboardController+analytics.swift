@@ -1,8 +1,9 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
-import struct Foundation.UUID
+
 import class Foundation.JSONEncoder
+import struct Foundation.UUID
 
 /// Analytics: received, opened and geofence-triggered events over time, as a chart (Chart.js
 /// from Debian's `libjs-chart.js`, when installed) and a table; for the application, and for

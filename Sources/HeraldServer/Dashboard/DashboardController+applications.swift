@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// Applications: the list, create, edit, delete, a new API key.
@@ -67,7 +68,8 @@ extension DashboardController {
 
     @Sendable func regenerateAPIKey(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, _ in
-            let (app, apiKey) = try await signed.scope.regenerateAPIKey(try await signed.scope.application(try Self.id(context, "app", "application")))
+            let (app, apiKey) = try await signed.scope.regenerateAPIKey(
+                try await signed.scope.application(try Self.id(context, "app", "application")))
             return try await secretPage(
                 signed, title: "New API key", app: app,
                 explanation: "The previous API key of “\(app.name)” no longer works; pushes must use this one.",
@@ -89,11 +91,14 @@ extension DashboardController {
         if signed.scope.isRoot {
             view["isRoot"] = true
             // The default tenant first: a root token's applications go there unless told otherwise.
-            let tenants = try await store.tenants.list().sorted { ($0.name == Bootstrap.defaultTenantName ? 0 : 1, $0.name) < ($1.name == Bootstrap.defaultTenantName ? 0 : 1, $1.name) }
+            let tenants = try await store.tenants.list().sorted {
+                ($0.name == Bootstrap.defaultTenantName ? 0 : 1, $0.name) < ($1.name == Bootstrap.defaultTenantName ? 0 : 1, $1.name)
+            }
             view["tenants"] = tenants.map { ["id": $0.id.lowercasedString, "name": $0.name] }
         }
         return pages.page(
-            "apps", view, layout: try await layout(signed, title: "Applications", apps: apps).merging(errorMessage(errors)) { $1 }, status: status)
+            "apps", view, layout: try await layout(signed, title: "Applications", apps: apps).merging(errorMessage(errors)) { $1 },
+            status: status)
     }
 
     func application(

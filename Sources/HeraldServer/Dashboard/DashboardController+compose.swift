@@ -1,11 +1,12 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.Data
-import struct Foundation.TimeZone
-import struct Foundation.UUID
 import class Foundation.JSONDecoder
 import class Foundation.JSONSerialization
+import struct Foundation.TimeZone
+import struct Foundation.UUID
 
 /// The push composer (Pivotal's "Create Push Notification"): a push's message, targets, schedule,
 /// expiry and per-platform custom payloads; "Validate only" shows what each provider would get
@@ -46,7 +47,8 @@ extension DashboardController {
                     let providers = Set(try await signed.scope.platforms(of: app).map(\.type))
                     return try await composer(
                         signed, app, form: form, errors: [:], previews: Self.previews(push, now: time, providers: providers),
-                        audienceCount: validated.audienceCount, unmatchedTopics: try await pushes.unmatchedTopics(push, applicationID: app.id))
+                        audienceCount: validated.audienceCount,
+                        unmatchedTopics: try await pushes.unmatchedTopics(push, applicationID: app.id))
                 case .scheduled(let scheduled):
                     // A push for later is a schedule, not yet a push: its place on Schedules, saying so.
                     let id = scheduled.scheduleID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
@@ -100,17 +102,25 @@ extension DashboardController {
         var view: [String: Any] = [
             "csrf": signed.session.csrf, "form": form, "errors": errors, "app": ["uuid": app.id.lowercasedString],
             "targetNone": target.isEmpty,
-            "targetLocations": locations.map { ["value": "location:\($0.id)", "name": $0.name, "selected": target == "location:\($0.id)"] as [String: Any] },
-            "targetGroups": groups.map { ["value": "group:\($0.id)", "name": $0.name, "selected": target == "group:\($0.id)"] as [String: Any] },
+            "targetLocations": locations.map {
+                ["value": "location:\($0.id)", "name": $0.name, "selected": target == "location:\($0.id)"] as [String: Any]
+            },
+            "targetGroups": groups.map {
+                ["value": "group:\($0.id)", "name": $0.name, "selected": target == "group:\($0.id)"] as [String: Any]
+            },
             "triggerExit": form["trigger_type"] == "exit", "hasTargetLocations": !locations.isEmpty, "hasTargetGroups": !groups.isEmpty,
             "platforms": Self.composerPlatforms.map { ["value": $0, "checked": form["platform_\($0)"] == "on"] as [String: Any] },
-            "scheduleNow": (form["schedule"] ?? "now") == "now", "scheduleAt": form["schedule"] == "at", "scheduleIn": form["schedule"] == "in",
+            "scheduleNow": (form["schedule"] ?? "now") == "now", "scheduleAt": form["schedule"] == "at",
+            "scheduleIn": form["schedule"] == "in",
             "scheduleLocal": form["schedule"] == "local", "scheduleRepeat": form["schedule"] == "repeat",
             // Typed, or the app's default zone, which the API takes when none is given.
             "repeatTimeZone": form["repeat_time_zone"] ?? defaultZone, "defaultTimeZone": defaultZone, "timeZones": Self.timeZones,
             "repeatLocal": form["repeat_local"] == "on",
             "quietTimes": Self.quietTimeChoices.map { choice in
-                ["value": choice.policy.rawValue, "text": choice.text, "selected": (form["quiet_time"] ?? "ignore") == choice.policy.rawValue]
+                [
+                    "value": choice.policy.rawValue, "text": choice.text,
+                    "selected": (form["quiet_time"] ?? "ignore") == choice.policy.rawValue,
+                ]
                     as [String: Any]
             },
             "interactiveOnly": form["interactive_only"] == "on",
@@ -258,28 +268,26 @@ extension DashboardController {
     static func composerErrors(_ error: APIError) -> [String: String] {
         let field = error.field ?? "any"
         let key: String =
-            if field == "message.custom.ios.category" { "ios_category" }
-            else if field.hasPrefix("locations") || field == "target_location" { "target_location" }
-            else if field.hasPrefix("message.custom.") { "custom_" + field.dropFirst("message.custom.".count).prefix { $0 != "." } }
-            else if field.hasPrefix("message") { "message" }
-            else if field.hasPrefix("target.topics") { "topics" }
-            else if field.hasPrefix("target.audience") { "audience" }
-            else if field.hasPrefix("target.custom_user_ids") { "custom_user_ids" }
-            else if field.hasPrefix("target.devices") { "devices" }
-            else if field.hasPrefix("target") { "platforms" }
-            else if field == "scheduleAt" || field == "scheduleIn" || field == "scheduleLocal" || field == "schedule" { "schedule" }
-            else if field == "schedule.cron" { "repeat_cron" }
-            else if field == "schedule.time_zone" { "repeat_time_zone" }
-            else if field == "schedule.until" { "repeat_until" }
-            else if field == "schedule.count" { "repeat_count" }
-            else if field == "quiet_time" { "quiet_time" }
-            else if field == "expiryTime" || field == "expiry_time" { "expiry" }
-            else if field == "trigger_type" { "trigger_type" }
-            else if field.hasPrefix("tags") { "topics" }
-            else if field == "platform" { "platforms" }
-            else if field == "start_time" { "schedule" }
-            else if field.hasPrefix("data") { "message" }
-            else { "any" }
+            if field == "message.custom.ios.category" { "ios_category" } else if field.hasPrefix("locations") || field == "target_location"
+            { "target_location" } else if field.hasPrefix("message.custom.") {
+                "custom_" + field.dropFirst("message.custom.".count).prefix { $0 != "." }
+            } else if field.hasPrefix("message") { "message" } else if field.hasPrefix("target.topics") {
+                "topics"
+            } else if field.hasPrefix("target.audience") { "audience" } else if field.hasPrefix("target.custom_user_ids") {
+                "custom_user_ids"
+            } else if field.hasPrefix("target.devices") { "devices" } else if field.hasPrefix("target") {
+                "platforms"
+            } else if field == "scheduleAt" || field == "scheduleIn" || field == "scheduleLocal" || field == "schedule" {
+                "schedule"
+            } else if field == "schedule.cron" { "repeat_cron" } else if field == "schedule.time_zone" {
+                "repeat_time_zone"
+            } else if field == "schedule.until" { "repeat_until" } else if field == "schedule.count" {
+                "repeat_count"
+            } else if field == "quiet_time" { "quiet_time" } else if field == "expiryTime" || field == "expiry_time" {
+                "expiry"
+            } else if field == "trigger_type" { "trigger_type" } else if field.hasPrefix("tags") { "topics" } else if field == "platform" {
+                "platforms"
+            } else if field == "start_time" { "schedule" } else if field.hasPrefix("data") { "message" } else { "any" }
         // An audience fault names where in the expression it is (`target.audience.and[1].not.topic`).
         if key == "audience", field != "target.audience" { return [key: "\(field): \(error.message)"] }
         return [key: error.message]
@@ -303,7 +311,8 @@ extension DashboardController {
         var note: String?
         if let delta = push.badgeDelta, let payload = rendered {
             rendered = relativeBadge(payload, delta: delta)
-            note = "The badge is each device's own count \(badgeChange(delta)) (Herald keeps it per device, never below 0), so each device gets its own number."
+            note =
+                "The badge is each device's own count \(badgeChange(delta)) (Herald keeps it per device, never below 0), so each device gets its own number."
         }
         var apns = shown("APNs (iOS)", rendered)
         apns["note"] = note
@@ -311,9 +320,11 @@ extension DashboardController {
             apns,
             shown("FCM (Android)", try FCMRenderer.render(push, receiptID: FCMRenderer.receiptPlaceholder, now: now)?.jsonText),
             shown("Web Push", try WebPushRenderer.render(push, receiptID: APNsRenderer.receiptPlaceholder, now: now)?.payloadText),
-            shown("WNS (Windows)", try WNSRenderer.render(push, receiptID: WNSRenderer.receiptPlaceholder, now: now).map {
-                String(decoding: $0.payload, as: UTF8.self)
-            }),
+            shown(
+                "WNS (Windows)",
+                try WNSRenderer.render(push, receiptID: WNSRenderer.receiptPlaceholder, now: now).map {
+                    String(decoding: $0.payload, as: UTF8.self)
+                }),
         ]
     }
 

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.Data
 
 /// Quiet time and the other delivery settings: an application's defaults (time zone, send rate,
@@ -39,7 +40,8 @@ extension DashboardController {
                 let body = Self.json(["quiet_time": Self.quietTime(form)])
                 let input = try Request.decodeJSONDocument(DeviceQuietTimeController<Context>.QuietTimeInput.self, from: body)
                 let set = try await signed.scope.setQuietTime(input.quietTime, of: app, device: device.uuid)
-                let notice = set.map { "The device's quiet time is now \($0.startText) to \($0.endText)." }
+                let notice =
+                    set.map { "The device's quiet time is now \($0.startText) to \($0.endText)." }
                     ?? "The device has no quiet time of its own now."
                 return try await devicePage(signed, app, device, form: [:], errors: [:], notice: notice)
             } catch {
@@ -71,9 +73,9 @@ extension DashboardController {
         zone: String?, own: QuietTime?, settings: AppDeliverySettings, form: [String: String]
     ) -> [String: Any] {
         let applied: String =
-            if let own { "\(own.startText) to \(own.endText) (its own)" }
-            else if let fallback = settings.quietTime { "\(fallback.startText) to \(fallback.endText) (the application's default)" }
-            else { "none: it is never quiet" }
+            if let own { "\(own.startText) to \(own.endText) (its own)" } else if let fallback = settings.quietTime {
+                "\(fallback.startText) to \(fallback.endText) (the application's default)"
+            } else { "none: it is never quiet" }
         return [
             "zone": zone.map { "\($0)" } ?? "none of its own: the application's default, \(settings.defaultTimeZone)",
             "applied": applied, "hasOwn": own != nil,

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.URLComponents
 import struct Foundation.URLQueryItem
 import struct Foundation.UUID
@@ -18,9 +19,14 @@ extension DashboardController {
             let platforms = try await signed.scope.platforms(of: app)
             var view: [String: Any] = [
                 "app": ["uuid": app.id.lowercasedString], "maxSize": Limits.registrationsPageSize,
-                "platformTypes": PlatformType.allCases.map { ["value": $0.rawValue, "selected": shown["platform"] == $0.rawValue] as [String: Any] },
+                "platformTypes": PlatformType.allCases.map {
+                    ["value": $0.rawValue, "selected": shown["platform"] == $0.rawValue] as [String: Any]
+                },
                 "platforms": platforms.map {
-                    ["uuid": $0.id.lowercasedString, "name": "\($0.name) (\($0.type.rawValue))", "selected": shown["platformUuid"] == $0.id.lowercasedString] as [String: Any]
+                    [
+                        "uuid": $0.id.lowercasedString, "name": "\($0.name) (\($0.type.rawValue))",
+                        "selected": shown["platformUuid"] == $0.id.lowercasedString,
+                    ] as [String: Any]
                 },
             ]
             let status: HTTPResponse.Status

@@ -13,7 +13,8 @@ extension DashboardController {
             _ = try changes.definition(now: clock.now.epochMilliseconds)
             return try await composer(
                 signed, app, form: form, errors: [:], previews: nil,
-                notice: "Valid. Sending creates a geofence: devices show the message when they \(input.triggerType ?? "enter") the location.")
+                notice:
+                    "Valid. Sending creates a geofence: devices show the message when they \(input.triggerType ?? "enter") the location.")
         }
         let geofence = try await store.geofences.create(applicationID: app.id, changes, notify: locations.updates)
         return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/locations#geofence-\(geofence.id)")
@@ -26,7 +27,9 @@ extension DashboardController {
         let message = (form["message"] ?? "").trimmingASCIIWhitespace()
         guard !message.isEmpty else { throw APIError.badRequest("a location push needs a message", field: "message") }
         let parts = place.split(separator: ":", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let id = Int64(parts[1]) else { throw APIError.badRequest("choose a location or a group", field: "target_location") }
+        guard parts.count == 2, let id = Int64(parts[1]) else {
+            throw APIError.badRequest("choose a location or a group", field: "target_location")
+        }
         let ids: [Int64]
         switch parts[0] {
         case "location": ids = [try await locations.place(id: id, applicationID: app.id).id]

@@ -34,13 +34,18 @@ extension DashboardController {
                 let input = GeofenceInput(
                     triggerType: form["trigger_type"] ?? "", expiryTime: .int(try Self.time(form["expiry"] ?? "", field: "expiry_time")),
                     data: .object(data))
-                guard try await store.geofences.update(id: geofence.id, applicationID: app.id, try input.validated(), notify: locations.updates) != nil
+                guard
+                    try await store.geofences.update(
+                        id: geofence.id, applicationID: app.id, try input.validated(), notify: locations.updates) != nil
                 else { throw APIError.notFound("geofence") }
                 return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/locations#geofence-\(geofence.id)")
             } catch {
                 guard let error = Self.formRefusal(error) else { throw error }
                 let field = error.field ?? "any"
-                let key = field == "expiry_time" ? "expiry" : field == "trigger_type" ? "trigger_type" : field.hasPrefix("data") || field == "message" ? "message" : "any"
+                let key =
+                    field == "expiry_time"
+                    ? "expiry"
+                    : field == "trigger_type" ? "trigger_type" : field.hasPrefix("data") || field == "message" ? "message" : "any"
                 return try await geofenceEditor(signed, app, geofence, form: form, errors: [key: error.message], status: error.status)
             }
         }
@@ -49,7 +54,9 @@ extension DashboardController {
     // MARK: Helpers
 
     func geofence(_ app: App, _ context: Context) async throws -> Geofence {
-        guard let geofence = try await store.geofences.find(id: try GeofencePageQuery.id(context, "geofence", what: "geofence"), applicationID: app.id)
+        guard
+            let geofence = try await store.geofences.find(
+                id: try GeofencePageQuery.id(context, "geofence", what: "geofence"), applicationID: app.id)
         else { throw APIError.notFound("geofence") }
         return geofence
     }
@@ -63,7 +70,8 @@ extension DashboardController {
             "csrf": signed.session.csrf, "app": ["uuid": app.id.lowercasedString], "form": form, "errors": errors,
             "triggerExit": form["trigger_type"] == "exit", "map": mapView(geofence.locations),
             "geofence": [
-                "id": geofence.id, "platform": definition.platform.rawValue, "places": geofence.locations.map(\.name).joined(separator: ", "),
+                "id": geofence.id, "platform": definition.platform.rawValue,
+                "places": geofence.locations.map(\.name).joined(separator: ", "),
                 "tags": definition.tags.joined(separator: ", "),
                 "starts": definition.startTime == 0 ? "at once" : Self.time(definition.startTime),
             ],

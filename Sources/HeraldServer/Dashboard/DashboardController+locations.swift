@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import class Foundation.JSONEncoder
 
 /// Locations, location groups and geofences, with a map (Leaflet, from Debian's `libjs-leaflet`)
@@ -40,7 +41,8 @@ extension DashboardController {
             let location = try await locations.place(id: try locationID(context), applicationID: app.id)
             let view = LocationView(location)
             return try await locationEditor(
-                signed, app, location, form: ["name": view.name, "lat": view.lat, "long": view.long, "rad": Self.metres(location.radius)], errors: [:])
+                signed, app, location, form: ["name": view.name, "lat": view.lat, "long": view.long, "rad": Self.metres(location.radius)],
+                errors: [:])
         }
     }
 
@@ -148,9 +150,14 @@ extension DashboardController {
             "csrf": signed.session.csrf, "app": ["uuid": uuid], "form": form, "errors": errors, "map": mapView(all),
             "locations": all.map { location -> [String: Any] in
                 let shown = LocationView(location)
-                return ["id": location.id, "name": location.name, "lat": shown.lat, "long": shown.long, "rad": Self.metres(location.radius), "app": uuid]
+                return [
+                    "id": location.id, "name": location.name, "lat": shown.lat, "long": shown.long, "rad": Self.metres(location.radius),
+                    "app": uuid,
+                ]
             },
-            "groupLocations": all.map { ["id": $0.id, "name": $0.name, "checked": groupForm["location_\($0.id)"] == "on"] as [String: Any] },
+            "groupLocations": all.map {
+                ["id": $0.id, "name": $0.name, "checked": groupForm["location_\($0.id)"] == "on"] as [String: Any]
+            },
             "groupForm": groupForm,
             "groups": groups.map { group -> [String: Any] in
                 [
@@ -163,13 +170,15 @@ extension DashboardController {
                 return [
                     "id": geofence.id, "app": uuid, "trigger": definition.triggerType.rawValue, "platform": definition.platform.rawValue,
                     "places": geofence.locations.map(\.name).joined(separator: ", "), "tags": definition.tags.joined(separator: ", "),
-                    "starts": definition.startTime == 0 ? "at once" : Self.time(definition.startTime), "expires": Self.time(definition.expiryTime),
+                    "starts": definition.startTime == 0 ? "at once" : Self.time(definition.startTime),
+                    "expires": Self.time(definition.expiryTime),
                     "message": Self.geofenceMessage(definition.data),
                 ]
             },
         ]
         return pages.page(
-            "locations", view, layout: mapLayout(try await layout(signed, title: "Locations and geofences", app: app)).merging(errorMessage(errors)) { $1 },
+            "locations", view,
+            layout: mapLayout(try await layout(signed, title: "Locations and geofences", app: app)).merging(errorMessage(errors)) { $1 },
             status: status)
     }
 
@@ -197,7 +206,8 @@ extension DashboardController {
             "groupLocations": all.map { ["id": $0.id, "name": $0.name, "checked": form["location_\($0.id)"] == "on"] as [String: Any] },
         ]
         return pages.page(
-            "location_group", view, layout: try await layout(signed, title: "Location group", app: app).merging(errorMessage(errors)) { $1 },
+            "location_group", view,
+            layout: try await layout(signed, title: "Location group", app: app).merging(errorMessage(errors)) { $1 },
             status: status)
     }
 
@@ -251,7 +261,8 @@ extension DashboardController {
             guard key.hasPrefix("location_"), value == "on" else { return nil }
             return Int64(key.dropFirst("location_".count))
         }
-        return LocationGroupInput(name: form["name"] ?? "", description: form["description"] ?? "", locationIDs: ids.sorted().map { .int($0) })
+        return LocationGroupInput(
+            name: form["name"] ?? "", description: form["description"] ?? "", locationIDs: ids.sorted().map { .int($0) })
     }
 
     /// A group form's refusal by field (`location_ids[2]` is the locations list).

@@ -2,9 +2,10 @@ import HeraldCore
 import HeraldDelivery
 import HeraldStore
 import Hummingbird
-import struct Foundation.UUID
+
 import class Foundation.JSONDecoder
 import class Foundation.JSONEncoder
+import struct Foundation.UUID
 
 /// Platforms: add (with credentials per type), edit, delete, a new secret, the credentials' status.
 extension DashboardController {
@@ -21,14 +22,18 @@ extension DashboardController {
                 if let publicKey = platform.credentialsSummary?.fields["public_key"] { identifiers.append(("VAPID public key", publicKey)) }
                 return try await secretPage(
                     signed, title: "Platform added", app: app,
-                    explanation: "The \(platform.type.rawValue) platform “\(platform.name)” exists. Devices register with its uuid and this secret.",
+                    explanation:
+                        "The \(platform.type.rawValue) platform “\(platform.name)” exists. Devices register with its uuid and this secret.",
                     identifiers: identifiers, secretName: "Platform secret", secret: secret,
                     next: "/dashboard/platforms/\(platform.id.lowercasedString)")
             } catch {
                 guard let error = Self.formRefusal(error) else { throw error }
                 // What was typed comes back, except the secrets (never written into a page).
                 var kept = form.filter { $0.key.hasPrefix("credentials.") }
-                kept.merge(["name": app.name, "description": app.description, "platform_name": form["name"] ?? "", "platform_type": form["type"] ?? ""]) { $1 }
+                kept.merge([
+                    "name": app.name, "description": app.description, "platform_name": form["name"] ?? "",
+                    "platform_type": form["type"] ?? "",
+                ]) { $1 }
                 return try await application(signed, app, form: kept, errors: Self.errors(error), status: error.status)
             }
         }
@@ -70,7 +75,8 @@ extension DashboardController {
 
     @Sendable func regenerateSecret(_ request: Request, context: Context) async throws -> Response {
         try await action(request) { signed, _ in
-            let (platform, secret) = try await signed.scope.regenerateSecret(try await signed.scope.platform(try Self.id(context, "platform", "platform")))
+            let (platform, secret) = try await signed.scope.regenerateSecret(
+                try await signed.scope.platform(try Self.id(context, "platform", "platform")))
             let app = try await signed.scope.application(platform.applicationID)
             return try await secretPage(
                 signed, title: "New platform secret", app: app,
@@ -104,20 +110,25 @@ extension DashboardController {
         ]
         if let rejection = lastRejection(platform) { view["lastRejection"] = rejection }
         return pages.page(
-            "platform", view, layout: try await layout(signed, title: "Platform \(platform.name)", app: app).merging(errorMessage(errors)) { $1 },
+            "platform", view,
+            layout: try await layout(signed, title: "Platform \(platform.name)", app: app).merging(errorMessage(errors)) { $1 },
             status: status)
     }
 
     /// The credential summary's kinds and fields (`CredentialsSummary`) as an operator reads them.
-    static var credentialKinds: [String: String] { [
-        "apns_token": "APNs token key (.p8)", "apns_certificate": "APNs certificate (.p12)",
-        "fcm_service_account": "FCM service account", "vapid": "VAPID key pair", "wns": "WNS client",
-    ] }
-    static var credentialLabels: [String: String] { [
-        "key_id": "Key id", "team_id": "Team id", "topic": "Topic (bundle id)", "environment": "Environment",
-        "endpoint": "Endpoint", "project_id": "Project id", "client_email": "Service account e-mail",
-        "public_key": "VAPID public key", "subject": "VAPID subject", "client_id": "Client id (package SID)",
-    ] }
+    static var credentialKinds: [String: String] {
+        [
+            "apns_token": "APNs token key (.p8)", "apns_certificate": "APNs certificate (.p12)",
+            "fcm_service_account": "FCM service account", "vapid": "VAPID key pair", "wns": "WNS client",
+        ]
+    }
+    static var credentialLabels: [String: String] {
+        [
+            "key_id": "Key id", "team_id": "Team id", "topic": "Topic (bundle id)", "environment": "Environment",
+            "endpoint": "Endpoint", "project_id": "Project id", "client_email": "Service account e-mail",
+            "public_key": "VAPID public key", "subject": "VAPID subject", "client_id": "Client id (package SID)",
+        ]
+    }
 
     /// Why the provider last refused this platform's credentials, from the application's
     /// activity log (this process's recent events), with its time.
@@ -139,7 +150,8 @@ extension DashboardController {
     /// out, `secretsDropped`), else `current` (a platform's own, or none for a new one).
     static func credentialsView(_ form: [String: String], current: [String: String]) -> [String: Any] {
         let refused = form.keys.contains { $0.hasPrefix("credentials.") }
-        let values = refused ? Dictionary(uniqueKeysWithValues: shownCredentialFields.map { ($0, form["credentials." + $0] ?? "") }) : current
+        let values =
+            refused ? Dictionary(uniqueKeysWithValues: shownCredentialFields.map { ($0, form["credentials." + $0] ?? "") }) : current
         var view: [String: Any] = [:]
         for key in shownCredentialFields { view[key] = values[key] ?? "" }
         view["environment_sandbox"] = values["environment"] == "sandbox"

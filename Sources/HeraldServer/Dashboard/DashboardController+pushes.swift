@@ -1,13 +1,14 @@
+import HTTPTypes
 import HeraldCore
 import HeraldStore
-import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
+
 import struct Foundation.Data
-import struct Foundation.UUID
 import class Foundation.JSONDecoder
 import class Foundation.JSONEncoder
+import struct Foundation.UUID
 
 /// Pushes: the recent ones, and a push's page that follows its delivery live (server-sent events).
 extension DashboardController {
@@ -96,7 +97,8 @@ extension DashboardController {
     static func pushView(_ push: StoredPush) -> [String: Any] {
         // An older Herald's push that today's rules refuse still shows its text, read unchecked.
         let accepted = try? push.accepted()
-        let body = accepted?.push.body
+        let body =
+            accepted?.push.body
             ?? (try? AcceptedPush.request(stored: push.request))??["message"]?.objectValue?["body"]?.stringValue
             ?? accepted.flatMap { Self.silentPushText($0.push) }
         return [
@@ -138,6 +140,8 @@ private struct LivePushStatus: Encodable {
     var failures: [String: Int]
 
     enum CodingKeys: String, CodingKey {
-        case status, targeted, delivered, failed, invalidTokens = "invalid_tokens", expired, skipped, pending, failures
+        case status, targeted, delivered, failed
+        case invalidTokens = "invalid_tokens"
+        case expired, skipped, pending, failures
     }
 }

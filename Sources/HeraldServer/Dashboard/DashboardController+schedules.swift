@@ -1,11 +1,12 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.Data
 import struct Foundation.Date
+import class Foundation.JSONDecoder
 import struct Foundation.TimeZone
 import struct Foundation.UUID
-import class Foundation.JSONDecoder
 
 /// Schedules: the application's pushes for later, their time changed or cancelled through the
 /// same operations as `/v1/schedules` (`PushScheduling`).
@@ -16,7 +17,8 @@ extension DashboardController {
             var notice: String?
             if let scheduled = request.uri.queryParameters.get("scheduled"), !scheduled.isEmpty {
                 // Straight from the composer: a push for later is here until it goes out.
-                notice = "Scheduled: a push for later is listed here, under Schedules (its schedule \(scheduled)), and appears under Push notifications when it goes out."
+                notice =
+                    "Scheduled: a push for later is listed here, under Schedules (its schedule \(scheduled)), and appears under Push notifications when it goes out."
             }
             return try await schedules(signed, app, failed: nil, notice: notice)
         }
@@ -29,7 +31,8 @@ extension DashboardController {
             let id = try PushScheduling.scheduleID(context.parameters.get("schedule"))
             do {
                 let at = try Self.time(form["schedule_at"] ?? "", field: "scheduleAt")
-                _ = try await pushes.scheduling.change(id: id, applicationID: app.id, ["scheduleAt": .int(at)], now: clock.now.epochMilliseconds)
+                _ = try await pushes.scheduling.change(
+                    id: id, applicationID: app.id, ["scheduleAt": .int(at)], now: clock.now.epochMilliseconds)
                 return Self.redirect("/dashboard/apps/\(app.id.lowercasedString)/schedules")
             } catch {
                 guard let error = Self.formRefusal(error) else { throw error }
@@ -94,7 +97,8 @@ extension DashboardController {
             // time to change (PUT changes its rule), with pause or resume.
             if let recurrence = schedule.recurrence {
                 row["recurring"] = Self.recurrenceView(
-                    recurrence, next: schedule.scheduledFor, now: now, past: try await pushes.scheduling.pastOccurrences(of: schedule) ?? [],
+                    recurrence, next: schedule.scheduledFor, now: now,
+                    past: try await pushes.scheduling.pastOccurrences(of: schedule) ?? [],
                     app: app)
             }
             if failed?.id == schedule.id { row["error"] = failed?.error.message }
@@ -119,10 +123,12 @@ extension DashboardController {
         if let until = recurrence.until { ends.append("until \(time(until))") }
         if let count = recurrence.count { ends.append("at most \(count) \(count == 1 ? "push" : "pushes")") }
         var view: [String: Any] = [
-            "cron": recurrence.cron, "zone": recurrence.local ? "the local time of each device" : recurrence.timeZone, "ends": ends.isEmpty ? "never ends" : ends.joined(separator: ", "),
+            "cron": recurrence.cron, "zone": recurrence.local ? "the local time of each device" : recurrence.timeZone,
+            "ends": ends.isEmpty ? "never ends" : ends.joined(separator: ", "),
             "fired": "\(recurrence.firedCount) sent" + (recurrence.count.map { " of \($0)" } ?? ""),
             "next": PushScheduling.nextOccurrences(recurrence, next: next, now: now).map { occurrence in
-                let local = zone.map { localTime(occurrence.at, in: $0) }
+                let local =
+                    zone.map { localTime(occurrence.at, in: $0) }
                     ?? occurrence.localTime.map { "\($0) in each device's own zone" } ?? ""
                 return ["utc": time(occurrence.at), "local": local]
             },
@@ -135,10 +141,15 @@ extension DashboardController {
                         row["href"] = "/dashboard/apps/\(app.id.lowercasedString)/pushes/\(receipt)"
                     }
                     row["status"] = occurrence.status ?? "deleted"
-                    var counts = occurrence.targeted.map { "\($0) targeted, \(occurrence.delivered ?? 0) delivered, \(occurrence.failed ?? 0) failed" } ?? ""
+                    var counts =
+                        occurrence.targeted.map {
+                            "\($0) targeted, \(occurrence.delivered ?? 0) delivered, \(occurrence.failed ?? 0) failed"
+                        } ?? ""
                     if let missed = occurrence.missedTimeZones {
                         // A local occurrence that began late: the zones it reached too long ago.
-                        counts += (counts.isEmpty ? "" : "; ") + "\(missed) time \(missed == 1 ? "zone" : "zones") missed (no server ran at their time)"
+                        counts +=
+                            (counts.isEmpty ? "" : "; ")
+                            + "\(missed) time \(missed == 1 ? "zone" : "zones") missed (no server ran at their time)"
                     }
                     row["counts"] = counts
                 case .skipped:

@@ -1,8 +1,9 @@
+import HTTPTypes
 import HeraldCore
 import HeraldStore
 import Hummingbird
-import HTTPTypes
 import NIOCore
+
 import struct Foundation.CharacterSet
 import struct Foundation.UUID
 
@@ -49,7 +50,10 @@ extension DashboardController {
                 let seconds = max(1, whole + (fraction > 0 ? 1 : 0))
                 var response = pages.page(
                     "signin", view,
-                    layout: ["title": "Sign in", "errorMessage": "Too many wrong tokens; try again in \(seconds) seconds. (A right token is always accepted.)"],
+                    layout: [
+                        "title": "Sign in",
+                        "errorMessage": "Too many wrong tokens; try again in \(seconds) seconds. (A right token is always accepted.)",
+                    ],
                     status: .tooManyRequests)
                 response.headers[.retryAfter] = String(seconds)
                 return response

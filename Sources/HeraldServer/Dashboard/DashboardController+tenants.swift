@@ -9,7 +9,9 @@ extension DashboardController {
         guard !signed.scope.isRoot else { return }
         throw APIError(
             .forbidden, code: "root_only",
-            message: "Only the root token can manage tenants and their tokens. You are signed in with the tenant token “\(signed.scope.token.name)”, which manages its own tenant’s applications.")
+            message:
+                "Only the root token can manage tenants and their tokens. You are signed in with the tenant token “\(signed.scope.token.name)”, which manages its own tenant’s applications."
+        )
     }
 
     @Sendable func tenantsPage(_ request: Request, context: Context) async throws -> Response {
@@ -48,8 +50,10 @@ extension DashboardController {
                 let (record, token) = try await signed.scope.createToken(in: tenant, NameInput(name: form["name"] ?? ""))
                 return try await secretPage(
                     signed, title: "Admin token created", app: nil,
-                    explanation: "The token “\(record.name)” signs in to the dashboard and calls the admin API for the tenant “\(tenant.name)” only.",
-                    identifiers: [("Tenant", tenant.name), ("Token id", record.id.lowercasedString)], secretName: "Admin token", secret: token,
+                    explanation:
+                        "The token “\(record.name)” signs in to the dashboard and calls the admin API for the tenant “\(tenant.name)” only.",
+                    identifiers: [("Tenant", tenant.name), ("Token id", record.id.lowercasedString)], secretName: "Admin token",
+                    secret: token,
                     next: "/dashboard/tenants/\(tenant.id.lowercasedString)")
             } catch {
                 guard let error = Self.formRefusal(error) else { throw error }
@@ -69,7 +73,9 @@ extension DashboardController {
 
     // MARK: Pages
 
-    func tenants(_ signed: SignedIn, form: [String: String], errors: [String: String], status: HTTPResponse.Status = .ok) async throws -> Response {
+    func tenants(_ signed: SignedIn, form: [String: String], errors: [String: String], status: HTTPResponse.Status = .ok) async throws
+        -> Response
+    {
         let tenants = try await signed.scope.tenants()
         let view: [String: Any] = [
             "csrf": signed.session.csrf, "form": form, "errors": errors,

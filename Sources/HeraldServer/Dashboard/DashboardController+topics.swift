@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.URLComponents
 import struct Foundation.URLQueryItem
 
@@ -57,7 +58,8 @@ extension DashboardController {
         func link(_ page: Int) -> String {
             var components = URLComponents()
             components.path = "/dashboard/apps/\(uuid)/topics"
-            components.queryItems = (query.query.map { [URLQueryItem(name: "q", value: $0)] } ?? []) + [URLQueryItem(name: "page", value: String(page))]
+            components.queryItems =
+                (query.query.map { [URLQueryItem(name: "q", value: $0)] } ?? []) + [URLQueryItem(name: "page", value: String(page))]
             return components.string ?? components.path
         }
         var view: [String: Any] = [

@@ -3,6 +3,7 @@ import HeraldDelivery
 import HeraldStore
 import Hummingbird
 import NIOCore
+
 import struct Foundation.Date
 import struct Foundation.UUID
 
@@ -151,7 +152,9 @@ struct DashboardController<Context: RequestContext>: Sendable {
         let form = try await Self.form(request)
         guard let sent = form["csrf"], Secret.constantTimeEquals(Array(sent.utf8), Array(signed.session.csrf.utf8)) else {
             return try await errorPage(
-                APIError(.forbidden, code: "csrf", message: "This form has expired or did not come from this dashboard; reload the page and try again."),
+                APIError(
+                    .forbidden, code: "csrf",
+                    message: "This form has expired or did not come from this dashboard; reload the page and try again."),
                 signed)
         }
         do {

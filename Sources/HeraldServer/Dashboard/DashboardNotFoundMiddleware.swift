@@ -12,7 +12,8 @@ struct DashboardNotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
-            return try await DashboardHeadersMiddleware<Context>(imageOrigin: dashboard.mapTiles?.origin).handle(request, context: context) {
+            return try await DashboardHeadersMiddleware<Context>(imageOrigin: dashboard.mapTiles?.origin).handle(request, context: context)
+            {
                 request, _ in try await dashboard.notFoundPage(request)
             }
         }

@@ -1,6 +1,7 @@
 import Hummingbird
 import Mustache
 import NIOCore
+
 import class Foundation.FileManager
 
 /// The dashboard's Mustache templates and static files, compiled into the binary
@@ -76,7 +77,8 @@ struct DashboardPages: Sendable {
         func served(_ names: String...) -> Bool {
             guard let vendorDirectory else { return false }
             return names.allSatisfy { name in
-                vendorFiles.first { $0.name == name }.map { FileManager.default.isReadableFile(atPath: vendorDirectory + "/" + $0.path) } ?? false
+                vendorFiles.first { $0.name == name }.map { FileManager.default.isReadableFile(atPath: vendorDirectory + "/" + $0.path) }
+                    ?? false
             }
         }
         var warnings: [String] = []

@@ -2,6 +2,7 @@ import HeraldCore
 import HeraldStore
 import Hummingbird
 import NIOCore
+
 import struct Foundation.Data
 import class Foundation.JSONEncoder
 

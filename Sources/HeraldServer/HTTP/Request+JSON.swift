@@ -1,6 +1,7 @@
 import HeraldCore
 import Hummingbird
 import NIOCore
+
 import struct Foundation.Data
 import class Foundation.JSONDecoder
 

@@ -1,12 +1,13 @@
+import HTTPTypes
 import HeraldCore
 import HeraldDelivery
 import HeraldStore
-import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
-import struct Foundation.UUID
+
 import class Foundation.JSONEncoder
+import struct Foundation.UUID
 
 /// An application's live activity log, for admin tokens that may see the application:
 /// `GET /admin/v1/apps/:app/logs` (the recent events as text) and

@@ -50,7 +50,9 @@ private final class SeriesCache: Sendable {
         let key = Key(method: method, route: route, status: status)
         if let cached = entries.withLock({ $0[key] }) { return cached }
         let made = (
-            Counter(label: HTTPMetrics.Name.requests, dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory),
+            Counter(
+                label: HTTPMetrics.Name.requests, dimensions: [("method", method), ("route", route), ("status", String(status))],
+                factory: factory),
             Timer(label: HTTPMetrics.Name.duration, dimensions: [("method", method), ("route", route)], factory: factory)
         )
         entries.withLock { entries in

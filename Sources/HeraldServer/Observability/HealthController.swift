@@ -1,6 +1,7 @@
 import HeraldStore
 import Hummingbird
 import NIOCore
+
 import struct Foundation.Data
 import class Foundation.JSONEncoder
 

@@ -1,5 +1,5 @@
-import HeraldCore
 import HTTPTypes
+import HeraldCore
 import Hummingbird
 import Logging
 import Synchronization

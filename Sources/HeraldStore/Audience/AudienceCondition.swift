@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// An audience expression compiled into a SQL condition over `devices d`, for the fan-out's

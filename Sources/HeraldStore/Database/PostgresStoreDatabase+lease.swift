@@ -20,11 +20,12 @@ extension PostgresStoreDatabase {
         return try await withThrowingTaskGroup(of: LeaseEvent<Result>.self) { group in
             group.addTask {
                 do {
-                    return .finished(try await client.withConnection { connection in
-                        // A connection that came as the timer ran out is given back unused.
-                        guard lease.take() else { throw CancellationError() }
-                        return try await body(connection)
-                    })
+                    return .finished(
+                        try await client.withConnection { connection in
+                            // A connection that came as the timer ran out is given back unused.
+                            guard lease.take() else { throw CancellationError() }
+                            return try await body(connection)
+                        })
                 } catch {
                     switch lease.state {
                     case .leased: throw error

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import PostgresNIO
+
 import struct Foundation.URLComponents
 
 /// The shared backend: a PostgreSQL server reached through postgres-nio's connection pool.
@@ -95,7 +96,8 @@ package final class PostgresStoreDatabase: SQLDatabase {
     /// Runs `body` in a transaction. PostgreSQL aborts one of two transactions that wait on each
     /// other (a deadlock, 40P01) or that it cannot serialise (40001); the aborted one was rolled
     /// back whole, so it runs again, up to `transactionAttempts` times in all.
-    package func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
+    package func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result
+    {
         var attempt = 1
         while true {
             do {
@@ -113,7 +115,9 @@ package final class PostgresStoreDatabase: SQLDatabase {
         error.reason == .unknown("40P01") || error.reason == .unknown("40001")
     }
 
-    private func transactionOnce<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
+    private func transactionOnce<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws
+        -> Result
+    {
         counter.add(2)  // BEGIN and COMMIT (or ROLLBACK)
         do {
             // BEGIN, COMMIT and ROLLBACK are sent as every other statement (`send`), which is
@@ -190,7 +194,9 @@ package final class PostgresStoreDatabase: SQLDatabase {
             counter.add()
             do {
                 let query = PostgresStoreDatabase.postgresQuery(sql)  // encoded here, not on the connections' loop
-                let rows = try await PostgresStoreDatabase.send(on: connection, from: executor) { try await $0.query(query, logger: logger) }
+                let rows = try await PostgresStoreDatabase.send(on: connection, from: executor) {
+                    try await $0.query(query, logger: logger)
+                }
                 return try await PostgresStoreDatabase.collect(rows)
             } catch let error as PSQLError {
                 throw PostgresStoreDatabase.storeError(error)
@@ -209,7 +215,8 @@ package final class PostgresStoreDatabase: SQLDatabase {
         guard let components = URLComponents(string: url), components.scheme == "postgres" || components.scheme == "postgresql",
             let host = components.host, !host.isEmpty
         else {
-            throw StoreError(reason: .unknown("configuration"), message: "the database URL must look like postgres://user:password@host:5432/database")
+            throw StoreError(
+                reason: .unknown("configuration"), message: "the database URL must look like postgres://user:password@host:5432/database")
         }
         let sslmode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
         let tls: PostgresClient.Configuration.TLS

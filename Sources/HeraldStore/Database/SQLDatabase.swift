@@ -49,7 +49,9 @@ package protocol SQLDatabase: SQLExecutor {
 extension SQLDatabase {
     package func writeInOneStatement(_ batch: RegistrationBatch) async throws -> [SQLRow]? { nil }
 
-    package func listen(on channel: String, onConnected: @escaping @Sendable () -> Void, received: @escaping @Sendable (String) -> Void) async {
+    package func listen(on channel: String, onConnected: @escaping @Sendable () -> Void, received: @escaping @Sendable (String) -> Void)
+        async
+    {
     }
 }
 
@@ -63,4 +65,3 @@ final class StatementCounter: Sendable {
 
     var value: Int { count.load(ordering: .relaxed) }
 }
-

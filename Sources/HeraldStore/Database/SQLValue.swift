@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// A value bound to or read from a statement, in the few types both backends share.

@@ -93,7 +93,8 @@ package final class SQLiteStoreDatabase: SQLDatabase {
         return try await transaction { connection in try await connection.query(sql) }
     }
 
-    package func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result {
+    package func transaction<Result: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> Result) async throws -> Result
+    {
         let box = ResultBox<Result>()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let pending = PendingTransaction(

@@ -66,7 +66,8 @@ package struct Migrator: Sendable {
     }
 
     private func ensureTable() async throws {
-        try await database.query("""
+        try await database.query(
+            """
             CREATE TABLE IF NOT EXISTS herald_migrations (
                 version BIGINT PRIMARY KEY,
                 name TEXT NOT NULL,

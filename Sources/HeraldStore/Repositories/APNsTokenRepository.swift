@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// The APNs provider token each token-auth platform's processes share (`apns_provider_tokens`):
@@ -27,11 +28,13 @@ package struct APNsTokenRepository: Sendable {
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         let context = Self.context(platformID)
         return try await database.transaction { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO apns_provider_tokens (platform_id, key_fingerprint, token_sealed, issued_at, updated_at)
                 VALUES (\(platformID), '', NULL, 0, \(time)) ON CONFLICT (platform_id) DO NOTHING
                 """)
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT key_fingerprint, token_sealed, issued_at FROM apns_provider_tokens
                 WHERE platform_id = \(platformID)\(unsafeRaw: lock)
                 """)
@@ -43,7 +46,8 @@ package struct APNsTokenRepository: Sendable {
             }
             let token = try body(stored)
             if token != stored {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE apns_provider_tokens SET key_fingerprint = \(token.keyFingerprint),
                         token_sealed = \(try secretBox.seal(Array(token.token.utf8), context: context)),
                         issued_at = \(token.issuedAt), updated_at = \(time)

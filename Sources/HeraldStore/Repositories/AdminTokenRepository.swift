@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// A bearer token for the admin API; `tenantID == nil` means it may act on every tenant.
@@ -17,7 +18,8 @@ package struct AdminTokenRepository: Sendable {
     /// Creates a token and returns it with its clear value.
     package func create(tenantID: UUID?, name: String, token: String = Secret.generate()) async throws -> (AdminToken, String) {
         let record = AdminToken(id: UUID(), tenantID: tenantID, name: name, createdAt: clock.now.epochMilliseconds)
-        try await database.query("""
+        try await database.query(
+            """
             INSERT INTO admin_tokens (id, tenant_id, name, token_hash, created_at)
             VALUES (\(record.id), \(record.tenantID), \(record.name), \(Secret.hash(token)), \(record.createdAt))
             """)

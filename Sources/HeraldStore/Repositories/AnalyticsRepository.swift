@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// One bucket of an application's analytics time series.
@@ -49,7 +50,8 @@ package struct AnalyticsRepository: Sendable {
                     """
                 for (index, event) in events[start..<min(start + Self.rowsPerStatement, events.count)].enumerated() {
                     sql.append(index == 0 ? " (" : ", (")
-                    sql.append("""
+                    sql.append(
+                        """
                         \(applicationID), \(platformID), \(event.type), \(event.time), \(time), \(event.receiptID), \(event.deviceUUID),
                         \(event.geofenceID), \(event.locationID), \(event.sdkVersion), \(event.platformType))
                         """)
@@ -63,7 +65,8 @@ package struct AnalyticsRepository: Sendable {
                     sql.append(index == 0 ? "(" : ", (")
                     sql.append("\(applicationID), \(key.pushID), \(key.geofenceID), \(key.type), \(key.hour), \(count))")
                 }
-                sql.append("""
+                sql.append(
+                    """
                      ON CONFLICT (app_id, push_id, geofence_id, event_type, hour)
                     DO UPDATE SET count = analytics_hourly.count + excluded.count
                     """)
@@ -75,7 +78,8 @@ package struct AnalyticsRepository: Sendable {
     /// The events reported for one push, by type.
     package func counts(pushID: UUID, applicationID: UUID) async throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        for row in try await database.query("""
+        for row in try await database.query(
+            """
             SELECT event_type, CAST(SUM(count) AS BIGINT) AS n FROM analytics_hourly
             WHERE app_id = \(applicationID) AND push_id = \(pushID.lowercasedString)
             GROUP BY event_type
@@ -89,7 +93,8 @@ package struct AnalyticsRepository: Sendable {
     /// The events reported for one geofence, by type.
     package func counts(geofenceID: Int64, applicationID: UUID) async throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        for row in try await database.query("""
+        for row in try await database.query(
+            """
             SELECT event_type, CAST(SUM(count) AS BIGINT) AS n FROM analytics_hourly
             WHERE app_id = \(applicationID) AND geofence_id = \(geofenceID)
             GROUP BY event_type
@@ -115,7 +120,8 @@ package struct AnalyticsRepository: Sendable {
         }
         var condition: SQL = "app_id = \(applicationID) AND hour >= \(first) AND hour < \(to)"
         if let pushID { condition.append(" AND push_id = \(pushID.lowercasedString)") }
-        for row in try await database.query("""
+        for row in try await database.query(
+            """
             SELECT hour, event_type, CAST(SUM(count) AS BIGINT) AS n FROM analytics_hourly WHERE \(condition)
             GROUP BY hour, event_type
             """)
@@ -132,11 +138,13 @@ package struct AnalyticsRepository: Sendable {
     package func deleteEvents(receivedBefore cutoff: Int64, batchSize: Int = 10_000) async throws -> Int {
         var total = 0
         while true {
-            let deleted = try await database.query("""
+            let deleted = try await database.query(
+                """
                 DELETE FROM analytics_events WHERE id IN (
                     SELECT id FROM analytics_events WHERE received_at < \(cutoff) ORDER BY id LIMIT \(batchSize))
                 RETURNING id
-                """).count
+                """
+            ).count
             total += deleted
             if deleted < batchSize { return total }
         }

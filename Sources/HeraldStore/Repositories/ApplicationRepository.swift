@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// Applications and their api keys (stored as hashes).
@@ -27,7 +28,8 @@ package struct ApplicationRepository: Sendable {
         let apiKey = apiKey ?? Secret.generate()
         try await database.transaction { connection in
             if id != nil { try await Self.requireUnusedIdentity(connection, app.id) }
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO applications (id, tenant_id, name, description, api_key_hash, verify_custom_user_id, created_at, updated_at)
                 VALUES (\(app.id), \(app.tenantID), \(app.name), \(app.description), \(Secret.hash(apiKey)),
                     \(verifiesCustomUserID ? 1 : 0), \(time), \(time))
@@ -96,7 +98,8 @@ package struct ApplicationRepository: Sendable {
             if let includesReceiptID { app.includesReceiptID = includesReceiptID }
             if let verifiesCustomUserID { app.verifiesCustomUserID = verifiesCustomUserID }
             app.updatedAt = time
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE applications SET name = \(app.name), description = \(app.description),
                     include_receipt_id = \(app.includesReceiptID ? 1 : 0), verify_custom_user_id = \(app.verifiesCustomUserID ? 1 : 0),
                     updated_at = \(app.updatedAt)
@@ -111,7 +114,8 @@ package struct ApplicationRepository: Sendable {
         let apiKey = Secret.generate()
         defer { cache.invalidate(id) }
         let rows = try await database.query(
-            "UPDATE applications SET api_key_hash = \(Secret.hash(apiKey)), updated_at = \(clock.now.epochMilliseconds) WHERE id = \(id) RETURNING id")
+            "UPDATE applications SET api_key_hash = \(Secret.hash(apiKey)), updated_at = \(clock.now.epochMilliseconds) WHERE id = \(id) RETURNING id"
+        )
         return rows.isEmpty ? nil : apiKey
     }
 

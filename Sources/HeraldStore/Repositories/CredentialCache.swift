@@ -1,5 +1,6 @@
 import HeraldCore
 import Synchronization
+
 import struct Foundation.UUID
 
 /// Remembers, for a second, the rows that authenticate requests (an app's api key hash, a

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// Each app's delivery defaults (`AppDeliverySettings`); an app without a row has the defaults.
@@ -31,11 +32,13 @@ package struct DeliverySettingsRepository: Sendable {
     ) async throws -> AppDeliverySettings {
         let defaults = AppDeliverySettings()
         return try await database.transaction { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO app_delivery_settings (app_id, default_time_zone, rate_per_second, quiet_time)
                 VALUES (\(applicationID), \(defaults.defaultTimeZone), NULL, NULL) ON CONFLICT (app_id) DO NOTHING
                 """)
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT default_time_zone, rate_per_second, quiet_time FROM app_delivery_settings
                 WHERE app_id = \(applicationID)\(connection.dialect.rowLock(.noKeyUpdate))
                 """)

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 extension DeviceRepository {

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// One subscription to write: a device, its application and one of its tags.

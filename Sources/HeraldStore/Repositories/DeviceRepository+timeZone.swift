@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 extension DeviceRepository {
@@ -42,6 +43,8 @@ extension DeviceRepository {
         let rows = try await database.query(
             "SELECT id, time_zone, quiet_time FROM devices WHERE app_id = \(applicationID) AND uuid = \(uuid)")
         guard let row = rows.first else { return nil }
-        return (try row.int("id"), try row.optionalString("time_zone"), try row.optionalString("quiet_time").flatMap(QuietTime.init(stored:)))
+        return (
+            try row.int("id"), try row.optionalString("time_zone"), try row.optionalString("quiet_time").flatMap(QuietTime.init(stored:))
+        )
     }
 }

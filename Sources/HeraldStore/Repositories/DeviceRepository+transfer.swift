@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// A page of an export: its devices' lines, written by the database.
@@ -29,9 +30,11 @@ extension DeviceRepository {
     /// index-only range scan, so that the pages themselves can be read at once, each by its own
     /// connection (`exportPage(applicationID:after:through:)`).
     package func exportPageEnd(applicationID: UUID, after: Int64, limit: Int) async throws -> Int64? {
-        try await database.query("""
+        try await database.query(
+            """
             SELECT MAX(id) AS id FROM (SELECT id FROM devices WHERE app_id = \(applicationID) AND id > \(after) ORDER BY id LIMIT \(limit)) AS page
-            """).first?.optionalInt("id")
+            """
+        ).first?.optionalInt("id")
     }
 
     /// The application's devices with internal ids in `after + 1 ... through`, in id order, as
@@ -39,7 +42,8 @@ extension DeviceRepository {
     /// few pages at a time, and each page costs an index range scan.
     package func exportPage(applicationID: UUID, after: Int64, through: Int64) async throws -> ExportPage? {
         let statement = database.dialect == .sqlite ? Self.sqliteExport : Self.postgresExport
-        let rows = try await database.query("""
+        let rows = try await database.query(
+            """
             \(unsafeRaw: statement.head) WHERE d.app_id = \(applicationID) AND d.id > \(after) AND d.id <= \(through) ORDER BY d.id\(unsafeRaw: statement.tail)
             """)
         guard let row = rows.first, case .text(let lines) = row["lines"] else { return nil }
@@ -75,7 +79,9 @@ extension DeviceRepository {
     /// The export line's two shapes: the column whose null leaves its key out, the keys of a
     /// line where it is null, and the keys of one where it is not (each dialect writes a
     /// `CASE` of the two, so a device's tags are read once).
-    private static var exportLineShapes: (optional: String, without: [(key: String, value: ExportValue)], with: [(key: String, value: ExportValue)]) {
+    private static var exportLineShapes:
+        (optional: String, without: [(key: String, value: ExportValue)], with: [(key: String, value: ExportValue)])
+    {
         var optional: [String] = []
         for (_, value) in exportLine {
             if case .quietTime(let column) = value { optional.append(column) }
@@ -179,7 +185,8 @@ extension DeviceRepository {
         while true {
             do {
                 return try await database.transaction { [lookUpTokens] connection in
-                    try await Self.importChunk(devices, applicationID: applicationID, lookUpTokens: lookUpTokens, dialect: dialect, on: connection)
+                    try await Self.importChunk(
+                        devices, applicationID: applicationID, lookUpTokens: lookUpTokens, dialect: dialect, on: connection)
                 }
             } catch let error as StoreError where error.reason == .unavailable {
                 throw error
@@ -233,9 +240,10 @@ extension DeviceRepository {
         tokensInChunk.reserveCapacity(devices.count)
         for (index, (device, key)) in zip(devices, keys).enumerated() {
             if let other = holders[key] ?? tokensInChunk[key], other != device.uuid {
-                outcomes[index] = .rejected(ValidationError(
-                    code: "conflict", message: "device \(other.lowercasedString) of this platform holds this token",
-                    field: "registration_token"))
+                outcomes[index] = .rejected(
+                    ValidationError(
+                        code: "conflict", message: "device \(other.lowercasedString) of this platform holds this token",
+                        field: "registration_token"))
                 continue
             }
             tokensInChunk[key] = device.uuid
@@ -275,17 +283,21 @@ extension DeviceRepository {
             let holders = try await uuidHolders(kept, dialect: dialect, on: connection)
             for (device, index) in zip(accepted, acceptedIndexes) where written[device.uuid] == nil {
                 guard let holder = holders[device.uuid] else {
-                    throw StoreError(reason: .unknown("upsert"), message: "the device upsert returned no row for \(device.uuid.lowercasedString)")
+                    throw StoreError(
+                        reason: .unknown("upsert"), message: "the device upsert returned no row for \(device.uuid.lowercasedString)")
                 }
                 if holder.applicationID != applicationID {
-                    outcomes[index] = .rejected(ValidationError(
-                        code: "conflict", message: "this device_uuid belongs to another application; it is not moved",
-                        field: "device_uuid"))
+                    outcomes[index] = .rejected(
+                        ValidationError(
+                            code: "conflict", message: "this device_uuid belongs to another application; it is not moved",
+                            field: "device_uuid"))
                 } else {
-                    outcomes[index] = .rejected(ValidationError(
-                        code: "conflict",
-                        message: "this device is registered on platform \(holder.platformID.lowercasedString) of this application; it is not moved",
-                        field: "platform_uuid"))
+                    outcomes[index] = .rejected(
+                        ValidationError(
+                            code: "conflict",
+                            message:
+                                "this device is registered on platform \(holder.platformID.lowercasedString) of this application; it is not moved",
+                            field: "platform_uuid"))
                 }
             }
         }
@@ -322,10 +334,12 @@ extension DeviceRepository {
             // quadratic over an import. `LIMIT 1` (a uuid is unique) keeps the planner from
             // flattening the lateral query back into that join.
             let list = PostgresTextArray(uuids.map(\.lowercasedString))
-            try read(try await connection.query("""
-                SELECT d.id, d.uuid, d.app_id, d.platform_id FROM unnest(\(list.text)::text[]) AS k(uuid)
-                CROSS JOIN LATERAL (SELECT id, uuid, app_id, platform_id FROM devices WHERE devices.uuid = k.uuid LIMIT 1) AS d
-                """))
+            try read(
+                try await connection.query(
+                    """
+                    SELECT d.id, d.uuid, d.app_id, d.platform_id FROM unnest(\(list.text)::text[]) AS k(uuid)
+                    CROSS JOIN LATERAL (SELECT id, uuid, app_id, platform_id FROM devices WHERE devices.uuid = k.uuid LIMIT 1) AS d
+                    """))
         case .sqlite:
             for start in stride(from: 0, to: uuids.count, by: 500) {
                 let slice = Array(uuids[start..<min(start + 500, uuids.count)])
@@ -345,7 +359,8 @@ extension DeviceRepository {
             let platforms = PostgresTextArray(keys.map(\.platformID.lowercasedString))
             let tokens = PostgresTextArray(keys.map(\.token))
             // Lateral, as for the uuids: a hash join over the whole table otherwise.
-            for row in try await connection.query("""
+            for row in try await connection.query(
+                """
                 SELECT d.uuid, d.platform_id, d.token FROM unnest(\(platforms.text)::text[], \(tokens.text)::text[]) AS k(platform_id, token)
                 CROSS JOIN LATERAL (
                     SELECT uuid, platform_id, token FROM devices WHERE devices.platform_id = k.platform_id AND devices.token = k.token LIMIT 1
@@ -419,7 +434,8 @@ extension DeviceRepository {
             os: PostgresTextArray(), osVersion: PostgresTextArray(), deviceAlias: PostgresTextArray(), deviceModel: PostgresTextArray(),
             deviceManufacturer: PostgresTextArray(), customUserID: PostgresTextArray(), timeZone: PostgresTextArray(),
             active: PostgresTextArray(), createdAt: PostgresTextArray(), updatedAt: PostgresTextArray(), quietTime: PostgresTextArray(),
-            badge: PostgresTextArray())
+            badge: PostgresTextArray()
+        )
         for device in devices {
             let registration = device.registration
             columns.uuid.append(device.uuid.lowercasedString)
@@ -439,7 +455,8 @@ extension DeviceRepository {
             columns.quietTime.append(device.quietTime?.stored)
             columns.badge.append(integer: device.badge)
         }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             INSERT INTO devices (\(unsafeRaw: upsertColumns))
             SELECT uuid, \(applicationID), platform_id, platform_type, token, os, os_version, device_alias, device_model,
                 device_manufacturer, custom_user_id, time_zone, active, created_at, updated_at, quiet_time, badge
@@ -481,20 +498,24 @@ extension DeviceRepository {
     /// (its `SQLiteStatement` and the connection's `sqlite3` handle are internal), so reusing one
     /// would mean a writer connection of Herald's own over the C library for a small share of
     /// an import's CPU, the multi-row statements already sharing each preparation.
-    static func upsertSQLite(_ devices: [DeviceImport], applicationID: UUID, keepingTokens: Bool, on connection: any SQLExecutor) async throws
+    static func upsertSQLite(_ devices: [DeviceImport], applicationID: UUID, keepingTokens: Bool, on connection: any SQLExecutor)
+        async throws
         -> [UUID: (id: Int64, inserted: Bool)]
     {
         let conflict = upsertConflict(keepingTokens: keepingTokens)
         let newAbove =
-            try await connection.query("""
+            try await connection.query(
+                """
                 SELECT MAX(COALESCE((SELECT MAX(id) FROM devices), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'devices'), 0)) AS id
-                """).first?.int("id") ?? 0
+                """
+            ).first?.int("id") ?? 0
         for start in stride(from: 0, to: devices.count, by: importStatementRows) {
             var insert: SQL = "INSERT INTO devices (id, \(unsafeRaw: upsertColumns)) VALUES "
             for index in start..<min(start + importStatementRows, devices.count) {
                 let device = devices[index]
                 let registration = device.registration
-                insert.append("""
+                insert.append(
+                    """
                     \(unsafeRaw: index == start ? "" : ",") (\(newAbove + 1 + Int64(index)), \(device.uuid), \(applicationID), \(device.platform.id),
                     \(device.platform.type.rawValue), \(registration.registrationToken ?? ""),
                     \(registration.os ?? Self.defaultOS(device.platform.type)), \(registration.osVersion.applied(to: nil)),
@@ -540,7 +561,8 @@ extension DeviceRepository {
             try await connection.query("DELETE FROM device_tags WHERE device_id = ANY(\(list.text)::bigint[])")
         case .sqlite:
             for start in stride(from: 0, to: ids.count, by: 500) {
-                try await connection.query("DELETE FROM device_tags WHERE device_id IN (\(list: Array(ids[start..<min(start + 500, ids.count)])))")
+                try await connection.query(
+                    "DELETE FROM device_tags WHERE device_id IN (\(list: Array(ids[start..<min(start + 500, ids.count)])))")
             }
         }
     }
@@ -566,7 +588,8 @@ extension DeviceRepository {
                 byApp[row.applicationID] = columns
             }
             for (applicationID, columns) in byApp {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO device_tags (device_id, app_id, tag)
                     SELECT device_id, \(applicationID), tag FROM unnest(\(columns.ids.text)::bigint[], \(columns.tags.text)::text[]) AS t(device_id, tag)
                     """)

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// Devices and their tags.
@@ -28,7 +29,8 @@ package struct DeviceRepository: Sendable {
             throw ValidationError(code: "missing_field", message: "registration_token is required", field: "registration_token")
         }
         return try await batcher.register(
-            platform: platform, token: token, registration: registration, tags: Self.initialTags(registration.tags), time: clock.now.epochMilliseconds)
+            platform: platform, token: token, registration: registration, tags: Self.initialTags(registration.tags),
+            time: clock.now.epochMilliseconds)
     }
 
     /// Registers many devices at once, as `register` would each (imports, benchmarks): a few
@@ -93,7 +95,8 @@ package struct DeviceRepository: Sendable {
             device.customUserID = registration.customUserID.applied(to: device.customUserID)
             device.active = true
             device.updatedAt = time
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE devices SET token = \(device.registrationToken), os = \(device.os), os_version = \(device.osVersion),
                     device_alias = \(device.deviceAlias), device_model = \(device.deviceModel),
                     device_manufacturer = \(device.deviceManufacturer), custom_user_id = \(device.customUserID),
@@ -166,11 +169,13 @@ package struct DeviceRepository: Sendable {
         }
         if let topic = filter.topic {
             condition.append(
-                " AND EXISTS (SELECT 1 FROM device_tags t WHERE t.device_id = d.id AND t.app_id = \(applicationID) AND t.tag = \(topic.lowercased()))")
+                " AND EXISTS (SELECT 1 FROM device_tags t WHERE t.device_id = d.id AND t.app_id = \(applicationID) AND t.tag = \(topic.lowercased()))"
+            )
         }
         if let query = filter.query, !query.isEmpty {
             let pattern = "%" + Self.escapeLike(query.lowercased()) + "%"
-            condition.append("""
+            condition.append(
+                """
                  AND (lower(d.uuid) LIKE \(pattern) ESCAPE '\\' OR lower(d.token) LIKE \(pattern) ESCAPE '\\'
                     OR lower(d.custom_user_id) LIKE \(pattern) ESCAPE '\\' OR lower(d.device_alias) LIKE \(pattern) ESCAPE '\\')
                 """)

@@ -1,7 +1,8 @@
 import HeraldCore
+
 import struct Foundation.Data
-import struct Foundation.UUID
 import class Foundation.JSONDecoder
+import struct Foundation.UUID
 
 /// What a device fetches with `GET /v1/geofences`.
 package struct GeofenceSyncResult: Sendable, Equatable {
@@ -47,7 +48,8 @@ package struct GeofenceRepository: Sendable {
         let id = try await database.transaction { connection -> Int64 in
             try await LocationRepository.requireExisting(
                 connection, ids: definition.locationIDs, applicationID: applicationID, field: "locations")
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 INSERT INTO geofences (app_id, platform, trigger_type, start_time, expiry_time, data, created_at, updated_at)
                 VALUES (\(applicationID), \(definition.platform.rawValue), \(definition.triggerType.rawValue), \(definition.startTime),
                     \(definition.expiryTime), \(JSONValue.object(definition.data).jsonText), \(time), \(time))
@@ -98,9 +100,12 @@ package struct GeofenceRepository: Sendable {
         let time = clock.now.epochMilliseconds
         let found = try await database.transaction { connection -> Bool in
             // Locked: what the change does not name is written back as read.
-            guard let stored = try await Self.load(
-                connection, "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL\(connection.dialect.rowLock(.noKeyUpdate))"
-            ).first else { return false }
+            guard
+                let stored = try await Self.load(
+                    connection,
+                    "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL\(connection.dialect.rowLock(.noKeyUpdate))"
+                ).first
+            else { return false }
             let old = stored.definition
             let new = try changes.applied(to: old, now: time)
             // Nothing changed: devices need not fetch it again.
@@ -109,7 +114,8 @@ package struct GeofenceRepository: Sendable {
                 try await LocationRepository.requireExisting(
                     connection, ids: new.locationIDs, applicationID: applicationID, field: "locations")
             }
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE geofences SET platform = \(new.platform.rawValue), trigger_type = \(new.triggerType.rawValue),
                     start_time = \(new.startTime), expiry_time = \(new.expiryTime), data = \(JSONValue.object(new.data).jsonText),
                     updated_at = \(time)
@@ -143,9 +149,12 @@ package struct GeofenceRepository: Sendable {
         let time = clock.now.epochMilliseconds
         let deleted = try await database.transaction { connection in
             // Locked: a concurrent update would otherwise write the tags and locations back.
-            guard let stored = try await Self.load(
-                connection, "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL\(connection.dialect.rowLock(.noKeyUpdate))"
-            ).first else { return false }
+            guard
+                let stored = try await Self.load(
+                    connection,
+                    "g.id = \(id) AND g.app_id = \(applicationID) AND g.deleted_at IS NULL\(connection.dialect.rowLock(.noKeyUpdate))"
+                ).first
+            else { return false }
             try await connection.query("UPDATE geofences SET deleted_at = \(time), updated_at = \(time) WHERE id = \(id)")
             try await connection.query("DELETE FROM geofence_locations WHERE geofence_id = \(id)")
             try await connection.query("DELETE FROM geofence_tags WHERE geofence_id = \(id)")
@@ -252,9 +261,10 @@ package struct GeofenceRepository: Sendable {
             let definition = GeofenceDefinition(
                 platform: platform, triggerType: trigger, startTime: try row.int("start_time"), expiryTime: try row.int("expiry_time"),
                 data: data, tags: [], locationIDs: [])
-            geofences.append(Geofence(
-                id: try row.int("id"), applicationID: try row.uuid("app_id"), definition: definition, locations: [],
-                createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at")))
+            geofences.append(
+                Geofence(
+                    id: try row.int("id"), applicationID: try row.uuid("app_id"), definition: definition, locations: [],
+                    createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at")))
         }
         var index: [Int64: Int] = [:]
         for (position, geofence) in geofences.enumerated() { index[geofence.id] = position }
@@ -268,7 +278,8 @@ package struct GeofenceRepository: Sendable {
                     geofences[position].definition.tags.append(try row.string("tag"))
                 }
             }
-            for row in try await connection.query("""
+            for row in try await connection.query(
+                """
                 SELECT gl.geofence_id, \(unsafeRaw: LocationRepository.columns)
                 FROM geofence_locations gl JOIN locations l ON l.id = gl.location_id
                 WHERE gl.geofence_id IN (\(list: chunk))

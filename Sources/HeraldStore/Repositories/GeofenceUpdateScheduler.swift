@@ -1,7 +1,8 @@
 import HeraldCore
+
 import struct Foundation.Data
-import struct Foundation.UUID
 import class Foundation.JSONDecoder
+import struct Foundation.UUID
 
 /// Keeps at most one pending geofence-update push per application (and one per future start
 /// time), inside the transaction of the change that needs it.
@@ -25,7 +26,8 @@ enum GeofenceUpdateScheduler {
         // before the other committed (the later write dropping the earlier change's devices), or
         // each make a push. The app's advisory lock makes the second wait and read the first's.
         try await AdvisoryLock.geofenceUpdatePush(applicationID: applicationID).take(on: connection)
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT push_id, first_change_at, platforms, topics, everyone FROM geofence_update_pushes
             WHERE app_id = \(applicationID) AND slot = \(slot)
             """)
@@ -33,7 +35,8 @@ enum GeofenceUpdateScheduler {
             let pushID = try row.uuid("push_id")
             let firstChange = try row.int("first_change_at")
             let due = slot > 0 ? slot : min(now + policy.delay, firstChange + policy.maximumDelay)
-            let pending = try await connection.query("""
+            let pending = try await connection.query(
+                """
                 UPDATE push_jobs SET available_at = \(due)
                 WHERE push_id = \(pushID) AND kind = 'fanout' AND state = 'ready'
                 RETURNING id
@@ -42,7 +45,8 @@ enum GeofenceUpdateScheduler {
                 let merged = try audienceOf(row).union(audience)
                 try await connection.query(
                     "UPDATE pushes SET request = \(AcceptedPush(GeofenceUpdatePush.push(for: merged)).storedText) WHERE id = \(pushID)")
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE geofence_update_pushes
                     SET platforms = \(platformsText(merged)), topics = \(topicsText(merged)), everyone = \(merged.everyone)
                     WHERE app_id = \(applicationID) AND slot = \(slot)
@@ -55,7 +59,8 @@ enum GeofenceUpdateScheduler {
         try await PushRepository.insert(
             connection, id: pushID, applicationID: applicationID, request: AcceptedPush(GeofenceUpdatePush.push(for: audience)).storedText,
             expiresAt: nil, availableAt: slot > 0 ? slot : now + policy.delay, time: now)
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO geofence_update_pushes (app_id, slot, push_id, first_change_at, platforms, topics, everyone)
             VALUES (\(applicationID), \(slot), \(pushID), \(now), \(platformsText(audience)), \(topicsText(audience)), \(audience.everyone))
             ON CONFLICT (app_id, slot) DO UPDATE SET push_id = excluded.push_id, first_change_at = excluded.first_change_at,

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// What `herald import` last saw of each device at a source (one per `source`, its URL), so
@@ -12,8 +13,11 @@ package struct ImportSnapshotRepository: Sendable {
 
     /// The app's snapshots from `source`, by device uuid after `after` (lower-case text), at
     /// most `limit`, in device uuid order.
-    package func list(applicationID: UUID, source: String, after: String, limit: Int) async throws -> [(deviceUUID: String, snapshot: String)] {
-        try await database.query("""
+    package func list(applicationID: UUID, source: String, after: String, limit: Int) async throws -> [(
+        deviceUUID: String, snapshot: String
+    )] {
+        try await database.query(
+            """
             SELECT device_uuid, snapshot FROM import_snapshots
             WHERE app_id = \(applicationID) AND source = \(source) AND device_uuid > \(after)
             ORDER BY device_uuid LIMIT \(Int64(limit))
@@ -32,7 +36,8 @@ package struct ImportSnapshotRepository: Sendable {
                     let (uuid, snapshot) = snapshots[index]
                     insert.append("\(unsafeRaw: index == start ? "" : ",") (\(applicationID), \(source), \(uuid), \(snapshot), \(time))")
                 }
-                insert.append("""
+                insert.append(
+                    """
                      ON CONFLICT (app_id, source, device_uuid) DO UPDATE SET snapshot = excluded.snapshot, updated_at = excluded.updated_at
                     """)
                 try await connection.query(insert)

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// An application's location groups and their members.
@@ -17,7 +18,8 @@ package struct LocationGroupRepository: Sendable {
         let id = try await database.transaction { connection -> Int64 in
             let ids = changes.locationIDs ?? []
             try await LocationRepository.requireExisting(connection, ids: ids, applicationID: applicationID, field: "location_ids")
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 INSERT INTO location_groups (app_id, name, description, created_at, updated_at)
                 VALUES (\(applicationID), \(name), \(changes.description ?? ""), \(time), \(time))
                 RETURNING id
@@ -69,7 +71,8 @@ package struct LocationGroupRepository: Sendable {
         let time = clock.now.epochMilliseconds
         let found = try await database.transaction { connection -> Bool in
             // Locked: the fields not given are written back as read, and the members replaced.
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT \(unsafeRaw: Self.columns) FROM location_groups g WHERE g.id = \(id) AND g.app_id = \(applicationID)\(
                     connection.dialect.rowLock(.noKeyUpdate))
                 """)
@@ -81,7 +84,8 @@ package struct LocationGroupRepository: Sendable {
             }
             let name = try changes.name ?? row.string("name")
             let description = try changes.description ?? row.string("description")
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE location_groups SET name = \(name), description = \(description), updated_at = \(time)
                 WHERE id = \(id)
                 """)
@@ -94,7 +98,8 @@ package struct LocationGroupRepository: Sendable {
     package func delete(id: Int64, applicationID: UUID) async throws -> Bool {
         try await database.transaction { connection in
             try await !connection.query(
-                "DELETE FROM location_groups WHERE id = \(id) AND app_id = \(applicationID) RETURNING id").isEmpty
+                "DELETE FROM location_groups WHERE id = \(id) AND app_id = \(applicationID) RETURNING id"
+            ).isEmpty
         }
     }
 
@@ -119,7 +124,8 @@ package struct LocationGroupRepository: Sendable {
         }
         guard !groups.isEmpty else { return [] }
         var byGroup: [Int64: [Location]] = [:]
-        for row in try await connection.query("""
+        for row in try await connection.query(
+            """
             SELECT m.group_id, \(unsafeRaw: LocationRepository.columns)
             FROM location_group_members m JOIN locations l ON l.id = m.location_id
             WHERE m.group_id IN (\(list: groups.map(\.id)))

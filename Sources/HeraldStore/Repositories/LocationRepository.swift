@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// What came of deleting a location.
@@ -26,7 +27,8 @@ package struct LocationRepository: Sendable {
             throw ValidationError(code: "missing_field", message: "name, lat, long and rad are required")
         }
         let time = clock.now.epochMilliseconds
-        let rows = try await database.query("""
+        let rows = try await database.query(
+            """
             INSERT INTO locations (app_id, name, latitude, longitude, radius, created_at, updated_at)
             VALUES (\(applicationID), \(name), \(latitude), \(longitude), \(radius), \(time), \(time))
             RETURNING id
@@ -79,12 +81,14 @@ package struct LocationRepository: Sendable {
             // Locked: the fields not given are written back as read (docs/ARCHITECTURE.md,
             // "Concurrency on PostgreSQL").
             let rows = try await connection.query(
-                "SELECT \(unsafeRaw: Self.columns) FROM locations l WHERE l.id = \(id) AND l.app_id = \(applicationID)\(connection.dialect.rowLock(.noKeyUpdate))")
+                "SELECT \(unsafeRaw: Self.columns) FROM locations l WHERE l.id = \(id) AND l.app_id = \(applicationID)\(connection.dialect.rowLock(.noKeyUpdate))"
+            )
             guard let stored = try rows.first.map(Self.location) else { return nil }
             guard changes.movesCircle(of: stored) else { return stored }
             var location = changes.applied(to: stored)
             location.updatedAt = time
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE locations SET name = \(location.name), latitude = \(location.latitude), longitude = \(location.longitude),
                     radius = \(location.radius), updated_at = \(time)
                 WHERE id = \(id)
@@ -120,11 +124,13 @@ package struct LocationRepository: Sendable {
             let rows = try await connection.query(
                 "SELECT id FROM locations WHERE id = \(id) AND app_id = \(applicationID)\(connection.dialect.rowLock(.update))")
             guard !rows.isEmpty else { return .notFound }
-            let users = try await connection.query("""
+            let users = try await connection.query(
+                """
                 SELECT g.id FROM geofences g JOIN geofence_locations gl ON gl.geofence_id = g.id
                 WHERE gl.location_id = \(id) AND g.deleted_at IS NULL AND g.expiry_time > \(time)
                 ORDER BY g.id
-                """).map { try $0.int("id") }
+                """
+            ).map { try $0.int("id") }
             guard users.isEmpty else { return .inUse(geofenceIDs: users) }
             try await connection.query("DELETE FROM locations WHERE id = \(id)")
             return .deleted
@@ -138,8 +144,8 @@ package struct LocationRepository: Sendable {
         guard !ids.isEmpty else { return [:] }
         var found: [Int64: Location] = [:]
         for row in try await connection.query(
-            "SELECT \(unsafeRaw: columns) FROM locations l WHERE l.app_id = \(applicationID) AND l.id IN (\(list: ids))\(connection.dialect.rowLock(.keyShare))")
-        {
+            "SELECT \(unsafeRaw: columns) FROM locations l WHERE l.app_id = \(applicationID) AND l.id IN (\(list: ids))\(connection.dialect.rowLock(.keyShare))"
+        ) {
             let location = try location(row)
             found[location.id] = location
         }

@@ -1,8 +1,9 @@
 import HeraldCore
+
 import struct Foundation.Data
-import struct Foundation.UUID
 import class Foundation.JSONDecoder
 import class Foundation.JSONEncoder
+import struct Foundation.UUID
 
 /// Platforms, their secrets (hashed for authentication, sealed for signing) and their sealed credentials.
 package struct PlatformRepository: Sendable {
@@ -41,7 +42,8 @@ package struct PlatformRepository: Sendable {
         let summary = try Self.summaryJSON(platform.credentialsSummary)
         try await database.transaction { connection in
             if given != nil { try await ApplicationRepository.requireUnusedIdentity(connection, id) }
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO platforms (id, app_id, name, type, secret_hash, secret_sealed, credentials_sealed,
                     credentials_summary, credentials_status, fcm_notification, created_at, updated_at)
                 VALUES (\(id), \(applicationID), \(name), \(type.rawValue), \(Secret.hash(secret)), \(sealedSecret),
@@ -77,7 +79,8 @@ package struct PlatformRepository: Sendable {
 
     /// Renames the platform, replaces its credentials (validated by the caller for its type)
     /// and/or changes whether its FCM messages carry a notification block.
-    package func update(id: UUID, name: String?, credentials: PlatformCredentials?, fcmNotification: Bool? = nil) async throws -> Platform? {
+    package func update(id: UUID, name: String?, credentials: PlatformCredentials?, fcmNotification: Bool? = nil) async throws -> Platform?
+    {
         let time = clock.now.epochMilliseconds
         let sealed = try credentials.map { try seal($0, id: id) }
         let summary = try Self.summaryJSON(credentials?.summary)
@@ -92,7 +95,8 @@ package struct PlatformRepository: Sendable {
             if let fcmNotification { platform.fcmNotification = fcmNotification }
             platform.updatedAt = time
             guard let credentials, let sealed else {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE platforms SET name = \(platform.name), fcm_notification = \(platform.fcmNotification ? 1 : 0),
                         updated_at = \(platform.updatedAt) WHERE id = \(id)
                     """)
@@ -101,7 +105,8 @@ package struct PlatformRepository: Sendable {
             let wasFailing = platform.credentialsStatus == .failing
             platform.credentialsSummary = credentials.summary
             platform.credentialsStatus = .ok
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE platforms SET name = \(platform.name), credentials_sealed = \(sealed),
                     credentials_summary = \(summary), credentials_status = \(platform.credentialsStatus.rawValue),
                     fcm_notification = \(platform.fcmNotification ? 1 : 0), updated_at = \(platform.updatedAt)
@@ -123,7 +128,8 @@ package struct PlatformRepository: Sendable {
         defer { cache.invalidate(id) }
         let time = clock.now.epochMilliseconds
         let queued = try await database.transaction { connection -> Bool in
-            let changed = try await connection.query("""
+            let changed = try await connection.query(
+                """
                 UPDATE platforms SET credentials_status = \(status.rawValue), updated_at = \(time)
                 WHERE id = \(id) AND credentials_status <> \(status.rawValue) RETURNING \(unsafeRaw: Self.columns)
                 """)
@@ -164,7 +170,8 @@ package struct PlatformRepository: Sendable {
         let secret = Secret.generate()
         let sealed = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
         defer { cache.invalidate(id) }
-        let rows = try await database.query("""
+        let rows = try await database.query(
+            """
             UPDATE platforms SET secret_hash = \(Secret.hash(secret)), secret_sealed = \(sealed), updated_at = \(clock.now.epochMilliseconds)
             WHERE id = \(id) RETURNING id
             """)
@@ -211,6 +218,7 @@ package struct PlatformRepository: Sendable {
             id: try row.uuid("id"), applicationID: try row.uuid("app_id"), name: try row.string("name"), type: type,
             credentialsSummary: summary,
             credentialsStatus: CredentialsStatus(rawValue: try row.string("credentials_status")) ?? .failing,
-            fcmNotification: try row.int("fcm_notification") != 0, createdAt: try row.int("created_at"), updatedAt: try row.int("updated_at"))
+            fcmNotification: try row.int("fcm_notification") != 0, createdAt: try row.int("created_at"),
+            updatedAt: try row.int("updated_at"))
     }
 }

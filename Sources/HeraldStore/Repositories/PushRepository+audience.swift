@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 extension PushRepository {
@@ -7,10 +8,12 @@ extension PushRepository {
         var live: [String] = []
         for start in stride(from: 0, to: names.count, by: TopicRepository.chunk) {
             let slice = Array(names[start..<min(start + TopicRepository.chunk, names.count)])
-            live += try await database.query("""
+            live += try await database.query(
+                """
                 SELECT name FROM topics
                 WHERE app_id = \(applicationID) AND name IN (\(list: slice)) AND (expires_at IS NULL OR expires_at > \(time))
-                """).map { try $0.string("name") }
+                """
+            ).map { try $0.string("name") }
         }
         return live
     }
@@ -62,7 +65,8 @@ extension PushRepository {
         }
         // Grouped by what `interactive-only` looks at, so that the devices that cannot show an
         // interactive notification are left out as the fan-out leaves them out.
-        let rows = try await database.query("""
+        let rows = try await database.query(
+            """
             SELECT d.platform_type, d.os_version, COUNT(*) AS devices FROM devices d WHERE \(condition)
             GROUP BY d.platform_type, d.os_version
             """)
@@ -92,7 +96,8 @@ extension PushRepository {
     /// devices; the cursor moves past the window either way.
     func windowPage(_ condition: SQL, filter: SQL, interactiveOnly: Bool, after cursor: Int64, limit: Int) async throws -> AudiencePage {
         let window = limit * Self.audienceWindowFactor
-        let rows = try await database.query("""
+        let rows = try await database.query(
+            """
             WITH w AS (
                 SELECT d.id, d.uuid, d.platform_id, d.platform_type, d.os, d.os_version, d.custom_user_id, d.time_zone
                 FROM devices d WHERE \(condition) ORDER BY d.id LIMIT \(window))

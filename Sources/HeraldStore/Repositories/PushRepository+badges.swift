@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 extension PushRepository {
@@ -21,14 +22,16 @@ extension PushRepository {
             if held.isEmpty { throw Self.leaseLost(job) }
             var badges: [Int64: Int64] = [:]
             let counted = try await connection.query(
-                "SELECT device_id, badge FROM push_badges WHERE push_id = \(job.pushID) AND \(Self.among(deviceIDs, column: "device_id", dialect))")
+                "SELECT device_id, badge FROM push_badges WHERE push_id = \(job.pushID) AND \(Self.among(deviceIDs, column: "device_id", dialect))"
+            )
             for row in counted { badges[try row.int("device_id")] = try row.int("badge") }
             let fresh = deviceIDs.filter { badges[$0] == nil }
             guard !fresh.isEmpty else { return badges }
             // Integers chosen by code, written as text: one plan for every batch.
             let sum = "badge + (\(delta))"
             let limit = BadgeChange.limit
-            let changed = try await connection.query("""
+            let changed = try await connection.query(
+                """
                 UPDATE devices SET badge = CASE WHEN \(unsafeRaw: sum) < 0 THEN 0 WHEN \(unsafeRaw: sum) > \(unsafeRaw: String(limit))
                     THEN \(unsafeRaw: String(limit)) ELSE \(unsafeRaw: sum) END
                 WHERE \(Self.among(fresh, column: "id", dialect)) RETURNING id, badge
@@ -41,7 +44,8 @@ extension PushRepository {
                 badges[id] = badge
                 rows.append("(\(id), \(badge))")
             }
-            try await connection.query("""
+            try await connection.query(
+                """
                 WITH v (device_id, badge) AS (VALUES \(unsafeRaw: rows.joined(separator: ", ")))
                 INSERT INTO push_badges (push_id, device_id, badge) SELECT \(job.pushID), device_id, badge FROM v
                 """)

@@ -10,7 +10,8 @@ extension PushRepository {
     /// How many jobs are due or in hand, and how long the oldest due one has waited.
     package func queueStatus() async throws -> QueueStatus {
         let time = clock.now.epochMilliseconds
-        let rows = try await database.query("""
+        let rows = try await database.query(
+            """
             SELECT COUNT(*) AS n, MIN(CASE WHEN state = 'ready' THEN available_at END) AS oldest FROM push_jobs
             WHERE (state = 'ready' AND available_at <= \(time)) OR state = 'claimed'
             """)

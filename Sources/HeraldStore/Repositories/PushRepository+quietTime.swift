@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// Devices a push holds until their quiet time ends, due at one time.
@@ -12,7 +13,8 @@ extension PushRepository {
     /// The push's devices held for their quiet time and not sent yet, by due time (earliest
     /// first, at most `limit` due times): its open batches marked `quiet`.
     package func quietTimeHolds(pushID: UUID, limit: Int = 100) async throws -> [QuietTimeHold] {
-        let rows = try await database.query("""
+        let rows = try await database.query(
+            """
             SELECT available_at, device_ids FROM push_jobs
             WHERE push_id = \(pushID) AND state IN ('ready', 'claimed') AND quiet = 1
             ORDER BY available_at

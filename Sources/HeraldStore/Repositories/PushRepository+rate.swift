@@ -19,7 +19,8 @@ extension PushRepository {
 
     /// Gives a push its send gate (once; later calls keep the first rate).
     static func throttle(_ connection: any SQLExecutor, pushID: UUID, perSecond: Int) async throws {
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO push_rates (push_id, per_second, next_at) VALUES (\(pushID), \(perSecond), 0)
             ON CONFLICT (push_id) DO NOTHING
             """)

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 extension PushRepository {
@@ -11,7 +12,8 @@ extension PushRepository {
         // (`joinedTargets`): a row for each device cost the database and Herald far more than the
         // device itself (in a PostgreSQL fan-out's profile, decoding and building those rows was
         // ≈ 16 % of Herald's CPU; issue 18).
-        let rows = try await database.query("""
+        let rows = try await database.query(
+            """
             SELECT platform_id, platform_type, \(unsafeRaw: Self.joinedTargets(database.dialect)) AS devices
             FROM devices WHERE \(Self.among(ids, column: "id", database.dialect)) GROUP BY platform_id, platform_type
             """)
@@ -21,9 +23,11 @@ extension PushRepository {
             let platformID = try row.uuid("platform_id")
             let type = PlatformType(rawValue: try row.string("platform_type")) ?? .ios
             guard
-                Self.scanJoinedTargets(try row.string("devices"), {
-                    targets.append(DeliveryTarget(id: $0, platformID: platformID, platformType: type, token: $1))
-                })
+                Self.scanJoinedTargets(
+                    try row.string("devices"),
+                    {
+                        targets.append(DeliveryTarget(id: $0, platformID: platformID, platformType: type, token: $1))
+                    })
             else {
                 throw StoreError.decoding(column: "devices", expected: "id:length:token, repeated")
             }
@@ -35,7 +39,8 @@ extension PushRepository {
 
     /// `targets` with each device's zone and quiet time, a row a device.
     private func targetsWithQuietTime(_ ids: [Int64]) async throws -> [DeliveryTarget] {
-        try await database.query("""
+        try await database.query(
+            """
             SELECT id, platform_id, platform_type, token, time_zone, quiet_time FROM devices
             WHERE \(Self.among(ids, column: "id", database.dialect)) ORDER BY id
             """

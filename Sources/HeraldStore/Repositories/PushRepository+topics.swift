@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 extension PushRepository {
@@ -34,10 +35,13 @@ extension PushRepository {
             sources += bySource
         }
         if !customUserIDs.isEmpty {
-            sources.append(try await database.query("""
-                SELECT id FROM devices WHERE app_id = \(applicationID) AND custom_user_id IN (\(list: customUserIDs)) AND id > \(cursor)
-                ORDER BY id LIMIT \(limit)
-                """).map { try $0.int("id") })
+            sources.append(
+                try await database.query(
+                    """
+                    SELECT id FROM devices WHERE app_id = \(applicationID) AND custom_user_id IN (\(list: customUserIDs)) AND id > \(cursor)
+                    ORDER BY id LIMIT \(limit)
+                    """
+                ).map { try $0.int("id") })
         }
 
         let merged = Set(sources.joined()).sorted()
@@ -74,7 +78,8 @@ extension PushRepository {
     static func subscribersQuery(applicationID: UUID, topics: [String], after cursor: Int64, limit: Int) -> SQL {
         var union: SQL = ""
         for (index, name) in topics.enumerated() {
-            union.append("""
+            union.append(
+                """
                 \(unsafeRaw: index == 0 ? "" : " UNION ALL ")SELECT \(unsafeRaw: String(index)) AS source, device_id FROM (
                     SELECT device_id FROM device_tags WHERE app_id = \(applicationID) AND tag = \(name) AND device_id > \(cursor)
                     ORDER BY device_id LIMIT \(limit)) s\(unsafeRaw: String(index))

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 // MARK: Webhook events of delivery

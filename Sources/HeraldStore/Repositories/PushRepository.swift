@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// A push as stored: the accepted request and its delivery counters.
@@ -80,7 +81,9 @@ package struct DeliveryTarget: Sendable, Equatable {
     package var timeZone: String? = nil
     package var quietTime: QuietTime? = nil
 
-    package init(id: Int64, platformID: UUID, platformType: PlatformType, token: String, timeZone: String? = nil, quietTime: QuietTime? = nil) {
+    package init(
+        id: Int64, platformID: UUID, platformType: PlatformType, token: String, timeZone: String? = nil, quietTime: QuietTime? = nil
+    ) {
         self.id = id
         self.platformID = platformID
         self.platformType = platformType
@@ -201,7 +204,8 @@ package struct PushRepository: Sendable {
         let pushRow: SQLRow?
         switch database.dialect {
         case .postgres:
-            let rows = try await database.query("""
+            let rows = try await database.query(
+                """
                 WITH claimed AS (\(update))
                 SELECT c.*, \(unsafeRaw: Self.claimedPushColumns)
                 FROM claimed c LEFT JOIN pushes p ON p.id = c.push_id LEFT JOIN applications a ON a.id = p.app_id
@@ -213,10 +217,12 @@ package struct PushRepository: Sendable {
             // SQLite has no data-modifying CTEs; its statements cost no round trip anyway.
             guard let row = try await database.query(update).first else { return nil }
             job = try Self.job(row)
-            pushRow = try await database.query("""
+            pushRow = try await database.query(
+                """
                 SELECT \(unsafeRaw: Self.claimedPushColumns)
                 FROM pushes p LEFT JOIN applications a ON a.id = p.app_id WHERE p.id = \(job.pushID)
-                """).first
+                """
+            ).first
         }
         guard let pushRow, case .text = pushRow["p_id"] else {
             throw StoreError(reason: .unknown("job"), message: "job \(job.id) has no push")
@@ -232,10 +238,12 @@ package struct PushRepository: Sendable {
     /// wakes then. It may be now or past: a job another worker is claiming at the same moment.
     /// Served by the `push_jobs_due` index (state, available_at).
     package func nextDue() async throws -> Int64? {
-        let row = try await database.query("""
+        let row = try await database.query(
+            """
             SELECT (SELECT MIN(available_at) FROM push_jobs WHERE state = 'ready') AS ready,
                 (SELECT MIN(lease_until) FROM push_jobs WHERE state = 'claimed') AS leased
-            """).first
+            """
+        ).first
         let ready = try row?.optionalInt("ready")
         // A lease is claimable once it is past (`lease_until < now`), a millisecond after it ends.
         let leased = try row?.optionalInt("leased").map { $0 + 1 }
@@ -292,7 +300,9 @@ package struct PushRepository: Sendable {
             }
         }
         if let filter {
-            if case .devices = push.audience { condition.append(" AND \(filter.sql)") } else {
+            if case .devices = push.audience {
+                condition.append(" AND \(filter.sql)")
+            } else {
                 return try await windowPage(condition, filter: filter.sql, interactiveOnly: interactiveOnly, after: cursor, limit: limit)
             }
         }
@@ -301,10 +311,12 @@ package struct PushRepository: Sendable {
             // joined as a job stores them. A row for each id cost the database and Herald more
             // than the ids themselves (in a PostgreSQL fan-out's profile, turning rows into
             // `SQLRow`s was ≈ 9 % of Herald's CPU, for the page's rows and the batch's; issue 18).
-            let row = try await database.query("""
+            let row = try await database.query(
+                """
                 SELECT COUNT(*) AS n, MAX(id) AS last, \(unsafeRaw: Self.joinedIDs(database.dialect)) AS ids
                 FROM (SELECT d.id FROM devices d WHERE \(condition) ORDER BY d.id LIMIT \(limit)) page
-                """).first
+                """
+            ).first
             let count = try row?.int("n") ?? 0
             // Joined in the order the database read them (nearly always the page's), sorted here:
             // an ordered aggregate sorted them again, ≈ 40 % of the page statement's time on
@@ -353,7 +365,8 @@ package struct PushRepository: Sendable {
             // The common page, in one statement (so one implicit transaction and one round trip
             // instead of five): the fan-out moves on, its batch is queued and counted, and the
             // other processes are notified of it (the EXISTS makes PostgreSQL evaluate the call).
-            let moved = try await database.query("""
+            let moved = try await database.query(
+                """
                 WITH moved AS (\(Self.move(fanout, to: "claimed", through: through))
                 ), queued AS (\(Self.enqueueStatement(
                     pushID: fanout.pushID, kind: .batch, deviceIDs: page, attempt: 0, availableAt: time, time: time, onlyIf: "moved"))
@@ -376,7 +389,8 @@ package struct PushRepository: Sendable {
                     // A batch held for its devices' quiet time is due when that ends: it must not
                     // push the pages still to come past it.
                     let latest = try await connection.query(
-                        "SELECT MAX(available_at) AS latest FROM push_jobs WHERE push_id = \(fanout.pushID) AND kind = 'batch' AND quiet = 0")
+                        "SELECT MAX(available_at) AS latest FROM push_jobs WHERE push_id = \(fanout.pushID) AND kind = 'batch' AND quiet = 0"
+                    )
                     if let latest = try latest.first?.optionalInt("latest") { availableAt = max(time, latest + 1000) }
                 }
                 try await Self.enqueue(
@@ -427,7 +441,8 @@ package struct PushRepository: Sendable {
             var events = false
             let closing: SQL
             if let remaining {
-                closing = "UPDATE push_jobs SET device_ids = \(remaining.map(String.init).joined(separator: ",")) WHERE \(Self.held(job)) RETURNING id"
+                closing =
+                    "UPDATE push_jobs SET device_ids = \(remaining.map(String.init).joined(separator: ",")) WHERE \(Self.held(job)) RETURNING id"
             } else {
                 closing = "UPDATE push_jobs SET state = 'done' WHERE \(Self.held(job)) RETURNING id"
             }
@@ -439,7 +454,8 @@ package struct PushRepository: Sendable {
                     "UPDATE pushes SET last_error = \(String(lastError.prefix(500))), last_error_at = \(time) WHERE id = \(job.pushID)")
             }
             if result.delivered + failed + result.gone.count + result.expired + result.skipped > 0 {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE pushes SET delivered = delivered + \(result.delivered), failed = failed + \(failed),
                         invalid_tokens = invalid_tokens + \(result.gone.count), expired = expired + \(result.expired),
                         skipped = skipped + \(result.skipped)
@@ -447,7 +463,8 @@ package struct PushRepository: Sendable {
                     """)
             }
             for (reason, count) in result.failed.sorted(by: { $0.key < $1.key }) {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO push_failures (push_id, reason, count) VALUES (\(job.pushID), \(reason), \(count))
                     ON CONFLICT (push_id, reason) DO UPDATE SET count = push_failures.count + excluded.count
                     """)
@@ -457,7 +474,8 @@ package struct PushRepository: Sendable {
             var deactivationWanted: Bool?
             for (deviceID, timestamp) in result.gone.sorted(by: { $0.key < $1.key }) {
                 // A device that registered again after the token died has a new, live token.
-                let deactivated = try await connection.query("""
+                let deactivated = try await connection.query(
+                    """
                     UPDATE devices SET active = 0 WHERE id = \(deviceID) AND active = 1 AND updated_at <= \(timestamp ?? time)
                     RETURNING uuid, app_id, token
                     """)
@@ -474,7 +492,8 @@ package struct PushRepository: Sendable {
             }
             for (due, devices) in result.retries.sorted(by: { $0.key < $1.key }) where !devices.isEmpty {
                 try await Self.enqueue(
-                    connection, pushID: job.pushID, kind: .batch, deviceIDs: devices, attempt: job.attempt + 1, availableAt: due, time: time)
+                    connection, pushID: job.pushID, kind: .batch, deviceIDs: devices, attempt: job.attempt + 1, availableAt: due, time: time
+                )
             }
             if !result.released.isEmpty {
                 try await Self.enqueue(
@@ -483,8 +502,10 @@ package struct PushRepository: Sendable {
             }
             // Held for a quiet time: not an attempt, so the same one.
             for (due, devices) in result.held.sorted(by: { $0.key < $1.key }) where !devices.isEmpty {
-                try await connection.query(Self.enqueueStatement(
-                    pushID: job.pushID, kind: .batch, deviceIDs: devices, attempt: job.attempt, availableAt: due, time: time, quiet: true))
+                try await connection.query(
+                    Self.enqueueStatement(
+                        pushID: job.pushID, kind: .batch, deviceIDs: devices, attempt: job.attempt, availableAt: due, time: time,
+                        quiet: true))
             }
             // The job is still open while its progress is recorded: the push cannot be done.
             guard remaining == nil else { return events }
@@ -524,7 +545,8 @@ package struct PushRepository: Sendable {
         _ connection: any SQLExecutor, id: UUID, applicationID: UUID, request: String, expiresAt: Int64?, availableAt: Int64, time: Int64,
         zoneGroups: [PushSchedule.Slot]? = nil
     ) async throws {
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO pushes (id, app_id, request, status, created_at, expires_at)
             VALUES (\(id), \(applicationID), \(request), 'queued', \(time), \(expiresAt))
             """)
@@ -533,7 +555,8 @@ package struct PushRepository: Sendable {
             return
         }
         for group in zoneGroups {
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO push_jobs (push_id, kind, cursor, device_ids, attempt, state, available_at, lease_until, created_at, time_zones)
                 VALUES (\(id), 'fanout', 0, '', 0, 'ready', \(max(availableAt, group.dueAt)), 0, \(time), \(group.timeZones.joined(separator: ",")))
                 """)

@@ -1,5 +1,6 @@
 import HeraldCore
 import Synchronization
+
 import struct Foundation.UUID
 
 /// Writes concurrent new registrations together: while one batch is being written, arrivals
@@ -105,7 +106,8 @@ final class RegistrationBatcher: Sendable {
     func register(platform: Platform, token: String, registration: Registration, tags: [String], time: Int64) async throws -> Device {
         try await withCheckedThrowingContinuation { continuation in
             let request = Request(
-                platform: platform, token: token, registration: registration, tags: tags, time: time, candidate: .timeOrdered(milliseconds: time),
+                platform: platform, token: token, registration: registration, tags: tags, time: time,
+                candidate: .timeOrdered(milliseconds: time),
                 complete: { continuation.resume(with: $0) })
             let startDrain = queue.withLock { queue -> Bool in
                 queue.pending.append(request)
@@ -132,7 +134,9 @@ final class RegistrationBatcher: Sendable {
                 var batch: [Request] = []
                 var rest: [Request] = []
                 for request in queue.pending {
-                    if batch.count < Self.maximumBatch, seen.insert(DeviceKey(platformID: request.platform.id, token: request.token)).inserted {
+                    if batch.count < Self.maximumBatch,
+                        seen.insert(DeviceKey(platformID: request.platform.id, token: request.token)).inserted
+                    {
                         batch.append(request)
                     } else {
                         rest.append(request)
@@ -176,7 +180,8 @@ final class RegistrationBatcher: Sendable {
             """
         for (index, request) in batch.enumerated() {
             let device = request.written
-            insert.append("""
+            insert.append(
+                """
                 \(unsafeRaw: index == 0 ? "" : ",") (\(device.uuid), \(device.applicationID), \(device.platformID),
                 \(device.platformType.rawValue), \(device.registrationToken), \(device.os), \(device.osVersion),
                 \(device.deviceAlias), \(device.deviceModel), \(device.deviceManufacturer), \(device.customUserID),
@@ -184,7 +189,8 @@ final class RegistrationBatcher: Sendable {
                 \(device.createdAt), \(device.updatedAt))
                 """)
         }
-        insert.append("""
+        insert.append(
+            """
              ON CONFLICT (platform_id, token) DO UPDATE SET
                 os = excluded.os, os_version = excluded.os_version, device_alias = excluded.device_alias,
                 device_model = excluded.device_model, device_manufacturer = excluded.device_manufacturer,
@@ -199,7 +205,9 @@ final class RegistrationBatcher: Sendable {
         }
         var rows: [DeviceTagRow] = []
         for (request, device) in zip(batch, devices) {
-            for tag in request.tags { rows.append(DeviceTagRow(deviceID: device.id, applicationID: request.platform.applicationID, tag: tag)) }
+            for tag in request.tags {
+                rows.append(DeviceTagRow(deviceID: device.id, applicationID: request.platform.applicationID, tag: tag))
+            }
         }
         try await DeviceRepository.subscribe(rows, time: batch.map(\.time).max() ?? 0, on: connection)
         return devices

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.TimeZone
 import struct Foundation.UUID
 
@@ -40,7 +41,8 @@ extension ScheduleRepository {
                 let window = LocalDateTime(floatingMilliseconds: time - grace - 14 * 3_600_000)
                 let from = window.map { $0.floatingMilliseconds > local.floatingMilliseconds ? $0 : local } ?? local
                 next = recurrence.nextLocal(after: from)
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO push_schedule_slots (schedule_id, due_at, state, fired_at, skipped_until, local_time)
                     VALUES (\(scheduleID), \(dueAt), 'skipped', \(time), \(max(dueAt + 1, next?.at ?? time)), \(local.description))
                     """)
@@ -49,7 +51,8 @@ extension ScheduleRepository {
                 try await PushRepository.insert(
                     connection, id: pushID, applicationID: applicationID, request: request, expiresAt: nil, availableAt: time, time: time,
                     zoneGroups: groups)
-                let inserted = try await connection.query("""
+                let inserted = try await connection.query(
+                    """
                     INSERT INTO push_schedule_slots (schedule_id, due_at, state, push_id, fired_at, local_time, missed_time_zones)
                     VALUES (\(scheduleID), \(dueAt), 'fired', \(pushID), \(time), \(local.description), \(missed > 0 ? Int64(missed) : nil))
                     RETURNING id
@@ -60,7 +63,8 @@ extension ScheduleRepository {
                 next = recurrence.nextLocal(after: local)
             }
         }
-        try await connection.query("""
+        try await connection.query(
+            """
             UPDATE push_schedules SET fired_count = \(Int64(recurrence.firedCount)), next_at = \(next?.at),
                 next_local = \(next?.localTime?.description), state = \(next == nil ? "ended" : "scheduled")
             WHERE id = \(scheduleID)
@@ -71,7 +75,8 @@ extension ScheduleRepository {
     /// The groups of zones that reach `local` at the same instant, soonest first, as a one-time
     /// `scheduleLocal` push has them: every zone Foundation knows and every other name the app's
     /// devices registered with; devices without a zone ('') go with the app's default zone.
-    static func zoneGroups(_ connection: any SQLExecutor, for local: LocalDateTime, applicationID: UUID) async throws -> [PushSchedule.Slot] {
+    static func zoneGroups(_ connection: any SQLExecutor, for local: LocalDateTime, applicationID: UUID) async throws -> [PushSchedule.Slot]
+    {
         let settings = try await DeliverySettingsRepository.find(connection, applicationID: applicationID)
         let registered = try await DeviceRepository.timeZones(connection, applicationID: applicationID)
         return PushSchedule.slots(for: local, defaultZone: settings.defaultTimeZone, zones: TimeZone.knownTimeZoneIdentifiers + registered)
@@ -88,7 +93,8 @@ extension ScheduleRepository {
     /// and a push left with no open job is done. A fan-out already due is left to its worker.
     /// Returns whether a closed push queued its `push.done` event.
     static func stopBegunOccurrences(_ connection: any SQLExecutor, scheduleID: String, time: Int64) async throws -> Bool {
-        let stopped = try await connection.query("""
+        let stopped = try await connection.query(
+            """
             UPDATE push_jobs SET state = 'done'
             WHERE kind = 'fanout' AND state = 'ready' AND available_at > \(time) AND push_id IN (
                 SELECT push_id FROM push_schedule_slots WHERE schedule_id = \(scheduleID) AND state = 'fired' AND push_id IS NOT NULL)

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// Recurring schedules: one `push_schedules` row with its rule and `next_at`, the occurrence
@@ -21,7 +22,8 @@ extension ScheduleRepository {
         let request = accepted.storedText
         let time = clock.now.epochMilliseconds
         let id = given ?? Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
-        try await database.query("""
+        try await database.query(
+            """
             INSERT INTO push_schedules (
                 id, app_id, request, expires_at, local_time, state, created_at, updated_at,
                 cron, cron_time_zone, until_at, max_count, fired_count, next_at, cron_local, next_local)
@@ -59,7 +61,8 @@ extension ScheduleRepository {
                     code: "no_occurrence", message: "no occurrence of schedule.cron comes before schedule.until", field: "schedule.until")
             }
             // A local-time occurrence already begun keeps going to the zones it has not reached.
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE push_schedules SET request = \(request), cron = \(rule.cron), cron_time_zone = \(rule.local ? nil : rule.timeZone),
                     until_at = \(rule.until), max_count = \(rule.count.map(Int64.init)), next_at = \(next.at),
                     cron_local = \(rule.local ? 1 : 0), next_local = \(next.localTime?.description), updated_at = \(time)
@@ -94,7 +97,8 @@ extension ScheduleRepository {
         let change = try await locked(id: id, applicationID: applicationID) { connection, current in
             guard current.paused else { return }
             if let next = current.nextOccurrence(after: time) {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE push_schedules SET state = 'scheduled', next_at = \(next.at), next_local = \(next.localTime?.description),
                         updated_at = \(time)
                     WHERE id = \(id)
@@ -116,7 +120,8 @@ extension ScheduleRepository {
     ) async throws -> ScheduleChange {
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         return try await database.transaction { connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT \(unsafeRaw: Self.recurrenceColumns) FROM push_schedules
                 WHERE id = \(id) AND app_id = \(applicationID) AND state IN ('scheduled', 'paused')\(unsafeRaw: lock)
                 """)
@@ -142,7 +147,8 @@ extension ScheduleRepository {
         let graceMilliseconds = grace.milliseconds
         let skip = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let fired = try await database.transaction { connection -> [FiredSlot] in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT id, app_id, request, next_at, \(unsafeRaw: Self.recurrenceColumns) FROM push_schedules
                 WHERE state = 'scheduled' AND next_at <= \(time)
                 ORDER BY next_at, id LIMIT \(limit)\(unsafeRaw: skip)
@@ -165,23 +171,27 @@ extension ScheduleRepository {
                     try await PushRepository.insert(
                         connection, id: pushID, applicationID: try row.uuid("app_id"), request: try row.string("request"), expiresAt: nil,
                         availableAt: time, time: time)
-                    let inserted = try await connection.query("""
+                    let inserted = try await connection.query(
+                        """
                         INSERT INTO push_schedule_slots (schedule_id, due_at, state, push_id, fired_at)
                         VALUES (\(scheduleID), \(due), 'fired', \(pushID), \(time)) RETURNING id
                         """)
                     firedCount += 1
                     fired.append(
-                        FiredSlot(slotID: try inserted.first?.int("id") ?? 0, scheduleID: scheduleID, pushID: pushID, dueAt: due, firedAt: time))
+                        FiredSlot(
+                            slotID: try inserted.first?.int("id") ?? 0, scheduleID: scheduleID, pushID: pushID, dueAt: due, firedAt: time))
                 }
                 if let skipped = plan.skipped {
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         INSERT INTO push_schedule_slots (schedule_id, due_at, state, fired_at, skipped_until)
                         VALUES (\(scheduleID), \(skipped.lowerBound), 'skipped', \(time), \(skipped.upperBound))
                         """)
                 }
                 var next = plan.next
                 if let count = recurrence.count, firedCount >= count { next = nil }
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE push_schedules SET fired_count = \(Int64(firedCount)), next_at = \(next),
                         state = \(next == nil ? "ended" : "scheduled")
                     WHERE id = \(scheduleID)
@@ -233,7 +243,8 @@ extension ScheduleRepository {
     /// The schedule's past occurrences, latest first, at most `limit`: fired ones with their
     /// receipt's counters, and skipped ones.
     package func pastOccurrences(scheduleID: String, limit: Int) async throws -> [PastOccurrence] {
-        try await database.query("""
+        try await database.query(
+            """
             SELECT l.due_at, l.local_time, l.state, l.fired_at, l.push_id, l.skipped_until, l.missed_time_zones, p.status, p.targeted, p.delivered, p.failed
             FROM push_schedule_slots l LEFT JOIN pushes p ON p.id = l.push_id
             WHERE l.schedule_id = \(scheduleID) AND l.state IN ('fired', 'skipped')
@@ -241,7 +252,8 @@ extension ScheduleRepository {
             """
         ).map { row in
             PastOccurrence(
-                dueAt: try row.int("due_at"), localTime: try row.optionalString("local_time"), state: PastOccurrence.State(rawValue: try row.string("state")) ?? .fired,
+                dueAt: try row.int("due_at"), localTime: try row.optionalString("local_time"),
+                state: PastOccurrence.State(rawValue: try row.string("state")) ?? .fired,
                 recordedAt: try row.optionalInt("fired_at") ?? 0, pushID: try row.optionalString("push_id"),
                 skippedUntil: try row.optionalInt("skipped_until"), missedTimeZones: try row.optionalInt("missed_time_zones").map(Int.init),
                 status: try row.optionalString("status"),

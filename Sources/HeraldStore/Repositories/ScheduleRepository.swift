@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// A scheduled push as stored: the push as accepted and when it goes out.
@@ -77,7 +78,8 @@ package struct ScheduleRepository: Sendable {
         let time = clock.now.epochMilliseconds
         let id = given ?? Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
         try await database.transaction { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO push_schedules (id, app_id, request, expires_at, local_time, state, created_at, updated_at)
                 VALUES (\(id), \(applicationID), \(request), \(expiresAt), \(localTime), 'scheduled', \(time), \(time))
                 """)
@@ -93,7 +95,8 @@ package struct ScheduleRepository: Sendable {
     package func list(applicationID: UUID) async throws -> [StoredSchedule] {
         // A one-time schedule is listed while it has a pending slot, a recurring one (`next_at`)
         // while it is scheduled or paused.
-        try await database.query("""
+        try await database.query(
+            """
             SELECT \(unsafeRaw: Self.scheduleColumns), COALESCE(s.next_at, MIN(l.due_at)) AS scheduled_for
             FROM push_schedules s LEFT JOIN push_schedule_slots l ON l.schedule_id = s.id AND l.state = 'pending'
             WHERE s.app_id = \(applicationID) AND s.state IN ('scheduled', 'paused')
@@ -120,7 +123,8 @@ package struct ScheduleRepository: Sendable {
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         do {
             let change = try await change(id: id, applicationID: applicationID, lock: lock) { connection in
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE push_schedules SET request = \(request), expires_at = \(expiresAt), local_time = \(localTime),
                         updated_at = \(time)
                     WHERE id = \(id)
@@ -138,7 +142,8 @@ package struct ScheduleRepository: Sendable {
         id: String, applicationID: UUID, lock: String, _ body: @escaping @Sendable (any SQLExecutor) async throws -> Void
     ) async throws -> ScheduleChange {
         try await database.transaction { connection in
-            let owned = try await connection.query("""
+            let owned = try await connection.query(
+                """
                 SELECT id FROM push_schedules
                 WHERE id = \(id) AND app_id = \(applicationID) AND state = 'scheduled' AND cron IS NULL\(unsafeRaw: lock)
                 """)
@@ -163,7 +168,8 @@ package struct ScheduleRepository: Sendable {
         let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE" : ""
         let (cancelled, events) = try await database.transaction { connection -> (Bool, Bool) in
-            let owned = try await connection.query("""
+            let owned = try await connection.query(
+                """
                 SELECT id, cron, cron_local FROM push_schedules
                 WHERE id = \(id) AND app_id = \(applicationID) AND state IN ('scheduled', 'paused')\(unsafeRaw: lock)
                 """)
@@ -201,7 +207,8 @@ package struct ScheduleRepository: Sendable {
         let time = clock.now.epochMilliseconds
         let skip = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let fired = try await database.transaction { connection -> [FiredSlot] in
-            let slots = try await connection.query("""
+            let slots = try await connection.query(
+                """
                 UPDATE push_schedule_slots SET state = 'fired', fired_at = \(time)
                 WHERE id IN (
                     SELECT id FROM push_schedule_slots WHERE state = 'pending' AND due_at <= \(time)
@@ -252,7 +259,8 @@ package struct ScheduleRepository: Sendable {
 
     /// The fired slots of a schedule, soonest first (tests, benchmarks).
     package func firedSlots(scheduleID: String) async throws -> [FiredSlot] {
-        try await database.query("""
+        try await database.query(
+            """
             SELECT id, schedule_id, push_id, due_at, fired_at FROM push_schedule_slots
             WHERE schedule_id = \(scheduleID) AND state = 'fired' ORDER BY due_at, id
             """
@@ -268,7 +276,8 @@ package struct ScheduleRepository: Sendable {
     static func insertSlots(_ connection: any SQLExecutor, scheduleID: String, slots: [PushSchedule.Slot], local: Bool) async throws {
         for slot in slots {
             let zones: String? = local ? slot.timeZones.joined(separator: ",") : nil
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO push_schedule_slots (schedule_id, due_at, time_zones, state)
                 VALUES (\(scheduleID), \(slot.dueAt), \(zones), 'pending')
                 """)
@@ -281,7 +290,8 @@ package struct ScheduleRepository: Sendable {
     }
 
     static func find(_ connection: any SQLExecutor, id: String, applicationID: UUID) async throws -> StoredSchedule? {
-        try await connection.query("""
+        try await connection.query(
+            """
             SELECT \(unsafeRaw: scheduleColumns), COALESCE(s.next_at, MIN(l.due_at)) AS scheduled_for
             FROM push_schedules s LEFT JOIN push_schedule_slots l ON l.schedule_id = s.id AND l.state = 'pending'
             WHERE s.id = \(id) AND s.app_id = \(applicationID) AND s.state IN ('scheduled', 'paused')

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.TimeZone
 
 /// A recurring schedule's rule and progress as stored (`push_schedules.cron`, …): the zone

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 extension TopicRepository {
@@ -8,7 +9,8 @@ extension TopicRepository {
         var counts: [String: Int] = [:]
         for start in stride(from: 0, to: names.count, by: Self.chunk) {
             let chunk = Array(names[start..<min(start + Self.chunk, names.count)])
-            for row in try await database.query("""
+            for row in try await database.query(
+                """
                 SELECT tag, COUNT(*) AS n FROM device_tags WHERE app_id = \(applicationID) AND tag IN (\(list: chunk)) GROUP BY tag
                 """)
             {

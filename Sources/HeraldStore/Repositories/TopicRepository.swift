@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// Topics: the names devices subscribe to (their tags, kept in `device_tags`), with an id and an
@@ -25,7 +26,9 @@ package struct TopicRepository: Sendable {
     /// - Parameters:
     ///   - query: text the name must contain (case-insensitive, as names are lower case).
     ///   - hasExpiry: true for topics that expire, false for those that never do, nil for both.
-    package func list(applicationID: UUID, query: String?, hasExpiry: Bool?, page: Int, size: Int) async throws -> (topics: [Topic], total: Int) {
+    package func list(applicationID: UUID, query: String?, hasExpiry: Bool?, page: Int, size: Int) async throws -> (
+        topics: [Topic], total: Int
+    ) {
         let time = clock.now.epochMilliseconds
         var condition: SQL = "app_id = \(applicationID) AND (expires_at IS NULL OR expires_at > \(time))"
         if let hasExpiry {
@@ -59,7 +62,8 @@ package struct TopicRepository: Sendable {
         var found = Set<String>()
         for start in stride(from: 0, to: names.count, by: Self.chunk) {
             let chunk = Array(names[start..<min(start + Self.chunk, names.count)])
-            for row in try await database.query("""
+            for row in try await database.query(
+                """
                 SELECT p.name FROM topics p
                 WHERE p.app_id = \(applicationID) AND p.name IN (\(list: chunk)) AND (p.expires_at IS NULL OR p.expires_at > \(time))
                     AND EXISTS (SELECT 1 FROM device_tags t WHERE t.app_id = p.app_id AND t.tag = p.name)
@@ -171,11 +175,13 @@ package struct TopicRepository: Sendable {
         var deleted = 0
         for start in stride(from: 0, to: ids.count, by: Self.chunk) {
             let slice = Array(ids[start..<min(start + Self.chunk, ids.count)])
-            deleted += try await database.query("""
+            deleted += try await database.query(
+                """
                 UPDATE topics SET expires_at = \(time)
                 WHERE app_id = \(applicationID) AND id IN (\(list: slice)) AND (expires_at IS NULL OR expires_at > \(time))
                 RETURNING id
-                """).count
+                """
+            ).count
         }
         return deleted
     }
@@ -203,10 +209,12 @@ package struct TopicRepository: Sendable {
         let dialect = database.dialect
         var cleanup = Cleanup()
         while true {
-            let expired = try await database.query("""
+            let expired = try await database.query(
+                """
                 SELECT \(unsafeRaw: Self.columns) FROM topics WHERE expires_at IS NOT NULL AND expires_at <= \(time)
                 ORDER BY expires_at, id LIMIT 100
-                """).map(Self.topic)
+                """
+            ).map(Self.topic)
             if expired.isEmpty { return cleanup }
             for topic in expired {
                 var finished = false
@@ -217,12 +225,14 @@ package struct TopicRepository: Sendable {
                         let still = try await connection.query(
                             "SELECT id FROM topics WHERE id = \(topic.id) AND expires_at <= \(time)\(unsafeRaw: lock)")
                         if still.isEmpty { return (0, true, false) }
-                        let removed = try await connection.query("""
+                        let removed = try await connection.query(
+                            """
                             DELETE FROM device_tags WHERE (device_id, tag) IN (
                                 SELECT device_id, tag FROM device_tags WHERE app_id = \(topic.applicationID) AND tag = \(topic.name)
                                 LIMIT \(chunk))
                             RETURNING device_id
-                            """).count
+                            """
+                        ).count
                         guard removed < chunk else { return (removed, false, false) }
                         try await connection.query("DELETE FROM topics WHERE id = \(topic.id)")
                         return (removed, true, true)

@@ -1,4 +1,5 @@
 import HeraldCore
+
 import struct Foundation.UUID
 
 /// A queued delivery of one event to one endpoint, as a worker holds it.
@@ -77,8 +78,10 @@ package struct WebhookRepository: Sendable {
         let secret = "whsec_" + Secret.generate()
         let sealed = try secretBox.seal(Array(secret.utf8), context: Self.secretContext(id))
         let ordered = WebhookEventType.allCases.filter(events.contains)
-        let endpoint = WebhookEndpoint(id: id, applicationID: applicationID, url: url, events: ordered, createdAt: clock.now.epochMilliseconds)
-        try await database.query("""
+        let endpoint = WebhookEndpoint(
+            id: id, applicationID: applicationID, url: url, events: ordered, createdAt: clock.now.epochMilliseconds)
+        try await database.query(
+            """
             INSERT INTO webhook_endpoints (id, app_id, url, events, secret_sealed, created_at)
             VALUES (\(id), \(applicationID), \(url), \(Self.eventList(ordered)), \(sealed), \(endpoint.createdAt))
             """)
@@ -106,7 +109,8 @@ package struct WebhookRepository: Sendable {
 
     /// The endpoint's newest deliveries, newest first.
     package func deliveries(endpointID: UUID, limit: Int) async throws -> [WebhookDeliveryRecord] {
-        try await database.query("""
+        try await database.query(
+            """
             SELECT event_id, event_type, state, attempts, available_at, created_at, last_attempt_at, last_status, last_error, last_excerpt
             FROM webhook_deliveries WHERE endpoint_id = \(endpointID) ORDER BY id DESC LIMIT \(limit)
             """
@@ -129,7 +133,8 @@ package struct WebhookRepository: Sendable {
     @discardableResult
     static func enqueue(_ connection: any SQLExecutor, _ event: WebhookEvent) async throws -> Bool {
         let pattern = "%,\(event.type.rawValue),%"
-        let queued = try await connection.query("""
+        let queued = try await connection.query(
+            """
             INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, body, state, attempts, available_at, lease_until, claim, created_at)
             SELECT id, \(event.id), \(event.type.rawValue), \(event.body()), 'ready', 0, \(event.createdAt), 0, 0, \(event.createdAt)
             FROM webhook_endpoints WHERE app_id = \(event.applicationID) AND events LIKE \(pattern)
@@ -149,10 +154,12 @@ package struct WebhookRepository: Sendable {
     /// When the next delivery falls due (epoch ms): the earliest ready one's time, or a millisecond
     /// after the earliest lease ends; nil when none is pending. The workers sleep until then.
     package func nextDue() async throws -> Int64? {
-        let row = try await database.query("""
+        let row = try await database.query(
+            """
             SELECT (SELECT MIN(available_at) FROM webhook_deliveries WHERE state = 'ready') AS ready,
                 (SELECT MIN(lease_until) FROM webhook_deliveries WHERE state = 'claimed') AS leased
-            """).first
+            """
+        ).first
         let ready = try row?.optionalInt("ready")
         let leased = try row?.optionalInt("leased").map { $0 + 1 }
         return [ready, leased].compactMap { $0 }.min()
@@ -163,7 +170,8 @@ package struct WebhookRepository: Sendable {
     package func claim(lease: Int64) async throws -> WebhookDelivery? {
         let time = clock.now.epochMilliseconds
         let lock = database.dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
-        let rows = try await database.query("""
+        let rows = try await database.query(
+            """
             UPDATE webhook_deliveries SET state = 'claimed', lease_until = \(time + lease), claim = claim + 1
             WHERE id = (
                 SELECT id FROM webhook_deliveries
@@ -193,7 +201,8 @@ package struct WebhookRepository: Sendable {
     package func record(_ delivery: WebhookDelivery, _ attempt: WebhookAttempt) async throws {
         let state = attempt.succeeded ? "delivered" : attempt.retryAt == nil ? "failed" : "ready"
         let time = clock.now.epochMilliseconds
-        let rows = try await database.query("""
+        let rows = try await database.query(
+            """
             UPDATE webhook_deliveries SET state = \(state), attempts = attempts + 1, available_at = \(attempt.retryAt ?? time),
                 lease_until = 0, last_attempt_at = \(time), last_status = \(attempt.status.map { Int64($0) }),
                 last_error = \(attempt.error), last_excerpt = \(attempt.excerpt)
@@ -201,7 +210,8 @@ package struct WebhookRepository: Sendable {
             RETURNING id
             """)
         if rows.isEmpty {
-            throw StoreError(reason: .leaseLost, message: "webhook delivery \(delivery.id): its lease ran out and another worker claimed it")
+            throw StoreError(
+                reason: .leaseLost, message: "webhook delivery \(delivery.id): its lease ran out and another worker claimed it")
         }
     }
 

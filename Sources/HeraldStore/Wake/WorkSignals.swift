@@ -1,4 +1,5 @@
 import Synchronization
+
 import struct Foundation.UUID
 
 /// Wakes the loops that sleep on due work (delivery workers, the scheduler, any later queue) when
@@ -76,11 +77,13 @@ package final class WorkSignals: Sendable {
     /// Listens for other processes' announcements until cancelled (PostgreSQL; on SQLite, where
     /// one process owns the file and rings its own signals, it returns at once).
     package func listen(onConnected: @escaping @Sendable () -> Void = {}) async {
-        await database.listen(on: Self.channel, onConnected: { [self] in
-            // Whatever was announced while no connection listened is looked for once.
-            ringAll()
-            listenStarts.wrappingAdd(1, ordering: .relaxed)
-            onConnected()
-        }, received: { [self] payload in received(payload: payload) })
+        await database.listen(
+            on: Self.channel,
+            onConnected: { [self] in
+                // Whatever was announced while no connection listened is looked for once.
+                ringAll()
+                listenStarts.wrappingAdd(1, ordering: .relaxed)
+                onConnected()
+            }, received: { [self] payload in received(payload: payload) })
     }
 }

@@ -68,7 +68,8 @@ struct PivotalImportCommand: AsyncParsableCommand {
         let appUUID = appParts[0].lowercased()
         let given = try platforms.map { raw in
             let parts = Self.split(raw, parts: 3)
-            return PivotalImport.GivenPlatform(uuid: parts[0].lowercased(), secret: parts[1], type: try parts.count == 3 ? Self.type(parts[2]) : nil)
+            return PivotalImport.GivenPlatform(
+                uuid: parts[0].lowercased(), secret: parts[1], type: try parts.count == 3 ? Self.type(parts[2]) : nil)
         }
         let timeout = TimeAmount.seconds(Int64(sourceTimeout))
         let http = HTTPClient(

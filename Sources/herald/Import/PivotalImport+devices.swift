@@ -30,7 +30,8 @@ extension PivotalImport {
         var kept: [UUID: [String: JSONValue]] = [:]
         let unshown = Self.unshownFields(customUserIDsShown: snapshot.customUserIDsShown)
         let targetSpool = spool + ".target"
-        guard FileManager.default.createFile(atPath: targetSpool, contents: nil), let targetOut = FileHandle(forWritingAtPath: targetSpool) else {
+        guard FileManager.default.createFile(atPath: targetSpool, contents: nil), let targetOut = FileHandle(forWritingAtPath: targetSpool)
+        else {
             throw ImportError("cannot write the device spool \(targetSpool)")
         }
         defer { try? FileManager.default.removeItem(atPath: targetSpool) }
@@ -48,7 +49,9 @@ extension PivotalImport {
             offset += UInt64(bytes.count)
         }
         try targetOut.close()
-        guard let targetIn = FileHandle(forReadingAtPath: targetSpool) else { throw ImportError("cannot read the device spool \(targetSpool)") }
+        guard let targetIn = FileHandle(forReadingAtPath: targetSpool) else {
+            throw ImportError("cannot read the device spool \(targetSpool)")
+        }
         defer { try? targetIn.close() }
         func targetLine(_ uuid: UUID) throws -> [String: JSONValue]? {
             guard let at = lineAt[uuid] else { return nil }
@@ -180,20 +183,24 @@ extension PivotalImport {
         progress.finish()
 
         if !known.isEmpty {
-            summary.note("the target has \(known.count) devices of this application that the source does not show; they were left as they are")
+            summary.note(
+                "the target has \(known.count) devices of this application that the source does not show; they were left as they are")
         }
         if !snapshot.customUserIDsShown && !snapshot.customUserIDs.isEmpty {
             let recovered = snapshot.recovered
             summary.note(
-                "custom user ids: the source's registrations do not show them; \(Set(recovered.byDevice.values).count) of the \(snapshot.customUserIDs.count) listed by /v2/custom_user_ids were given back to their \(recovered.byDevice.count) devices through /v2/registrations?q=")
+                "custom user ids: the source's registrations do not show them; \(Set(recovered.byDevice.values).count) of the \(snapshot.customUserIDs.count) listed by /v2/custom_user_ids were given back to their \(recovered.byDevice.count) devices through /v2/registrations?q="
+            )
             if recovered.unresolvedIDs > 0 {
                 summary.notBrought(
-                    "custom user ids: \(recovered.unresolvedIDs) of \(snapshot.customUserIDs.count) could not be told apart (their text is also in another id, or in a token, alias or device uuid); \(recovered.undecidedDevices.count) devices they may belong to keep the one they have, and get theirs when they register again")
+                    "custom user ids: \(recovered.unresolvedIDs) of \(snapshot.customUserIDs.count) could not be told apart (their text is also in another id, or in a token, alias or device uuid); \(recovered.undecidedDevices.count) devices they may belong to keep the one they have, and get theirs when they register again"
+                )
             }
         }
         if createdOrUpdated {
             summary.notBrought(
-                "device time zones: /v2/registrations does not show them; each comes back with its device's next registration (pushes at a local time reach a device once it has)")
+                "device time zones: /v2/registrations does not show them; each comes back with its device's next registration (pushes at a local time reach a device once it has)"
+            )
         }
     }
 
@@ -321,7 +328,9 @@ extension PivotalImport {
             if sent.ok, let newID = sent.json.objectValue?["schedule_id"]?.stringValue {
                 summary.created(.schedules)
                 created += 1
-                summary.note("schedule \(id) is \(newID) on the target (\(keepable ? "its id is taken there" : "not an id Herald can keep")): use that id for GET/PUT/DELETE /v1/schedules")
+                summary.note(
+                    "schedule \(id) is \(newID) on the target (\(keepable ? "its id is taken there" : "not an id Herald can keep")): use that id for GET/PUT/DELETE /v1/schedules"
+                )
             } else {
                 summary.notBrought("schedule \(id): the target refused it: \(sent.errorMessage)")
             }

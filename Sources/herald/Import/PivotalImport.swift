@@ -184,7 +184,9 @@ struct PivotalImport: Sendable {
             let created = try await target.admin(.POST, "/admin/v1/apps", body: .object(body))
             guard created.status == .created else { throw TargetError(path: "POST /admin/v1/apps", answer: created) }
             summary.created(.application)
-            summary.note("application \(appUUID) was created with verify_custom_user_id false: registrations send plain custom user ids, as on Pivotal")
+            summary.note(
+                "application \(appUUID) was created with verify_custom_user_id false: registrations send plain custom user ids, as on Pivotal"
+            )
         default:
             throw TargetError(path: "GET \(path)", answer: existing)
         }
@@ -206,12 +208,14 @@ struct PivotalImport: Sendable {
             let lost = devices > 0 ? "; its \(devices) devices were not brought" : ""
             if snapshot.secretRefused.contains(platform.uuid) {
                 summary.notBrought(
-                    "platform \(platform.uuid): the source refused its secret (401 on GET /v1/registration/\(snapshot.sampleDevice[platform.uuid] ?? "")), so shipped apps could not use it\(lost)")
+                    "platform \(platform.uuid): the source refused its secret (401 on GET /v1/registration/\(snapshot.sampleDevice[platform.uuid] ?? "")), so shipped apps could not use it\(lost)"
+                )
                 continue
             }
             guard let type = snapshot.platformTypes[platform.uuid] else {
                 summary.notBrought(
-                    "platform \(platform.uuid): no device shows its type; give it as --platform \(platform.uuid):SECRET:TYPE (ios, android, web or windows)")
+                    "platform \(platform.uuid): no device shows its type; give it as --platform \(platform.uuid):SECRET:TYPE (ios, android, web or windows)"
+                )
                 continue
             }
             let existing = try await target.admin(.GET, "/admin/v1/platforms/\(platform.uuid)")
@@ -220,14 +224,18 @@ struct PivotalImport: Sendable {
                 let view = existing.json.objectValue ?? [:]
                 guard view["app_uuid"]?.stringValue == appUUID, view["type"]?.stringValue == type.rawValue else {
                     summary.notBrought(
-                        "platform \(platform.uuid): the target has a platform with this uuid under another application or of another type\(lost)")
+                        "platform \(platform.uuid): the target has a platform with this uuid under another application or of another type\(lost)"
+                    )
                     continue
                 }
                 summary.unchanged(.platforms)
-                if view["credentials_status"]?.stringValue == CredentialsStatus.missing.rawValue { noteCredentials(platform.uuid, type, &summary) }
+                if view["credentials_status"]?.stringValue == CredentialsStatus.missing.rawValue {
+                    noteCredentials(platform.uuid, type, &summary)
+                }
             case .notFound:
                 let body: JSONValue = .object([
-                    "type": .string(type.rawValue), "name": .string(type.rawValue), "uuid": .string(platform.uuid), "secret": .string(platform.secret),
+                    "type": .string(type.rawValue), "name": .string(type.rawValue), "uuid": .string(platform.uuid),
+                    "secret": .string(platform.secret),
                 ])
                 let created = try await target.admin(.POST, "/admin/v1/apps/\(appUUID)/platforms", body: body)
                 guard created.status == .created else {
@@ -244,14 +252,16 @@ struct PivotalImport: Sendable {
         let read = snapshot.devicesPerPlatform.values.reduce(0, +)
         if snapshot.devicesInAll > read {
             summary.notBrought(
-                "\(snapshot.devicesInAll - read) devices of platforms not given with --platform UUID:SECRET (Pivotal never shows a platform's secret)")
+                "\(snapshot.devicesInAll - read) devices of platforms not given with --platform UUID:SECRET (Pivotal never shows a platform's secret)"
+            )
         }
         return brought
     }
 
     private func noteCredentials(_ uuid: String, _ type: PlatformType, _ summary: inout ImportSummary) {
         summary.note(
-            "upload the provider credentials of \(type.rawValue) platform \(uuid) (PUT /admin/v1/platforms/\(uuid) with \"credentials\", docs/ADMIN_API.md): it sends nothing until then (Pivotal never shows them)")
+            "upload the provider credentials of \(type.rawValue) platform \(uuid) (PUT /admin/v1/platforms/\(uuid) with \"credentials\", docs/ADMIN_API.md): it sends nothing until then (Pivotal never shows them)"
+        )
     }
 
     // MARK: Topics, locations, groups, geofences
@@ -267,7 +277,8 @@ struct PivotalImport: Sendable {
                     summary.unchanged(.topics)
                 } else {
                     summary.notBrought(
-                        "topic '\(topic.name)': the target has it with another expiry (\(expiry.map(String.init) ?? "none"), the source says \(topic.expireAt.map(String.init) ?? "none")); a topic's expiry cannot be changed")
+                        "topic '\(topic.name)': the target has it with another expiry (\(expiry.map(String.init) ?? "none"), the source says \(topic.expireAt.map(String.init) ?? "none")); a topic's expiry cannot be changed"
+                    )
                 }
                 continue
             }
@@ -305,7 +316,8 @@ struct PivotalImport: Sendable {
                 ids[id] = newID
                 summary.created(.locations)
             } else {
-                summary.notBrought("location \(id) '\(location["name"]?.stringValue ?? "")': the target refused it: \(created.errorMessage)")
+                summary.notBrought(
+                    "location \(id) '\(location["name"]?.stringValue ?? "")': the target refused it: \(created.errorMessage)")
             }
         }
         return ids

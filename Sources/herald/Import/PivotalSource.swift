@@ -60,7 +60,9 @@ struct PivotalSource: Sendable {
             do throws(SourceError) {
                 let (status, body) = try await fetch(path, credentials: credentials)
                 guard status.code >= 500, let delay else {
-                    if status.code >= 500, attempt > 1 { throw SourceError(path: path, .failed(status.code, Self.excerpt(body)), attempts: attempt) }
+                    if status.code >= 500, attempt > 1 {
+                        throw SourceError(path: path, .failed(status.code, Self.excerpt(body)), attempts: attempt)
+                    }
                     return (status, body)
                 }
                 try? await Task.sleep(for: delay)

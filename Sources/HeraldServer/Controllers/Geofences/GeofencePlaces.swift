@@ -1,5 +1,6 @@
 import HeraldCore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// One kind of an application's geofence places (`Locations`, `LocationGroups`): the operations

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// `GET /v1/geofences?timestamp&device_uuid&platform`: what a device fetches after a
@@ -21,7 +22,8 @@ struct GeofenceSyncController<Context: RequestContext>: Sendable {
 
         enum CodingKeys: String, CodingKey {
             case num, geofences
-            case lastModified = "last_modified", deletedGeofenceIDs = "deleted_geofence_ids"
+            case lastModified = "last_modified"
+            case deletedGeofenceIDs = "deleted_geofence_ids"
         }
     }
 
@@ -44,10 +46,11 @@ struct GeofenceSyncController<Context: RequestContext>: Sendable {
                 named = try PlatformType.parse(raw, field: "platform")
             }
             guard named == platform.type else {
-                throw APIError(ValidationError(
-                    code: "platform_mismatch",
-                    message: "platform '\(raw)' does not match these credentials, which are of a '\(platform.type.rawValue)' platform",
-                    field: "platform"))
+                throw APIError(
+                    ValidationError(
+                        code: "platform_mismatch",
+                        message: "platform '\(raw)' does not match these credentials, which are of a '\(platform.type.rawValue)' platform",
+                        field: "platform"))
             }
         }
         guard let raw = parameters.get("device_uuid"), !raw.isEmpty else {

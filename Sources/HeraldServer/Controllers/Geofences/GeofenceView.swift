@@ -18,8 +18,11 @@ struct GeofenceView: ResponseEncodable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, platform, tags, locations, data, triggered
-        case triggerType = "trigger_type", startTime = "start_time", expiryTime = "expiry_time"
-        case createdAt = "created_at", updatedAt = "updated_at"
+        case triggerType = "trigger_type"
+        case startTime = "start_time"
+        case expiryTime = "expiry_time"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
     }
 
     /// - Parameter data: what to show as `data`; the geofence's own by default (a device gets

@@ -12,7 +12,8 @@ struct LocationGroupView: ResponseEncodable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, name, description, locations
-        case createdAt = "created_at", updatedAt = "updated_at"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
     }
 
     init(_ group: LocationGroup) {

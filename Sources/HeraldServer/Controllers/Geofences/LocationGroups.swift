@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// Named sets of an application's locations (`/v1/location_groups` and the dashboard's Locations page).

@@ -26,8 +26,10 @@ struct LocationView: ResponseEncodable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, name, lat, long, rad
-        case createdAt = "created_at", updatedAt = "updated_at"
-        case camelCreatedAt = "createdAt", camelUpdatedAt = "updatedAt"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case camelCreatedAt = "createdAt"
+        case camelUpdatedAt = "updatedAt"
     }
 
     func encode(to encoder: any Encoder) throws {

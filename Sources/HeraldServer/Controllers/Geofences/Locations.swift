@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// An application's geofence locations (`/v1/locations` and the dashboard's Locations page).

@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Hummingbird
+
 import struct Foundation.UUID
 
 /// An application's topics: the operations `/v2/topics` and the dashboard's Topics page share.
@@ -11,7 +12,8 @@ struct AppTopics: Sendable {
 
     /// One page of the live topics that match `query`, by name, with their total.
     func list(applicationID: UUID, _ query: TopicPageQuery) async throws -> (topics: [Topic], total: Int) {
-        try await store.topics.list(applicationID: applicationID, query: query.query, hasExpiry: query.hasExpiry, page: query.page, size: query.size)
+        try await store.topics.list(
+            applicationID: applicationID, query: query.query, hasExpiry: query.hasExpiry, page: query.page, size: query.size)
     }
 
     /// Creates the topic; one that already had this name is returned unchanged (`created` false).
