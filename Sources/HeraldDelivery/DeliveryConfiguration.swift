@@ -4,12 +4,10 @@ import HeraldCore
 package struct DeliveryConfiguration: Sendable {
     /// Jobs worked on at once in this process.
     package var workers: Int = 4
-    /// Devices per batch job. Each batch costs the store a dozen statements whatever its size,
-    /// and a crash can resend at most one batch per worker. 1,000 took a third off PostgreSQL's
-    /// CPU per notification against 500; 4,000 took nearly half off again (3.5 → 1.9 µs, and
-    /// Herald's own 7.5 → 6.5 µs, in a broadcast to the h2o sink; BENCHMARKS.md, issue 18), for
-    /// 20–30 MiB more peak RSS during a broadcast (88 against 65 MiB for 300,000 devices on
-    /// PostgreSQL, 108 against 76 for 1,000,000 on SQLite).
+    /// Devices per batch job. Each batch costs the store a dozen statements whatever its size, so
+    /// larger batches cost PostgreSQL and Herald less CPU a notification, for some more peak RSS
+    /// during a broadcast (docs/benchmarks-history.md, issue 18). A crash resends at most one
+    /// round of a batch (`progressEvery`), not the whole batch.
     package var batchSize: Int = 4000
     /// Devices of a batch sent between two records of its progress (the outcomes so far, and the
     /// job kept with only the devices not yet sent): a worker killed mid-batch resends at most

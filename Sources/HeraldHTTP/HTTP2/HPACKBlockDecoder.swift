@@ -5,16 +5,13 @@ import NIOHPACK
 /// in step with the server's, and hands back the status and the fields the client reads
 /// (`HTTP2AnswerFields`).
 ///
-/// Why Herald decodes answers itself rather than with NIOHPACK's `HPACKDecoder`: measured speed.
-/// In a profile of a 200,000-notification fan-out to an h2o APNs endpoint, `decodeHeaders`
-/// was ≈ 8 % of Herald's CPU: it builds an `HPACKHeaders` list, a `String` for every name and
-/// value, and a dynamic-table entry per indexed field, for answers of which the client reads
-/// the status and one id. This decoder keeps the dynamic table's octets in one array
+/// Why Herald decodes answers itself rather than with NIOHPACK's `HPACKDecoder`
+/// (docs/decisions/0001-own-http2-client.md): `decodeHeaders` builds an `HPACKHeaders` list, a
+/// `String` for every name and value, and a dynamic-table entry per indexed field, for answers
+/// of which the client reads the status and one id. This decoder keeps the dynamic table's octets in one array
 /// (`HPACKDynamicTable`), decodes Huffman strings with a nibble table (`HPACKHuffman`), and
 /// builds strings only for the fields kept. NIOHPACK's tables and Huffman decoder are internal
-/// to it, so they are written here from the RFC. Measured: 300,000-device fan-outs to the h2o
-/// sink (`scripts/bench-fanout --backend sqlite --devices 300000`), eight interleaved rounds on a
-/// noisy 2-core host, the serve process's CPU fell from 6.8 to 6.3 µs a notification (mean).
+/// to it, so they are written here from the RFC.
 ///
 /// Every breach of RFC 7541 (an index 0 or past the tables, a truncated or overlong integer or
 /// string, a Huffman string with EOS or bad padding, a table size update above the limit or

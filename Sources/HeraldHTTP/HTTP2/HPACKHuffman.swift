@@ -1,9 +1,7 @@
 /// HPACK's Huffman code (RFC 7541 Appendix B) and a table-driven decoder for it.
 ///
-/// Why Herald decodes Huffman strings itself: NIOHPACK's decoder is internal to it, and in a
-/// profile of a fan-out to an h2o APNs endpoint its Huffman decoding alone was ≈ 2.4 % of Herald's
-/// CPU (every answer carries a fresh Huffman-coded `apns-id`). See `HPACKBlockDecoder` for the
-/// measured effect of the whole decoder.
+/// Why Herald decodes Huffman strings itself: NIOHPACK's decoder is internal to it, and every
+/// APNs answer carries a fresh Huffman-coded `apns-id` to decode. See `HPACKBlockDecoder`.
 ///
 /// The code is canonical (codes of one length are consecutive, in symbol order, after the
 /// shorter ones), so the appendix is written down here as its code lengths only and the codes are

@@ -11,8 +11,8 @@ import NIOHTTP2
 /// matches the answers (their header blocks decoded by `HPACKBlockDecoder`) to the requests. The
 /// connection-level protocol is here too: the preface and SETTINGS (acknowledged), PING,
 /// WINDOW_UPDATE both ways, RST_STREAM, GOAWAY; a server that breaks the framing rules gets a
-/// GOAWAY and the connection closes, its requests on the wire failing as unanswered. Why this is not swift-nio-http2's `NIOHTTP2Handler`: measured
-/// speed, see `HTTP2Wire`.
+/// GOAWAY and the connection closes, its requests on the wire failing as unanswered. Why this is
+/// not swift-nio-http2's `NIOHTTP2Handler`: docs/decisions/0001-own-http2-client.md.
 ///
 /// Everything written in one event-loop tick leaves in one buffer with one flush.
 final class HTTP2ConnectionHandler: ChannelDuplexHandler {

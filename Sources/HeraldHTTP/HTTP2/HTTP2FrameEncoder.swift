@@ -22,9 +22,9 @@ struct HTTP2FrameEncoder {
 
     init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
         // String literals go as they are, not Huffman-coded: the one a request carries that is
-        // new each time, APNs's `:path` with the device's token, cost 5 % of the serve process's
-        // CPU in Huffman coding in the h2o fan-out, to save ≈ 20 of a request's ≈ 290 bytes
-        // (BENCHMARKS.md, issue 18). The fields that repeat are dynamic-table references anyway.
+        // new each time, APNs's `:path` with the device's token, costs more CPU to code than the
+        // few bytes it saves are worth (docs/benchmarks-history.md, issue 18). The fields that
+        // repeat are dynamic-table references anyway.
         hpack = HPACKEncoder(allocator: allocator, useHuffmanEncoding: false)
     }
 
@@ -137,8 +137,8 @@ struct HTTP2FrameEncoder {
     /// references alone (RFC 7541 §6.1), which change nothing in the table; so while nothing has
     /// been inserted since, encoding them again would give the same bytes. Those bytes are kept,
     /// run by run of indexable fields, and written between the fields that change, instead of
-    /// hashing nine names and values into the table for every request (14 % of the serve
-    /// process's CPU in the h2o fan-out). Any block that is not references alone apart from its
+    /// hashing nine names and values into the table for every request, a large share of a
+    /// fan-out's CPU. Any block that is not references alone apart from its
     /// unindexed fields (it may have inserted) drops the kept bytes, as does a change of the
     /// table's size. The unindexed fields are written here as literals (`writeLiteral`).
     private mutating func encodeBlock(_ headers: HPACKHeaders, into buffer: inout ByteBuffer) throws {
@@ -197,8 +197,8 @@ struct HTTP2FrameEncoder {
 
     /// A request of a batch (`HTTP2Request(shared:…)`): while the kept bytes are those of
     /// `shared`'s fields, the block is written from them and the two per-request values alone,
-    /// with no header list built or compared (the fan-out's path: `HPACKHeaders` built and taken
-    /// apart per request were ≈ 7 % of the serve process's CPU, BENCHMARKS.md issue 18). Otherwise,
+    /// with no header list built or compared (the fan-out's path: an `HPACKHeaders` built and
+    /// taken apart per request only costs CPU; docs/decisions/0001). Otherwise,
     /// as for the first requests of a batch, through the general path, which keeps the bytes.
     private mutating func encodeBlock(
         _ shared: HTTP2SharedHeaders, pathSuffix: String, id: UUID, into buffer: inout ByteBuffer

@@ -2,14 +2,12 @@
 /// (`HTTP2FrameEncoder`, `HTTP2FrameDecoder`, `HTTP2ConnectionHandler`) reads and writes.
 ///
 /// Why the provider path frames HTTP/2 itself instead of running swift-nio-http2's
-/// `NIOHTTP2Handler`: measured with `valgrind --tool=callgrind` (BENCHMARKS.md, issue 18),
-/// APNs-shaped requests and their answers cost 98,000 instructions each through `NIOHTTP2Handler`
-/// and 37,700 when the same bytes were framed directly around NIOHPACK's encoder and decoder; the
-/// general-purpose handler (its per-stream state machines, stream maps, frame enums, promises)
-/// was half of the serve process's CPU in a fan-out. A client that only opens streams, sends one
-/// request on each and reads one answer needs a small part of it. Request header blocks are
-/// compressed with NIOHPACK's encoder; answers are decoded by Herald's own `HPACKBlockDecoder`
-/// (measured speed, see there).
+/// `NIOHTTP2Handler` (docs/decisions/0001-own-http2-client.md): the general-purpose handler (its
+/// per-stream state machines, stream maps, frame enums, promises) cost an APNs-shaped request
+/// several times the instructions of framing the same bytes directly, and a client that only
+/// opens streams, sends one request on each and reads one answer needs a small part of it.
+/// Request header blocks are compressed with NIOHPACK's encoder; answers are decoded by
+/// Herald's own `HPACKBlockDecoder`.
 enum HTTP2Wire {
     /// What a client sends first on every connection (RFC 9113 §3.4), before its SETTINGS.
     static let preface: StaticString = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"

@@ -9,9 +9,8 @@ extension PushRepository {
         guard !ids.isEmpty else { return [] }
         if quietTime { return try await targetsWithQuietTime(ids) }
         // One row for each platform among the devices, which joins their ids and tokens
-        // (`joinedTargets`): a row for each device cost the database and Herald far more than the
-        // device itself (in a PostgreSQL fan-out's profile, decoding and building those rows was
-        // ≈ 16 % of Herald's CPU; issue 18).
+        // (`joinedTargets`): a row for each device costs the database and Herald far more than
+        // the device itself (docs/decisions/0006-joined-rows-fanout.md).
         let rows = try await database.query(
             """
             SELECT platform_id, platform_type, \(unsafeRaw: Self.joinedTargets(database.dialect)) AS devices

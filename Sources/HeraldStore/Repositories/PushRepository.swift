@@ -308,9 +308,8 @@ package struct PushRepository: Sendable {
         }
         guard interactiveOnly else {
             // Every other page is ids alone, read as one row: their count, the last, and the ids
-            // joined as a job stores them. A row for each id cost the database and Herald more
-            // than the ids themselves (in a PostgreSQL fan-out's profile, turning rows into
-            // `SQLRow`s was ≈ 9 % of Herald's CPU, for the page's rows and the batch's; issue 18).
+            // joined as a job stores them. A row for each id costs the database and Herald more
+            // than the ids themselves (docs/decisions/0006-joined-rows-fanout.md).
             let row = try await database.query(
                 """
                 SELECT COUNT(*) AS n, MAX(id) AS last, \(unsafeRaw: Self.joinedIDs(database.dialect)) AS ids
@@ -319,8 +318,8 @@ package struct PushRepository: Sendable {
             ).first
             let count = try row?.int("n") ?? 0
             // Joined in the order the database read them (nearly always the page's), sorted here:
-            // an ordered aggregate sorted them again, ≈ 40 % of the page statement's time on
-            // PostgreSQL (`EXPLAIN ANALYZE`, pages of 4,000).
+            // an ordered aggregate would sort them again inside PostgreSQL, a large share of the
+            // page statement's time (`EXPLAIN ANALYZE`).
             var ids = Self.deviceIDs(try row?.optionalString("ids") ?? "")
             ids.sort()
             return AudiencePage(deviceIDs: ids, cursor: try row?.optionalInt("last") ?? cursor, exhausted: count < limit)
@@ -642,8 +641,7 @@ package struct PushRepository: Sendable {
 
     /// A job's device ids from their stored text (`1,2,3`): what `split(separator: ",")
     /// .compactMap { Int64($0) }` gives (pieces that are no number are left out), read byte by
-    /// byte. That form cost ≈ 1.2 % of the serve process's CPU in the h2o fan-out (a `Substring`
-    /// and a generic parse per id, 1,000 ids a claim).
+    /// byte: that form costs a `Substring` and a generic parse per id, thousands a claim.
     static func deviceIDs(_ text: String) -> [Int64] {
         var text = text
         return text.withUTF8 { bytes in
