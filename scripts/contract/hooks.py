@@ -11,6 +11,9 @@ positive cases only (a case meant to be valid); negative cases are left as gener
   schema states: a positive POST /admin/v1/apps/{app}/platforms gets real throw-away credentials
   of its type (those scripts/contract/setup.py uses, from HERALD_CONTRACT_KEY_DIR), so that the
   case checks that Herald accepts a valid platform, as the document says.
+- A push stored under a given schedule id (PUT /admin/v1/apps/{app}/schedules/{schedule_id}) must
+  be for later, as its description says: a positive case gets `scheduleIn` of an hour instead of
+  whatever time it gave (a push for now is a 400 naming `scheduleAt`, which no schema can state).
 - A geofence's times are checked against the clock and against the stored geofence (expiry_time
   not in the past when it changes, after start_time): a positive POST or PUT of a geofence gets
   an expiry_time a day ahead and a start_time of 0 where it gives them (GeofenceInputTests
@@ -81,6 +84,10 @@ def map_case(context, case):
     label = case.operation.label
     if label == "POST /admin/v1/apps/{app}/platforms" and case.body.get("type") in ("ios", "android", "web", "windows"):
         case.body = {**case.body, "credentials": credentials(case.body["type"])}
+    elif label == "PUT /admin/v1/apps/{app}/schedules/{schedule_id}":
+        body = {key: value for key, value in case.body.items() if key not in ("scheduleAt", "scheduleLocal", "schedule")}
+        body["scheduleIn"] = 3600
+        case.body = body
     elif label in GEOFENCE_WRITES:
         body = dict(case.body)
         if body.get("expiry_time") is not None:

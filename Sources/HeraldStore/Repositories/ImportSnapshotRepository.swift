@@ -28,6 +28,12 @@ package struct ImportSnapshotRepository: Sendable {
     /// Stores each device's snapshot from `source`, replacing the one it had, in one transaction.
     package func save(applicationID: UUID, source: String, _ snapshots: [(deviceUUID: String, snapshot: String)]) async throws {
         guard !snapshots.isEmpty else { return }
+        // One row a device: PostgreSQL refuses an upsert that touches a row twice in one
+        // statement (SQLSTATE 21000), so a batch naming a device twice keeps its last snapshot,
+        // as saving them one after the other would.
+        var last: [String: Int] = [:]
+        for (index, entry) in snapshots.enumerated() { last[entry.deviceUUID] = index }
+        let snapshots = snapshots.indices.filter { last[snapshots[$0].deviceUUID] == $0 }.map { snapshots[$0] }
         let time = clock.now.epochMilliseconds
         try await database.transaction { connection in
             for start in stride(from: 0, to: snapshots.count, by: Self.rowsPerStatement) {
