@@ -1,6 +1,8 @@
 import HeraldCore
 import HeraldStore
 
+import struct Foundation.UUID
+
 /// A batch's result in the making: what `DeliveryPlan` decided without a send, then the
 /// providers' answers, each round folded in with the instant it arrived. No I/O, no clock.
 ///
@@ -20,6 +22,15 @@ struct BatchFold: Sendable {
         /// Devices that got no answer even after the immediate resends, and the latest cause.
         var unreached = 0
         var cause: String?
+
+        /// Takes in a later round's answers; the resends are the later round's.
+        mutating func absorb(_ later: Answered) {
+            resend = later.resend
+            refusedCredentials = refusedCredentials || later.refusedCredentials
+            pausePlatform = pausePlatform || later.pausePlatform
+            unreached += later.unreached
+            cause = later.cause ?? cause
+        }
     }
 
     let attempt: Int
@@ -36,6 +47,8 @@ struct BatchFold: Sendable {
     var lastUnanswered: String?
     /// What `take()` handed out so far, all of it.
     private(set) var recorded = BatchResult()
+    /// Platforms whose credentials the provider refused in this batch → whether that paused them.
+    private(set) var refusedPlatforms: [UUID: Bool] = [:]
 
     init(attempt: Int, pushCreatedAt: EpochClock.Instant, rules: DeliveryRules, retryDelay: Duration) {
         self.attempt = attempt
@@ -66,6 +79,21 @@ struct BatchFold: Sendable {
         } else {
             for id in devices { retries[id] = now.advanced(by: retryDelay) }
         }
+    }
+
+    /// Notes a refusal of `platformID`'s credentials (`answered`'s): the batch sends it nothing more.
+    mutating func refused(_ platformID: UUID, _ answered: Answered) {
+        guard answered.refusedCredentials else { return }
+        refusedPlatforms[platformID] = answered.pausePlatform
+    }
+
+    /// A round for a platform whose credentials were refused earlier in the batch is not sent
+    /// (Apple says not to send again under refused credentials): its devices wait as a paused
+    /// platform's, or, after a first refusal of an APNs token, for the backoff. True if held.
+    mutating func holdIfRefused(_ platformID: UUID, _ devices: [Int64], at now: EpochClock.Instant) -> Bool {
+        guard let paused = refusedPlatforms[platformID] else { return false }
+        if paused { self.paused(devices, at: now) } else { deferred(devices, at: now) }
+        return true
     }
 
     /// Devices not sent because the process is stopping: due again at once, same attempt.

@@ -165,26 +165,20 @@ struct Dispatcher: Sendable {
         let order = plan.sends.flatMap { $0.devices.map(\.id) }
         var done = 0
         var sinceRecorded = 0
-        // Platforms whose credentials the provider refused in this batch → whether it paused them.
-        var refused: [UUID: Bool] = [:]
         for group in plan.sends {
             guard let sender = senders[group.platformID] else { continue }
             for round in DeliveryPlan.rounds(of: group.devices.count, probing: !sender.accepting, rules: rules) {
                 let devices = Array(group.devices[round])
                 done += devices.count
-                if let paused = refused[group.platformID] {
-                    // Apple says not to send again under refused credentials: the rest wait.
-                    if paused { fold.paused(devices.map(\.id), at: clock.now) } else { fold.deferred(devices.map(\.id), at: clock.now) }
-                    continue
-                }
+                if fold.holdIfRefused(group.platformID, devices.map(\.id), at: clock.now) { continue }
                 if Task.isShuttingDownGracefully {
                     fold.released(devices.map(\.id))
                     continue
                 }
                 let answered = await deliver(
                     group, devices, with: sender, pushID: stored.id, applicationID: stored.applicationID, into: &fold)
+                fold.refused(group.platformID, answered)
                 if answered.refusedCredentials {
-                    refused[group.platformID] = answered.pausePlatform
                     try await refusedCredentials(group, paused: answered.pausePlatform, applicationID: stored.applicationID)
                 }
                 sinceRecorded += devices.count
@@ -219,10 +213,7 @@ struct Dispatcher: Sendable {
             telemetry.recordRound(provider: sender.provider, sent)
             log(sent, of: pending, platformID: group.platformID)
             let this = fold.answered(pending, sent, round: round, stopping: Task.isShuttingDownGracefully, at: arrived)
-            answered.refusedCredentials = answered.refusedCredentials || this.refusedCredentials
-            answered.pausePlatform = answered.pausePlatform || this.pausePlatform
-            answered.unreached += this.unreached
-            answered.cause = this.cause ?? answered.cause
+            answered.absorb(this)
             pending = this.resend
             if pending.isEmpty { break }
         }

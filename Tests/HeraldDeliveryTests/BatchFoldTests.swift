@@ -30,6 +30,31 @@ import Testing
         #expect(result.delivered == 1)
     }
 
+    /// Issue 31, defect 2: after a platform's credentials are refused, the batch's later rounds
+    /// for it are held, not sent: a final refusal holds them as a paused platform's, a first
+    /// refusal of an APNs token for the backoff; other platforms' rounds go on.
+    @Test func roundsAfterARefusalAreHeldForThatPlatformOnly() {
+        let now = F.start.advanced(by: .seconds(2))
+        var fold = Self.fold(retryDelay: .seconds(3))
+        let paused = F.ios
+        let deferred = F.android
+        let heldBeforeARefusal = fold.holdIfRefused(paused, [1, 2], at: now)
+        #expect(!heldBeforeARefusal)
+        fold.refused(paused, BatchFold.Answered(refusedCredentials: true, pausePlatform: true))
+        fold.refused(deferred, BatchFold.Answered(refusedCredentials: true, pausePlatform: false))
+        fold.refused(F.web, BatchFold.Answered())
+        let heldPaused = fold.holdIfRefused(paused, [1, 2], at: now)
+        #expect(heldPaused)
+        let heldDeferred = fold.holdIfRefused(deferred, [3], at: now)
+        #expect(heldDeferred)
+        let heldUnrefused = fold.holdIfRefused(F.web, [4], at: now)
+        #expect(!heldUnrefused)
+        let result = fold.take()
+        #expect(result.retries[now.advanced(by: DeliveryRules().pausedDelay).epochMilliseconds].map(Set.init) == [1, 2])
+        #expect(result.retries[now.advanced(by: .seconds(3)).epochMilliseconds] == [3])
+        #expect(result.retries.count == 2)
+    }
+
     /// Each device retries at its own instant: rounds that arrive at different times, and waits
     /// that differ, give batch jobs due at different times, none before its own wait.
     @Test func eachDeviceRetriesAtItsOwnInstant() {
